@@ -1,0 +1,13 @@
+"""streamsvm: support vector machines that learn from streams.
+
+Every estimator is a scikit-learn classifier (``fit``, ``partial_fit``, ``predict``,
+``decision_function``) and a River-style streaming learner (``learn_one``, ``predict_one``)
+over the same state. Models are saved and resumed mid-stream with :func:`save` / :func:`load`.
+"""
+
+__version__ = "0.1.0"
+
+from .linear import Pegasos, Perceptron  # noqa: E402
+from .persistence import load, save  # noqa: E402
+
+__all__ = ["Perceptron", "Pegasos", "save", "load", "__version__"]

@@ -1,0 +1,216 @@
+"""Input checks shared by every estimator.
+
+Everything an estimator receives goes through here once per call, before any state is
+touched, so that a rejected call leaves the model exactly as it was. The checks convert to
+the one internal layout the jitted loops are compiled for:
+
+* dense input -> C-contiguous ``float64``;
+* sparse input -> CSR with sorted indices, ``float64`` data and ``int32`` index arrays.
+
+Error messages name the problem (and where possible the row), because a stream that fails
+after an hour should say which example broke it.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils import check_array
+from sklearn.utils.multiclass import type_of_target
+
+__all__ = [
+    "check_features",
+    "check_labels",
+    "check_one_example",
+    "check_declared_classes",
+    "first_bad_row",
+]
+
+DTYPE = np.float64
+INDEX_DTYPE = np.int32
+
+
+def first_bad_row(X) -> int | None:
+    """Index of the first row holding NaN or infinity, or None."""
+    data = X.data if sp.issparse(X) else X
+    bad = ~np.isfinite(data)
+    if not bad.any():
+        return None
+    if sp.issparse(X):
+        position = int(np.flatnonzero(bad)[0])
+        return int(np.searchsorted(X.indptr, position, side="right") - 1)
+    return int(np.flatnonzero(bad.any(axis=1))[0])
+
+
+def _as_internal_csr(X) -> sp.csr_matrix:
+    X = sp.csr_matrix(X)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    if X.nnz >= np.iinfo(INDEX_DTYPE).max:
+        raise ValueError("sparse X has more than 2**31 stored values; split it into chunks")
+    return sp.csr_matrix(
+        (
+            np.ascontiguousarray(X.data, dtype=DTYPE),
+            np.ascontiguousarray(X.indices, dtype=INDEX_DTYPE),
+            np.ascontiguousarray(X.indptr, dtype=INDEX_DTYPE),
+        ),
+        shape=X.shape,
+    )
+
+
+def check_features(
+    X,
+    *,
+    n_features: int | None = None,
+    accept_sparse: bool = True,
+    estimator_name: str = "the estimator",
+):
+    """Validate a feature matrix and convert it to the internal layout.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    n_features : int, optional
+        The width the model was fitted with; a different width is an error.
+    accept_sparse : bool
+        Whether the estimator handles CSR input.
+    estimator_name : str
+        Used in messages.
+
+    Returns
+    -------
+    ndarray (C-contiguous float64) or scipy.sparse.csr_matrix (float64 data, int32 indices)
+    """
+    if X is None:
+        raise TypeError(f"{estimator_name} got X=None; expected an array of shape (n_samples, n_features)")
+    if sp.issparse(X) and not accept_sparse:
+        raise TypeError(
+            f"{estimator_name} does not accept sparse input; convert it with X.toarray() "
+            "if it fits in memory"
+        )
+    X = check_array(
+        X,
+        accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
+        dtype=DTYPE,
+        order="C",
+        ensure_all_finite=False,
+        ensure_min_samples=1,
+        input_name="X",
+    )
+    bad = first_bad_row(X)
+    if bad is not None:
+        row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]
+        kind = "NaN" if np.isnan(row).any() else "infinity"
+        raise ValueError(f"Input X contains {kind} (first at row {bad}); remove or impute it")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {estimator_name} is expecting "
+            f"{n_features} features as input"
+        )
+    if sp.issparse(X):
+        return _as_internal_csr(X)
+    return X
+
+
+def check_labels(y, n_samples: int) -> np.ndarray:
+    """Validate class labels: 1-D, one per example, no NaN, a classification target."""
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it is ravelled.",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per example); got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} examples but y has {y.shape[0]} labels")
+    if y.dtype.kind in "fc":
+        if not np.isfinite(y).all():
+            raise ValueError(f"Input y contains NaN or infinity (first at row {int(np.flatnonzero(~np.isfinite(y))[0])})")
+    target = type_of_target(y, input_name="y")
+    if target not in ("binary", "multiclass"):
+        raise ValueError(
+            f"Unknown label type: {target!r}; streamsvm classifiers need discrete class labels "
+            "(for a continuous target use a regressor)"
+        )
+    return y
+
+
+def check_declared_classes(classes) -> np.ndarray:
+    """Validate the ``classes`` argument of ``partial_fit``: unique sorted labels, two or more."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1:
+        raise ValueError(f"classes must be a 1-D list of labels; got shape {classes.shape}")
+    unique = np.unique(classes)
+    if unique.shape[0] != classes.shape[0]:
+        raise ValueError("classes contains duplicate labels")
+    if unique.shape[0] < 2:
+        raise ValueError(
+            f"classes names only one class ({unique.tolist()}); a classifier needs at least 2 classes"
+        )
+    return unique
+
+
+def check_one_example(x, *, feature_names: list | None, n_features: int | None):
+    """Turn one example (1-D array or dict) into a (1, n_features) float64 row.
+
+    Dict keys are either integer column indices or feature names. Names are fixed by the
+    first dict the model sees (in that dict's order); a later unknown name is an error.
+    Features missing from a dict are zero.
+
+    Returns
+    -------
+    row : ndarray of shape (1, n_features)
+    feature_names : list or None
+        The feature names to remember (the given ones, or the first dict's keys).
+    """
+    if isinstance(x, Mapping):
+        keys = list(x.keys())
+        if not keys:
+            raise ValueError("the example is an empty dict; it has no features")
+        if all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in keys):
+            width = n_features if n_features is not None else max(keys) + 1
+            row = np.zeros(width, dtype=DTYPE)
+            for k, v in x.items():
+                if not 0 <= k < width:
+                    raise ValueError(f"feature index {k} is outside 0..{width - 1}")
+                row[k] = _as_number(k, v)
+            return row[None, :], feature_names
+        if feature_names is None:
+            feature_names = [str(k) for k in keys]
+        position = {name: j for j, name in enumerate(feature_names)}
+        row = np.zeros(len(feature_names), dtype=DTYPE)
+        for k, v in x.items():
+            j = position.get(str(k))
+            if j is None:
+                raise ValueError(
+                    f"unknown feature {k!r}: the model was started with features {feature_names[:10]}"
+                    + (" ..." if len(feature_names) > 10 else "")
+                )
+            row[j] = _as_number(k, v)
+        return row[None, :], feature_names
+    row = np.asarray(x)
+    if row.ndim != 1:
+        raise ValueError(
+            f"learn_one/predict_one take one example (a 1-D array or a dict); got shape {row.shape}"
+        )
+    return row[None, :], feature_names
+
+
+def _as_number(key, value) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"feature {key!r} has the non-numeric value {value!r}") from None
+    if not np.isfinite(number):
+        raise ValueError(f"feature {key!r} is {value!r}; features must be finite")
+    return number

@@ -1,0 +1,367 @@
+"""The estimator contract every streamsvm classifier follows.
+
+Each algorithm of the library is written once, as a :class:`BinaryLearner`: the state of one
+two-class problem with labels ±1, updated a chunk at a time by jitted code. The estimator
+class around it (a :class:`StreamClassifier`) supplies everything else, over that one state:
+
+* the scikit-learn face: ``fit``, ``partial_fit(X, y, classes=None)``, ``predict``,
+  ``decision_function``, ``score``, ``get_params``/``set_params``;
+* the River face: ``learn_one(x, y)`` and ``predict_one(x)``, with ``x`` a 1-D array or a
+  dict of feature -> value;
+* any labels, and more than two classes by one-vs-rest over the binary learner;
+* input validation before any state changes, so a rejected call leaves the model as it was.
+
+Classes may be declared up front (``fit`` sees them all; ``partial_fit(..., classes=...)``
+declares them) or discovered as the stream shows them. ``classes_`` is always sorted. When a
+stream grows from one class to two, the single learner is re-targeted by flipping the sign
+of its labels and scores; when it grows past two, the binary learner becomes the
+one-vs-rest learner of its positive class and a sign-flipped copy of it the learner of the
+other class, both exact continuations of what was learnt, while classes new to the stream
+get fresh learners (they start from the moment their class first appears).
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
+
+from ._validation import (
+    check_declared_classes,
+    check_features,
+    check_labels,
+    check_one_example,
+)
+
+__all__ = ["BinaryLearner", "StreamClassifier", "state_nbytes"]
+
+
+class BinaryLearner:
+    """State and update rule of one two-class problem (labels ±1).
+
+    Subclasses implement :meth:`partial_fit` and :meth:`decision_function` over validated
+    input: ``X`` a C-contiguous float64 array or a CSR matrix from
+    :func:`streamsvm._validation.check_features`, ``y`` a float64 array of ±1. All state
+    lives in instance attributes that are NumPy arrays, numbers, strings, lists/dicts of
+    those, or other streamsvm objects, so that :func:`streamsvm.save` can store it without
+    pickle. Attributes named in ``_transient`` are not saved; :meth:`_restore_transient`
+    rebuilds them after loading.
+    """
+
+    _transient: tuple[str, ...] = ()
+
+    def __init__(self, n_features: int, rng: np.random.Generator, **params):
+        self.n_features = n_features
+        self.rng = rng
+        self.n_seen = 0
+
+    def partial_fit(self, X, y: np.ndarray) -> None:
+        """Continue the stream with the examples of one chunk, in order."""
+        raise NotImplementedError
+
+    def fit_pass(self, X, y: np.ndarray) -> None:
+        """What ``fit`` runs on a fresh learner: by default one pass, then :meth:`finish`."""
+        self.partial_fit(X, y)
+        self.finish()
+
+    def finish(self) -> None:
+        """End-of-data step of algorithms that have one (lookahead buffers, finishing passes)."""
+
+    def decision_function(self, X) -> np.ndarray:
+        """Signed score of each row; positive means the +1 class."""
+        raise NotImplementedError
+
+    def _restore_transient(self) -> None:
+        """Rebuild the attributes listed in ``_transient`` after loading."""
+
+
+def state_nbytes(obj) -> int:
+    """Bytes held in NumPy arrays by an object's state (recursively through lists and dicts)."""
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes)
+    if sp.issparse(obj):
+        return int(obj.data.nbytes + obj.indices.nbytes + obj.indptr.nbytes)
+    if isinstance(obj, list | tuple):
+        return sum(state_nbytes(item) for item in obj)
+    if isinstance(obj, dict):
+        return sum(state_nbytes(item) for item in obj.values())
+    if hasattr(obj, "__dict__") and type(obj).__module__.startswith("streamsvm"):
+        return sum(state_nbytes(v) for v in vars(obj).values())
+    return 0
+
+
+class StreamClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of the streamsvm classifiers: a binary learner made into an estimator.
+
+    Subclasses set ``_learner_class`` (a :class:`BinaryLearner` subclass) and list in
+    ``_learner_params`` the constructor parameters passed on to it. They may override
+    :meth:`_make_learner` for anything more.
+
+    Fitted attributes: ``classes_``, ``n_features_in_``, ``n_seen_`` (examples learnt),
+    ``learners_`` (one binary learner, or one per class for more than two classes),
+    ``model_nbytes_`` (bytes of model state).
+    """
+
+    _learner_class: type[BinaryLearner] = BinaryLearner
+    _learner_params: tuple[str, ...] = ()
+    _accepts_sparse: bool = True
+    #: attributes that are not saved by :func:`streamsvm.save` (caches and the like)
+    _transient: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ sklearn plumbing
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "classes_")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._accepts_sparse
+        return tags
+
+    @property
+    def _name(self) -> str:
+        return type(self).__name__
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "classes_"):
+            raise NotFittedError(
+                f"This {self._name} instance is not fitted yet. Call 'fit' or 'partial_fit' "
+                "with some examples before using this estimator."
+            )
+
+    def _reset(self) -> None:
+        for name in list(vars(self)):
+            if name.endswith("_") and not name.startswith("__") or name in self._transient:
+                delattr(self, name)
+        for name in ("_feature_names", "_classes_declared", "_targets", "_signs",
+                     "_seed_entropy", "_n_learners_made"):
+            self.__dict__.pop(name, None)
+
+    # ------------------------------------------------------------------ learners
+    def _learner_kwargs(self) -> dict:
+        return {name: getattr(self, name) for name in self._learner_params}
+
+    def _check_params(self) -> None:
+        """Validate hyper-parameters; subclasses raise ValueError naming the parameter."""
+
+    def _make_learner(self) -> BinaryLearner:
+        # Learner k draws from the stream (seed entropy, k): reproducible, independent streams.
+        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
+        self._n_learners_made += 1
+        return self._learner_class(self.n_features_in_, rng, **self._learner_kwargs())
+
+    def _start(self, n_features: int) -> None:
+        random_state = getattr(self, "random_state", None)
+        if isinstance(random_state, np.random.RandomState):
+            random_state = int(random_state.randint(np.iinfo(np.int32).max))
+        elif random_state is not None and not isinstance(random_state, numbers.Integral):
+            raise TypeError(f"random_state must be None or an int; got {random_state!r}")
+        self._seed_entropy = int(np.random.SeedSequence(random_state).entropy)
+        self._n_learners_made = 0
+        self.n_features_in_ = int(n_features)
+        self.n_seen_ = 0
+        self.classes_ = np.empty(0)
+        self.learners_ = []
+        self._targets = []
+        self._signs = []
+
+    def _grow_classes(self, seen: np.ndarray) -> None:
+        """Bring ``classes_`` and the learners up to date with newly seen labels (see module doc)."""
+        new = np.setdiff1d(seen, self.classes_)
+        if new.size == 0:
+            return
+        old = list(self.classes_)
+        classes = np.union1d(self.classes_, new) if old else np.unique(seen)
+        if len(old) == 0:
+            targets = [classes[1]] if len(classes) == 2 else list(classes)
+            self.learners_ = [self._make_learner() for _ in targets]
+            self._signs = [1.0] * len(targets)
+            self._targets = targets
+        elif len(classes) == 2:  # one class -> two: retarget the only learner to classes[1]
+            if self._targets[0] != classes[1]:
+                self._targets = [classes[1]]
+                self._signs = [-self._signs[0]]
+        else:  # -> one-vs-rest
+            by_class = dict(zip(self._targets, zip(self.learners_, self._signs, strict=True), strict=True))
+            if len(old) == 2:
+                learner, sign = by_class[old[1]]
+                by_class[old[0]] = (copy.deepcopy(learner), -sign)
+            learners, signs = [], []
+            for c in classes:
+                learner, sign = by_class.get(c, (None, 1.0))
+                learners.append(learner if learner is not None else self._make_learner())
+                signs.append(sign)
+            self.learners_, self._signs, self._targets = learners, signs, list(classes)
+        self.classes_ = classes
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self, X, y, *, first: bool):
+        X = check_features(
+            X,
+            n_features=None if first else self.n_features_in_,
+            accept_sparse=self._accepts_sparse,
+            estimator_name=self._name,
+        )
+        y = check_labels(y, X.shape[0])
+        return X, y
+
+    def _prepare(self, X):
+        """Hook: transform validated input before the learners see it (e.g. centring)."""
+        return X
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X, y):
+        """Reset and learn from ``X, y`` with the algorithm's pass(es), rows in the given order.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = self._validate(X, y, first=True)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"y contains only one class ({classes.tolist()}); a classifier needs at least "
+                "2 classes. To start a stream whose first examples share one class, use "
+                "partial_fit(X, y, classes=[...])."
+            )
+        self._reset()
+        self._start(X.shape[1])
+        self._grow_classes(classes)
+        self._learn(self._prepare_first(X), y, whole_pass=True)
+        return self
+
+    def _prepare_first(self, X):
+        """Hook run on the first data a fresh model sees (e.g. to fix a centring mean)."""
+        return self._prepare(X)
+
+    def partial_fit(self, X, y, classes=None):
+        """Continue the stream with one chunk of examples.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All labels the stream will contain. Declaring them fixes ``classes_`` (a label
+            outside them is an error); without them, classes are added as they appear.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._check_params()
+        X, y = self._validate(X, y, first=first)
+        seen = np.unique(y)
+        if classes is not None:
+            declared = check_declared_classes(classes)
+            if not first and getattr(self, "_classes_declared", False) and not np.array_equal(
+                declared, self.classes_
+            ):
+                raise ValueError(
+                    f"classes={declared.tolist()} differs from the classes declared before "
+                    f"({self.classes_.tolist()})"
+                )
+        elif not first and getattr(self, "_classes_declared", False):
+            declared = self.classes_
+        else:
+            declared = None
+        if declared is not None:
+            unknown = np.setdiff1d(seen, declared)
+            if unknown.size:
+                raise ValueError(
+                    f"y contains labels {unknown.tolist()} that are not in the declared classes "
+                    f"{declared.tolist()}"
+                )
+        if first:
+            self._start(X.shape[1])
+            X = self._prepare_first(X)
+        else:
+            X = self._prepare(X)
+        if declared is not None:
+            self._classes_declared = True
+            self._grow_classes(declared)
+        self._grow_classes(seen)
+        self._learn(X, y, whole_pass=False)
+        return self
+
+    def _learn(self, X, y, *, whole_pass: bool) -> None:
+        for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
+            y_binary = np.where(y == target, sign, -sign).astype(np.float64)
+            if whole_pass:
+                learner.fit_pass(X, y_binary)
+            else:
+                learner.partial_fit(X, y_binary)
+        self.n_seen_ += X.shape[0]
+
+    def learn_one(self, x, y):
+        """Learn one example (River's interface); ``x`` is a 1-D array or a dict.
+
+        Returns
+        -------
+        self
+        """
+        row, names = check_one_example(
+            x,
+            feature_names=getattr(self, "_feature_names", None),
+            n_features=getattr(self, "n_features_in_", None),
+        )
+        self.partial_fit(row, [y])
+        if names is not None:
+            self._feature_names = names
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X):
+        """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else (n, K)."""
+        self._check_fitted()
+        X = self._prepare(
+            check_features(
+                X,
+                n_features=self.n_features_in_,
+                accept_sparse=self._accepts_sparse,
+                estimator_name=self._name,
+            )
+        )
+        scores = [
+            sign * learner.decision_function(X)
+            for learner, sign in zip(self.learners_, self._signs, strict=True)
+        ]
+        return scores[0] if len(scores) == 1 else np.column_stack(scores)
+
+    def predict(self, X):
+        """Predicted class label of each row."""
+        scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
+        if len(self.classes_) == 1:
+            return np.repeat(self.classes_, scores.shape[0])
+        return self.classes_[(scores > 0).astype(np.intp)]
+
+    def predict_one(self, x):
+        """Label of one example, or None before anything has been learnt (River's interface)."""
+        if not hasattr(self, "classes_"):
+            return None
+        row, _ = check_one_example(
+            x, feature_names=getattr(self, "_feature_names", None), n_features=self.n_features_in_
+        )
+        return self.predict(row)[0]
+
+    # ------------------------------------------------------------------ introspection
+    @property
+    def model_nbytes_(self) -> int:
+        """Bytes of NumPy state the fitted model holds (learners and estimator arrays)."""
+        self._check_fitted()
+        return state_nbytes(self.learners_) + sum(
+            state_nbytes(v) for k, v in vars(self).items() if k.endswith("_") and k != "learners_"
+        )
+
+    def _sum_over_learners(self, attribute: str) -> int:
+        self._check_fitted()
+        return int(sum(getattr(learner, attribute) for learner in self.learners_))

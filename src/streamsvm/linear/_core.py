@@ -1,0 +1,135 @@
+"""Jitted one-pass loops of the linear baselines (dense and CSR), one call per chunk."""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _dot_dense(w, x):
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += w[j] * x[j]
+    return s
+
+
+@njit(cache=True)
+def _dot_csr(w, indices, data, start, stop):
+    s = 0.0
+    for p in range(start, stop):
+        s += w[indices[p]] * data[p]
+    return s
+
+
+@njit(cache=True)
+def perceptron_dense(X, y, w, bias, fit_intercept):
+    """Rosenblatt's rule over the rows of X in order: on ``y (w·x + b) <= 0``, ``w += y x``
+    (and ``b += y``). Updates ``w`` in place; returns ``(bias, n_mistakes)``."""
+    mistakes = 0
+    for i in range(X.shape[0]):
+        if y[i] * (_dot_dense(w, X[i]) + bias) <= 0.0:
+            mistakes += 1
+            for j in range(X.shape[1]):
+                w[j] += y[i] * X[i, j]
+            if fit_intercept:
+                bias += y[i]
+    return bias, mistakes
+
+
+@njit(cache=True)
+def perceptron_csr(indptr, indices, data, y, w, bias, fit_intercept):
+    """:func:`perceptron_dense` for CSR rows."""
+    mistakes = 0
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        if y[i] * (_dot_csr(w, indices, data, start, stop) + bias) <= 0.0:
+            mistakes += 1
+            for p in range(start, stop):
+                w[indices[p]] += y[i] * data[p]
+            if fit_intercept:
+                bias += y[i]
+    return bias, mistakes
+
+
+@njit(cache=True)
+def _pegasos_step(t, lam, scale, sqnorm_v, v):
+    """Shrink ``w = scale * v`` by ``1 - eta_t lam = 1 - 1/t``; returns (eta, scale, sqnorm_v)."""
+    eta = 1.0 / (lam * t)
+    shrink = 1.0 - 1.0 / t
+    if shrink <= 0.0:  # t == 1: w is reset to 0
+        v[:] = 0.0
+        return eta, 1.0, 0.0
+    return eta, scale * shrink, sqnorm_v
+
+
+@njit(cache=True)
+def _pegasos_finish_block(lam, project, scale, sqnorm_v, v):
+    """Projection onto the ball of radius 1/sqrt(lam), and folding a tiny scale into v."""
+    if project and sqnorm_v > 0.0:
+        norm_w = scale * np.sqrt(sqnorm_v)
+        radius = 1.0 / np.sqrt(lam)
+        if norm_w > radius:
+            scale *= radius / norm_w
+    if scale < 1e-9:
+        for j in range(v.shape[0]):
+            v[j] *= scale
+        sqnorm_v *= scale * scale
+        scale = 1.0
+    return scale, sqnorm_v
+
+
+@njit(cache=True)
+def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins):
+    """Pegasos (Shalev-Shwartz et al. 2007) over complete blocks of ``block_size`` rows.
+
+    Per block A_t: ``w <- (1 - 1/t) w + (eta_t / k) sum_{A_t^+} y x`` with
+    ``eta_t = 1/(lam t)`` and ``A_t^+`` the rows of the block with margin ``y w·x < 1``
+    (measured with ``w`` at the block's start), then the optional projection onto
+    ``||w|| <= 1/sqrt(lam)``. ``w = scale * v`` so that the shrink costs O(1).
+    Only ``X.shape[0] // block_size`` blocks are processed. Returns
+    ``(scale, sqnorm_v, t, n_updates)``.
+    """
+    n_updates = 0
+    k = block_size
+    for start in range(0, X.shape[0] - k + 1, k):
+        for i in range(k):
+            margins[i] = y[start + i] * scale * _dot_dense(v, X[start + i])
+        t += 1
+        eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
+        for i in range(k):
+            if margins[i] < 1.0:
+                n_updates += 1
+                row = X[start + i]
+                c = eta * y[start + i] / (k * scale)
+                sqnorm_v += 2.0 * c * _dot_dense(v, row) + c * c * _dot_dense(row, row)
+                for j in range(row.shape[0]):
+                    v[j] += c * row[j]
+        scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
+    return scale, sqnorm_v, t, n_updates
+
+
+@njit(cache=True)
+def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size, project, margins):
+    """:func:`pegasos_dense` for CSR rows."""
+    n_updates = 0
+    k = block_size
+    n = indptr.shape[0] - 1
+    for start in range(0, n - k + 1, k):
+        for i in range(k):
+            r = start + i
+            margins[i] = y[r] * scale * _dot_csr(v, indices, data, indptr[r], indptr[r + 1])
+        t += 1
+        eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
+        for i in range(k):
+            if margins[i] < 1.0:
+                n_updates += 1
+                r = start + i
+                lo, hi = indptr[r], indptr[r + 1]
+                c = eta * y[r] / (k * scale)
+                xx = 0.0
+                for p in range(lo, hi):
+                    xx += data[p] * data[p]
+                sqnorm_v += 2.0 * c * _dot_csr(v, indices, data, lo, hi) + c * c * xx
+                for p in range(lo, hi):
+                    v[indices[p]] += c * data[p]
+        scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
+    return scale, sqnorm_v, t, n_updates

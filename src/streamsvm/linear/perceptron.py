@@ -1,0 +1,73 @@
+"""Rosenblatt's perceptron, one pass: the simplest baseline of StreamSVM's Table 1."""
+
+import scipy.sparse as sp
+
+import numpy as np
+
+from ._common import LinearLearner, LinearStreamClassifier
+from ._core import perceptron_csr, perceptron_dense
+
+
+class _PerceptronLearner(LinearLearner):
+    def __init__(self, n_features, rng, *, fit_intercept):
+        super().__init__(n_features, rng)
+        self.fit_intercept = bool(fit_intercept)
+        self.coef = np.zeros(n_features)
+        self.intercept = 0.0
+        self.n_updates = 0
+
+    def partial_fit(self, X, y):
+        if sp.issparse(X):
+            self.intercept, mistakes = perceptron_csr(
+                X.indptr, X.indices, X.data, y, self.coef, self.intercept, self.fit_intercept
+            )
+        else:
+            self.intercept, mistakes = perceptron_dense(
+                X, y, self.coef, self.intercept, self.fit_intercept
+            )
+        self.n_updates += int(mistakes)
+        self.n_seen += X.shape[0]
+
+    def weights(self):
+        return self.coef, self.intercept
+
+
+class Perceptron(LinearStreamClassifier):
+    """The perceptron (Rosenblatt 1958): on a mistake ``y (w·x + b) <= 0``, ``w += y x``.
+
+    ``fit`` makes a single pass over the rows in the given order, as in the one-pass
+    comparison of Rai et al. (IJCAI 2009, Table 1). Choose it as a fast reference point:
+    it keeps one weight vector and needs no parameter, but it does not maximise a margin
+    and its one-pass accuracy depends on the order of the stream.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn a bias ``b`` (updated like the weight of a constant feature 1).
+
+    Attributes
+    ----------
+    coef_, intercept_ : the weights, shape (1, n_features) and (1,) for two classes.
+    n_updates_ : int, the number of mistakes (= updates), summed over one-vs-rest learners.
+
+    Examples
+    --------
+    >>> from streamsvm import Perceptron
+    >>> from streamsvm.datasets import make_synthetic_a
+    >>> X, y = make_synthetic_a(2000, random_state=0)
+    >>> model = Perceptron().fit(X, y)
+    >>> model.score(X, y) > 0.7
+    True
+    """
+
+    _learner_class = _PerceptronLearner
+    _chunk_invariant = True  # the same stream gives the same model however it is chunked
+    _bounded_memory = True
+    _learner_params = ("fit_intercept",)
+
+    def __init__(self, *, fit_intercept=True):
+        self.fit_intercept = fit_intercept
+
+    @property
+    def n_updates_(self) -> int:
+        return self._sum_over_learners("n_updates")
