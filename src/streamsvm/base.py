@@ -300,6 +300,21 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
                 learner.partial_fit(X, y_binary)
         self.n_seen_ += X.shape[0]
 
+    def finish(self):
+        """Tell the model its stream has ended (flushes lookahead buffers, runs finishing steps).
+
+        ``fit`` does this itself; call it after the last ``partial_fit`` of a stream.
+        The model can still continue learning afterwards.
+
+        Returns
+        -------
+        self
+        """
+        self._check_fitted()
+        for learner in self.learners_:
+            learner.finish()
+        return self
+
     def learn_one(self, x, y):
         """Learn one example (River's interface); ``x`` is a 1-D array or a dict.
 

@@ -1,0 +1,74 @@
+"""Perceptron and Pegasos against the slow references of tests/naive.py."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from streamsvm import Pegasos, Perceptron
+from tests import naive
+
+
+def linear_task(n=500, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_perceptron_matches_reference(fit_intercept, sparse):
+    X, y = linear_task()
+    w, b, mistakes = naive.perceptron(X, y, fit_intercept)
+    model = Perceptron(fit_intercept=fit_intercept).fit(sp.csr_matrix(X) if sparse else X, y)
+    np.testing.assert_allclose(model.coef_[0], w)
+    assert model.intercept_[0] == pytest.approx(b)
+    assert model.n_updates_ == mistakes
+
+
+@pytest.mark.parametrize("k", [1, 7, 20])
+@pytest.mark.parametrize("project", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_pegasos_matches_reference(k, project, sparse):
+    X, y = linear_task(n=503)
+    lam = 1e-2
+    w = naive.pegasos(X, y, lam, k, project)
+    model = Pegasos(alpha=lam, block_size=k, projection=project).fit(sp.csr_matrix(X) if sparse else X, y)
+    np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
+
+
+def test_pegasos_blocks_span_chunks():
+    """Chunks of a size that is not a multiple of k give the same model as one call."""
+    X, y = linear_task(n=400)
+    whole = Pegasos(alpha=1e-3, block_size=20).partial_fit(X, y, classes=[-1, 1])
+    chunked = Pegasos(alpha=1e-3, block_size=20)
+    for start in range(0, 400, 33):
+        chunked.partial_fit(X[start : start + 33], y[start : start + 33], classes=[-1, 1])
+    np.testing.assert_allclose(chunked.coef_, whole.coef_)
+    # 400 = 20 blocks: nothing pending; after finish the model is unchanged
+    before = chunked.coef_.copy()
+    np.testing.assert_allclose(chunked.finish().coef_, before)
+
+
+def test_pegasos_projection_bounds_norm():
+    X, y = linear_task(n=300)
+    lam = 0.5
+    model = Pegasos(alpha=lam, block_size=3).fit(X * 50, y)
+    assert np.linalg.norm(model.coef_) <= 1 / np.sqrt(lam) + 1e-12
+
+
+def test_pegasos_learns_a_separable_problem():
+    X, y = linear_task(n=4000, seed=3)
+    model = Pegasos(alpha=1e-4, block_size=1).fit(X, y)
+    assert model.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [({"alpha": 0}, "alpha must be a positive"), ({"alpha": -1.0}, "alpha"),
+     ({"block_size": 0}, "block_size"), ({"block_size": 2.5}, "block_size")],
+)
+def test_pegasos_rejects_bad_parameters(params, message):
+    X, y = linear_task(n=20)
+    with pytest.raises(ValueError, match=message):
+        Pegasos(**params).fit(X, y)
