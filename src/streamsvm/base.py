@@ -366,7 +366,8 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         row, _ = check_one_example(
             x, feature_names=getattr(self, "_feature_names", None), n_features=self.n_features_in_
         )
-        return self.predict(row)[0]
+        label = self.predict(row)[0]
+        return label.item() if isinstance(label, np.generic) else label
 
     # ------------------------------------------------------------------ introspection
     @property
