@@ -1,0 +1,128 @@
+"""The streamsvm command, driven through click's test runner."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import streamsvm
+from streamsvm.cli import EXIT_DATA, EXIT_USAGE, main
+from streamsvm.datasets import load_svmlight
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+@pytest.fixture
+def svmlight_file(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = np.where(X[:, 0] - X[:, 2] > 0, 1, -1)
+    lines = [
+        f"{label:+d} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(row))
+        for row, label in zip(X, y, strict=True)
+    ]
+    path = tmp_path / "train.svm"
+    path.write_text("\n".join(lines) + "\n")
+    return path, X, y
+
+
+def test_train_save_evaluate_predict(runner, svmlight_file, tmp_path):
+    path, X, y = svmlight_file
+    model_path = tmp_path / "model.npz"
+    result = runner.invoke(
+        main, ["train", "Pegasos", "--file", str(path), "--block-size", "5", "--alpha", "0.01",
+               "--chunk-size", "64", "--save", str(model_path), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "trained Pegasos on 300 examples" in result.output
+    model = streamsvm.load(model_path)
+    assert model.get_params()["block_size"] == 5
+    assert model.n_seen_ == 300
+
+    result = runner.invoke(main, ["evaluate", str(model_path), "--file", str(path)])
+    assert result.exit_code == 0, result.output
+    accuracy = float(np.mean(model.predict(X) == y))
+    assert f"{accuracy:.4f}" in result.output
+    assert "PRBEP" in result.output and "AUC" in result.output
+
+    out = tmp_path / "labels.txt"
+    result = runner.invoke(main, ["predict", str(model_path), "--file", str(path), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    predicted = np.loadtxt(out)
+    np.testing.assert_array_equal(predicted, model.predict(X))
+
+
+def test_resume_continues_the_stream(runner, svmlight_file, tmp_path):
+    path, X, y = svmlight_file
+    first, resumed = tmp_path / "a.npz", tmp_path / "b.npz"
+    assert runner.invoke(main, ["train", "Perceptron", "--file", str(path), "--save", str(first), "--quiet"]).exit_code == 0
+    result = runner.invoke(main, ["train", "Perceptron", "--resume", str(first), "--file", str(path), "--save", str(resumed), "--quiet"])
+    assert result.exit_code == 0, result.output
+    X_file, y_file = load_svmlight(path)  # the values as written (6 decimals)
+    twice = streamsvm.Perceptron().partial_fit(X_file, y_file).partial_fit(X_file, y_file)
+    np.testing.assert_allclose(streamsvm.load(resumed).coef_, twice.coef_)
+
+
+def test_train_on_a_generator(runner, tmp_path):
+    result = runner.invoke(
+        main, ["train", "perceptron", "--data", "synthetic-a", "--n-samples", "3000", "--quiet",
+               "--save", str(tmp_path / "m.npz")]
+    )
+    assert result.exit_code == 0, result.output
+    assert streamsvm.load(tmp_path / "m.npz").n_seen_ == 3000
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["train", "NoSuchSVM", "--data", "synthetic-a"], "unknown estimator 'NoSuchSVM'"),
+        (["train", "Pegasos", "--data", "synthetic-a", "--gamma", "2"], "has no parameter 'gamma'"),
+        (["train", "Pegasos", "--data", "synthetic-a", "--block-size", "two"], "takes an integer"),
+        (["train", "Pegasos", "--data", "no-such-data"], "unknown dataset 'no-such-data'"),
+        (["train", "Pegasos"], "exactly one of --data NAME or --file PATH"),
+    ],
+)
+def test_usage_errors(runner, args, message):
+    result = runner.invoke(main, args)
+    assert result.exit_code == EXIT_USAGE
+    assert message in result.output
+
+
+def test_malformed_line_is_reported_with_its_number(runner, svmlight_file, tmp_path):
+    path, _, _ = svmlight_file
+    lines = path.read_text().splitlines()
+    lines[41] = "+1 1:0.5 2:oops"
+    bad = tmp_path / "bad.svm"
+    bad.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(main, ["train", "Perceptron", "--file", str(bad), "--quiet"])
+    assert result.exit_code == EXIT_DATA
+    assert "line 42" in result.output
+
+
+def test_missing_files(runner, tmp_path):
+    result = runner.invoke(main, ["train", "Perceptron", "--file", str(tmp_path / "nope.svm"), "--quiet"])
+    assert result.exit_code == EXIT_DATA
+    assert "nope.svm" in result.output
+    result = runner.invoke(main, ["evaluate", str(tmp_path / "nope.npz"), "--data", "synthetic-a"])
+    assert result.exit_code == EXIT_DATA
+    assert "no model file" in result.output
+
+
+def test_datasets_list_and_describe(runner):
+    result = runner.invoke(main, ["datasets", "list"])
+    assert result.exit_code == 0, result.output
+    assert "mnist-0v1" in result.output and "synthetic-a" in result.output
+    result = runner.invoke(main, ["datasets", "describe", "adult"])
+    assert result.exit_code == 0
+    assert "adult" in result.output
+    result = runner.invoke(main, ["datasets", "describe", "nope"])
+    assert result.exit_code == EXIT_USAGE
+
+
+def test_demo_compares_with_sklearn(runner):
+    result = runner.invoke(main, ["demo", "--n-train", "2000", "--n-test", "500"])
+    assert result.exit_code == 0, result.output
+    for name in ("Perceptron", "Pegasos", "SGDClassifier", "SVC"):
+        assert name in result.output
