@@ -181,7 +181,7 @@ def save(model, path) -> None:
     >>> model = streamsvm.Perceptron().fit(X, y)
     >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
     >>> streamsvm.save(model, path)
-    >>> (streamsvm.load(path).predict(X) == model.predict(X)).all()
+    >>> bool((streamsvm.load(path).predict(X) == model.predict(X)).all())
     True
     """
     from .base import StreamClassifier
