@@ -1,8 +1,31 @@
 """Metrics the papers report: accuracy, g-means, ROC/AUC, PRBEP, support-vector imbalance.
 
-Binary metrics take the true labels, predictions or scores, and ``pos_label`` (the class
-counted as positive; default 1). Inputs are validated: equal lengths, no NaN, and two
-classes present where the metric needs both.
+Binary metrics take the true labels, then predictions or real-valued scores (larger means
+more positive, as ``decision_function`` returns), and ``pos_label``: the class counted as
+positive (default 1; labels can be any two values, every label other than ``pos_label``
+counts as negative). Inputs are validated before anything is computed:
+
+* ``y_true`` and the predictions/scores must be 1-D, of the same, non-zero length;
+* labels and scores must not hold NaN (scores not infinity either);
+* ``y_true`` may hold at most two distinct labels, and a metric that needs both classes
+  (g-means, ROC/AUC, PRBEP) raises :class:`UndefinedMetricError` (a ``ValueError``) when one
+  is missing; :mod:`streamsvm.evaluate` records such a value as NaN.
+
+The imbalance-aware metrics follow Ertekin, Huang, Bottou & Giles, "Learning on the border:
+active learning in imbalanced data classification", CIKM 2007, Section 6 (g-means, AUC,
+PRBEP, and the support-vector ratio of Table 1).
+
+>>> from streamsvm import metrics
+>>> y = [1, 1, -1, -1, -1]
+>>> report = metrics.binary_report(y, [1, -1, -1, -1, 1], scores=[0.9, 0.2, 0.1, -0.5, 0.3])
+>>> for name, value in report.items():
+...     print(f"{name}: {value:.4f}")
+accuracy: 0.6000
+sensitivity: 0.5000
+specificity: 0.6667
+g_means: 0.5774
+auc: 0.8333
+prbep: 0.5000
 """
 
 from __future__ import annotations
@@ -10,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "UndefinedMetricError",
     "accuracy",
     "g_means",
     "roc_curve",
@@ -20,11 +44,36 @@ __all__ = [
 ]
 
 
-def _pair(y_true, other, name: str):
-    y_true = np.asarray(y_true)
-    other = np.asarray(other)
-    if y_true.ndim != 1 or other.ndim != 1:
-        raise ValueError(f"y_true and {name} must be 1-D")
+class UndefinedMetricError(ValueError):
+    """A metric is undefined on this input (e.g. AUC when ``y_true`` holds one class only)."""
+
+
+# ---------------------------------------------------------------------- validation
+def _labels(values, name: str) -> np.ndarray:
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {values.shape}")
+    if values.dtype.kind in "fc" and np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN at index {int(np.flatnonzero(np.isnan(values))[0])}")
+    return values
+
+
+def _pair(y_true, other, name: str) -> tuple[np.ndarray, np.ndarray]:
+    y_true = _labels(y_true, "y_true")
+    if name == "scores":
+        other = np.asarray(other)
+        if other.ndim != 1:
+            raise ValueError(f"scores must be 1-D; got an array of shape {other.shape}")
+        try:
+            other = other.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"scores must be numeric; got dtype {other.dtype}") from None
+        bad = ~np.isfinite(other)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"scores contain NaN or infinity (first at index {i}: {other[i]})")
+    else:
+        other = _labels(other, name)
     if y_true.shape[0] != other.shape[0]:
         raise ValueError(f"y_true has {y_true.shape[0]} labels but {name} has {other.shape[0]}")
     if y_true.shape[0] == 0:
@@ -32,113 +81,188 @@ def _pair(y_true, other, name: str):
     return y_true, other
 
 
-def _positives(y_true, pos_label, metric: str) -> np.ndarray:
+def _positives(y_true: np.ndarray, pos_label, metric: str) -> np.ndarray:
+    """Boolean mask of the positives; checks that y_true is binary and holds both classes."""
+    classes = np.unique(y_true)
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"{metric} is a binary metric but y_true holds {classes.shape[0]} labels "
+            f"({classes[:5].tolist()}{' ...' if classes.shape[0] > 5 else ''}); "
+            "pass y_true == label for one class against the rest"
+        )
     positive = y_true == pos_label
     if positive.all() or not positive.any():
-        raise ValueError(
+        if classes.shape[0] == 2:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not one of the labels in y_true: {classes.tolist()}"
+            )
+        raise UndefinedMetricError(
             f"{metric} needs both classes in y_true; it holds only "
             f"{'positives' if positive.any() else 'negatives'} (pos_label={pos_label!r})"
         )
     return positive
 
 
-def _scores(scores) -> np.ndarray:
-    scores = np.asarray(scores, dtype=np.float64)
-    if not np.isfinite(scores).all():
-        raise ValueError("scores contain NaN or infinity")
-    return scores
+def _tie_runs(positive: np.ndarray, scores: np.ndarray):
+    """Cumulative (true, false) positive counts at the end of each run of tied scores.
+
+    Runs are taken in decreasing score order; also returns each run's score.
+    """
+    order = np.argsort(-scores, kind="mergesort")
+    s, p = scores[order], positive[order]
+    last_of_run = np.r_[np.flatnonzero(np.diff(s)), s.shape[0] - 1]
+    tp = np.cumsum(p, dtype=np.int64)[last_of_run]
+    fp = (last_of_run + 1) - tp
+    return tp, fp, s[last_of_run]
 
 
+# ---------------------------------------------------------------------- metrics
 def accuracy(y_true, y_pred) -> float:
-    """Fraction of predictions equal to the true label."""
+    """Fraction of predictions equal to the true label: ``mean(y_pred == y_true)``.
+
+    Works for any number of classes.
+
+    >>> accuracy(["a", "b", "b", "a"], ["a", "b", "a", "a"])
+    0.75
+    """
     y_true, y_pred = _pair(y_true, y_pred, "y_pred")
     return float(np.mean(y_true == y_pred))
 
 
-def g_means(y_true, y_pred, pos_label=1) -> float:
-    """``sqrt(sensitivity * specificity)``: the geometric mean of the two classes' recalls,
-    the imbalance-aware accuracy of Ertekin et al. (CIKM 2007)."""
+def _sensitivity_specificity(y_true, y_pred, pos_label, metric: str) -> tuple[float, float]:
     y_true, y_pred = _pair(y_true, y_pred, "y_pred")
-    positive = _positives(y_true, pos_label, "g-means")
+    positive = _positives(y_true, pos_label, metric)
     predicted = y_pred == pos_label
-    sensitivity = np.mean(predicted[positive])
-    specificity = np.mean(~predicted[~positive])
+    return float(np.mean(predicted[positive])), float(np.mean(~predicted[~positive]))
+
+
+def g_means(y_true, y_pred, pos_label=1) -> float:
+    """Geometric mean of the two classes' accuracies (Kubat & Matwin, ICML 1997).
+
+    ``g = sqrt(sensitivity * specificity)`` with ``sensitivity = TP / (TP + FN)`` (accuracy on
+    the positives) and ``specificity = TN / (TN + FP)`` (accuracy on the negatives), as in
+    Ertekin et al., CIKM 2007, Section 6. A classifier that predicts the majority class
+    everywhere scores 0, however imbalanced the data.
+
+    >>> g_means([1, 1, -1, -1, -1, -1], [1, -1, -1, -1, -1, 1])  # sqrt(1/2 * 3/4)
+    0.6123724356957945
+    """
+    sensitivity, specificity = _sensitivity_specificity(y_true, y_pred, pos_label, "g-means")
     return float(np.sqrt(sensitivity * specificity))
 
 
 def roc_curve(y_true, scores, pos_label=1):
     """ROC curve: ``(fpr, tpr, thresholds)``, one point per distinct score, from (0, 0).
 
-    Thresholds decrease; point k counts examples with ``score >= thresholds[k]`` as positive.
+    Thresholds decrease, starting at ``inf``; point ``k`` predicts positive the examples with
+    ``score >= thresholds[k]``, so ``tpr[k] = TP/P`` and ``fpr[k] = FP/N`` at that cut. Every
+    distinct score gives a point (scikit-learn's ``roc_curve(..., drop_intermediate=False)``);
+    the trapezoidal area under it is :func:`roc_auc`.
+
+    >>> fpr, tpr, thresholds = roc_curve([1, -1, 1, -1], [0.8, 0.6, 0.6, 0.1])
+    >>> fpr.tolist(), tpr.tolist(), thresholds.tolist()
+    ([0.0, 0.0, 0.5, 1.0], [0.0, 0.5, 1.0, 1.0], [inf, 0.8, 0.6, 0.1])
     """
     y_true, scores = _pair(y_true, scores, "scores")
-    scores = _scores(scores)
     positive = _positives(y_true, pos_label, "the ROC curve")
-    order = np.argsort(-scores, kind="mergesort")
-    s, p = scores[order], positive[order]
-    last_of_run = np.r_[np.flatnonzero(np.diff(s)), s.shape[0] - 1]
-    tp = np.cumsum(p)[last_of_run]
-    fp = (last_of_run + 1) - tp
-    tpr = np.r_[0.0, tp / p.sum()]
-    fpr = np.r_[0.0, fp / (~p).sum()]
-    thresholds = np.r_[np.inf, s[last_of_run]]
-    return fpr, tpr, thresholds
+    tp, fp, thresholds = _tie_runs(positive, scores)
+    n_pos = int(positive.sum())
+    n_neg = positive.shape[0] - n_pos
+    return np.r_[0.0, fp / n_neg], np.r_[0.0, tp / n_pos], np.r_[np.inf, thresholds]
 
 
 def roc_auc(y_true, scores, pos_label=1) -> float:
-    """Area under the ROC curve: the probability that a random positive scores above a random
-    negative, ties counting one half (the Mann–Whitney statistic)."""
+    """Area under the ROC curve, ties handled exactly.
+
+    The Mann–Whitney statistic: over all ``P * N`` (positive, negative) pairs, the fraction
+    in which the positive scores higher, a tie counting one half,
+    ``AUC = (#{s_i > s_j} + 0.5 #{s_i = s_j}) / (P N)``, i positive, j negative. It equals
+    the trapezoidal area under :func:`roc_curve`. Computed in ``O(n log n)`` from the runs
+    of tied scores: each negative is outranked by the positives in higher runs (weight 1)
+    and tied with the positives in its own run (weight 1/2).
+
+    >>> roc_auc([1, -1, 1, -1], [0.8, 0.6, 0.6, 0.1])  # pairs: 1, 1, 0.5, 1 out of 4
+    0.875
+    """
     y_true, scores = _pair(y_true, scores, "scores")
-    scores = _scores(scores)
     positive = _positives(y_true, pos_label, "AUC")
-    # average ranks handle ties exactly
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(scores.shape[0])
-    sorted_scores = scores[order]
-    starts = np.r_[0, np.flatnonzero(np.diff(sorted_scores)) + 1]
-    ends = np.r_[starts[1:], scores.shape[0]]
-    for start, end in zip(starts, ends, strict=True):
-        ranks[order[start:end]] = 0.5 * (start + end + 1)
-    n_pos = positive.sum()
-    n_neg = positive.shape[0] - n_pos
-    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+    tp, fp, _ = _tie_runs(positive, scores)
+    tp_in_run = np.diff(tp, prepend=0)
+    fp_in_run = np.diff(fp, prepend=0)
+    # twice the number of winning pairs: 2 * (positives above) + positives tied, per negative
+    twice_wins = int(np.sum(fp_in_run * (2 * (tp - tp_in_run) + tp_in_run)))
+    n_pos = int(tp[-1])
+    n_neg = int(fp[-1])
+    return twice_wins / (2 * n_pos * n_neg)
 
 
 def prbep(y_true, scores, pos_label=1) -> float:
-    """Precision–recall break-even point.
+    """Precision–recall break-even point: the precision at the cut where it equals recall.
 
-    With ``P`` positives, predict the ``P`` highest-scoring examples positive: then precision
-    equals recall, and both equal the fraction of true positives among them. Scores tied at
-    the cut count by their expected value over the orderings of the tie (each tied example
-    is taken with the same probability).
+    With ``P`` positives, predicting the ``k`` highest-scoring examples positive gives
+    ``precision = TP_k / k`` and ``recall = TP_k / P``; they are equal (and nonzero) only at
+    ``k = P``. So PRBEP ``= TP_P / P``, the fraction of positives among the top ``P`` scores
+    (Ertekin et al., CIKM 2007, Section 6: "the accuracy of the positive class at the
+    threshold where precision equals recall"; also known as R-precision).
+
+    Ties at the cut: when the ``P``-th score is shared by ``t`` examples of which ``t_+`` are
+    positive, and ``a`` examples score strictly higher (of which ``A_+`` are positive), the
+    ``P - a`` remaining places go to tied examples in random order, and the value is the
+    expectation over those orderings: ``(A_+ + (P - a) t_+ / t) / P`` (the mean of a
+    hypergeometric draw). It does not depend on how the input happens to be ordered.
+
+    >>> prbep([1, 1, -1, -1, -1], [0.9, 0.1, 0.5, 0.1, -1.0])  # top 2: one positive
+    0.5
+    >>> prbep([1, 1, -1, -1], [0.9, 0.5, 0.5, 0.5])  # 1 place for 3 tied, 1 of them positive
+    0.6666666666666666
     """
     y_true, scores = _pair(y_true, scores, "scores")
-    scores = _scores(scores)
     positive = _positives(y_true, pos_label, "PRBEP")
     n_pos = int(positive.sum())
-    order = np.argsort(-scores, kind="mergesort")
-    cut = scores[order[n_pos - 1]]
-    above = scores > cut
-    tied = scores == cut
-    slots = n_pos - int(above.sum())  # how many of the tied examples are taken
-    true_positives = positive[above].sum() + slots * positive[tied].mean()
-    return float(true_positives / n_pos)
+    cut = np.partition(-scores, n_pos - 1)[n_pos - 1]  # minus the P-th largest score
+    above = -scores < cut
+    tied = -scores == cut
+    places = n_pos - int(above.sum())  # places at the top taken by tied examples
+    expected_tp = int(positive[above].sum()) + places * int(positive[tied].sum()) / int(
+        tied.sum()
+    )
+    return float(expected_tp / n_pos)
 
 
 def support_vector_imbalance(y_support, pos_label=1) -> float:
-    """Ratio of positive to negative support vectors (Ertekin et al., CIKM 2007, Fig. 5):
-    how balanced the examples near the boundary are. ``inf`` when there is no negative one."""
-    y_support = np.asarray(y_support)
+    """Support-vector imbalance ratio ``SV- / SV+``: negative over positive support vectors.
+
+    The "SV- / SV+" column of Ertekin et al., CIKM 2007, Table 1 (and Figure 8), read beside
+    the data's imbalance ratio ``N / P``: a learner that focuses on the margin keeps this ratio
+    far below ``N / P``. ``y_support`` holds the labels of the support vectors; it is ``inf``
+    when no support vector is positive.
+
+    >>> support_vector_imbalance([1, -1, -1, -1, 1, -1])
+    2.0
+    """
+    y_support = _labels(y_support, "y_support")
+    if y_support.shape[0] == 0:
+        raise ValueError("y_support is empty: the model has no support vectors")
     n_pos = int(np.sum(y_support == pos_label))
     n_neg = y_support.shape[0] - n_pos
-    return float(n_pos / n_neg) if n_neg else float("inf")
+    return float(n_neg / n_pos) if n_pos else float("inf")
 
 
-def binary_report(y_true, y_pred, scores, pos_label=1) -> dict:
-    """All binary metrics at once: accuracy, g-means, AUC and PRBEP."""
-    return {
+def binary_report(y_true, y_pred, scores=None, pos_label=1) -> dict:
+    """All binary metrics at once, as a dict.
+
+    Keys: ``accuracy``, ``sensitivity`` (recall of the positives), ``specificity`` (recall of
+    the negatives), ``g_means``, and, when ``scores`` are given, ``auc`` and ``prbep``.
+    ``y_true`` must hold both classes.
+    """
+    sensitivity, specificity = _sensitivity_specificity(y_true, y_pred, pos_label, "g-means")
+    report = {
         "accuracy": accuracy(y_true, y_pred),
-        "g_means": g_means(y_true, y_pred, pos_label),
-        "auc": roc_auc(y_true, scores, pos_label),
-        "prbep": prbep(y_true, scores, pos_label),
+        "sensitivity": sensitivity,
+        "specificity": specificity,
+        "g_means": float(np.sqrt(sensitivity * specificity)),
     }
+    if scores is not None:
+        report["auc"] = roc_auc(y_true, scores, pos_label)
+        report["prbep"] = prbep(y_true, scores, pos_label)
+    return report
