@@ -37,3 +37,23 @@ def pegasos(X, y, lam, k, project=True):
             if norm > 1 / np.sqrt(lam):
                 w = w / (norm * np.sqrt(lam))
     return w
+
+
+def streamsvm_algorithm1(X, y, C):
+    """StreamSVM Algorithm 1 with the augmented points written out in full:
+    p_n = [y_n x_n; C^{-1/2} e_n] in D + N dimensions, and the ball update of Zarrabi-Zadeh &
+    Chan (a point at distance d >= R moves the centre by (d - R)/2 toward it and grows R by
+    the same). Returns (centre, R, number of updates, points)."""
+    n = X.shape[0]
+    points = np.hstack([y[:, None] * X, np.eye(n) / np.sqrt(C)])
+    centre = points[0].copy()
+    radius = 0.0
+    updates = 1
+    for p in points[1:]:
+        d = np.linalg.norm(p - centre)
+        if d >= radius:
+            step = (d - radius) / 2
+            centre = centre + step / d * (p - centre)
+            radius += step
+            updates += 1
+    return centre, radius, updates, points

@@ -1,0 +1,192 @@
+"""Jitted loops of StreamSVM (Rai, Daumé III & Venkatasubramanian, IJCAI 2009), one call per
+chunk, over the augmented points ``p_n = [y_n x_n; C^{-1/2} e_n]`` (eq. 7).
+
+The ``e_n`` parts are never stored. The centre is ``c = [w; u]`` with ``u`` a combination
+of the ``e_n`` seen, and only ``xi2 = ||u||^2`` is kept: a new point's ``e_n`` is orthogonal
+to ``u`` and to everything else, so
+
+    ||c - p_n||^2 = ||w - y_n x_n||^2 + xi2 + 1/C.
+
+Algorithm 1 (closed-form update of Zarrabi-Zadeh & Chan) for a point at distance d >= R:
+with ``a = (1 - R/d) / 2`` the centre moves to ``c + a (p - c)``, so
+
+    w   <- w + a (y x - w)            (Alg. 1, line 7)
+    R   <- R + (d - R) / 2            (line 8, eq. 4)
+    xi2 <- xi2 (1 - a)^2 + a^2 / C    (line 9; the paper prints "+ a^2", the C = 1 case:
+                                       the new e-part is (1-a) u + a C^{-1/2} e_n and
+                                       u ⟂ e_n, so its squared norm is (1-a)^2 xi2 + a^2/C)
+
+The first point starts the ball: ``w = y_1 x_1``, ``R = 0`` and ``xi2 = 1/C`` (the paper
+prints 1, again the C = 1 case: the centre is p_1, whose e-part has squared norm 1/C).
+"""
+
+import numpy as np
+from numba import njit
+
+# indices into the learner's scalar state vector
+R_ = 0
+XI2 = 1
+WNORM2 = 2
+STARTED = 3
+N_CORE = 4
+STATE_SIZE = 5
+
+
+@njit(cache=True)
+def _update_dense(w, x, label, a):
+    norm2 = 0.0
+    for j in range(w.shape[0]):
+        w[j] += a * (label * x[j] - w[j])
+        norm2 += w[j] * w[j]
+    return norm2
+
+
+@njit(cache=True)
+def algorithm1_dense(X, y, w, state, inv_C):
+    """Algorithm 1 over the rows of ``X`` (already centred/normalised as the estimator says).
+
+    ``state`` holds [R, xi2, ||w||^2, started, n_core] and is updated in place with ``w``.
+    Returns the number of ball updates made in this chunk.
+    """
+    R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
+    started = state[STARTED] > 0.0
+    updates = 0
+    start = 0
+    if not started and X.shape[0] > 0:
+        wnorm2 = 0.0
+        for j in range(w.shape[0]):
+            w[j] = y[0] * X[0, j]
+            wnorm2 += w[j] * w[j]
+        R, xi2, started = 0.0, inv_C, True
+        updates += 1
+        start = 1
+    for i in range(start, X.shape[0]):
+        dot = 0.0
+        xx = 0.0
+        for j in range(w.shape[0]):
+            dot += w[j] * X[i, j]
+            xx += X[i, j] * X[i, j]
+        d2 = wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C
+        d = np.sqrt(max(d2, 0.0))
+        if d >= R and d > 0.0:
+            a = 0.5 * (1.0 - R / d)
+            wnorm2 = _update_dense(w, X[i], y[i], a)
+            R += 0.5 * (d - R)
+            xi2 = xi2 * (1.0 - a) ** 2 + a * a * inv_C
+            updates += 1
+    state[R_], state[XI2], state[WNORM2] = R, xi2, wnorm2
+    state[STARTED] = 1.0 if started else 0.0
+    state[N_CORE] += updates
+    return updates
+
+
+@njit(cache=True)
+def algorithm1_csr(indptr, indices, data, y, w, state, inv_C):
+    """:func:`algorithm1_dense` for CSR rows (an update costs O(n_features), a test O(nnz))."""
+    R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
+    started = state[STARTED] > 0.0
+    updates = 0
+    n = indptr.shape[0] - 1
+    for i in range(n):
+        lo, hi = indptr[i], indptr[i + 1]
+        if not started:
+            w[:] = 0.0
+            wnorm2 = 0.0
+            for p in range(lo, hi):
+                w[indices[p]] = y[i] * data[p]
+                wnorm2 += data[p] * data[p]
+            R, xi2, started = 0.0, inv_C, True
+            updates += 1
+            continue
+        dot = 0.0
+        xx = 0.0
+        for p in range(lo, hi):
+            dot += w[indices[p]] * data[p]
+            xx += data[p] * data[p]
+        d2 = wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C
+        d = np.sqrt(max(d2, 0.0))
+        if d >= R and d > 0.0:
+            a = 0.5 * (1.0 - R / d)
+            for j in range(w.shape[0]):
+                w[j] *= 1.0 - a
+            for p in range(lo, hi):
+                w[indices[p]] += a * y[i] * data[p]
+            wnorm2 = 0.0
+            for j in range(w.shape[0]):
+                wnorm2 += w[j] * w[j]
+            R += 0.5 * (d - R)
+            xi2 = xi2 * (1.0 - a) ** 2 + a * a * inv_C
+            updates += 1
+    state[R_], state[XI2], state[WNORM2] = R, xi2, wnorm2
+    state[STARTED] = 1.0 if started else 0.0
+    state[N_CORE] += updates
+    return updates
+
+
+@njit(cache=True)
+def _distance(w, x_dense, label, wnorm2, xi2, inv_C):
+    dot = 0.0
+    xx = 0.0
+    for j in range(w.shape[0]):
+        dot += w[j] * x_dense[j]
+        xx += x_dense[j] * x_dense[j]
+    return np.sqrt(max(wnorm2 - 2.0 * label * dot + xx + xi2 + inv_C, 0.0))
+
+
+@njit(cache=True)
+def algorithm2_scan_dense(X, y, start, w, state, inv_C, buffer_X, buffer_y, n_buffered):
+    """Algorithm 2 (lookahead), the part between two ball updates: from row ``start`` on,
+    start the ball with the first point if there is none, and append each point at
+    distance ``d >= R`` from the current ball to the buffer, until the buffer holds
+    ``buffer_X.shape[0]`` points or the rows run out.
+
+    Returns ``(next_row, n_buffered)``; the caller replaces the ball by the exact MEB of the
+    ball and the buffer when it is full (``_core`` of ``qp``), then calls again.
+    """
+    L = buffer_X.shape[0]
+    i = start
+    while i < X.shape[0] and n_buffered < L:
+        if state[STARTED] == 0.0:
+            wnorm2 = 0.0
+            for j in range(w.shape[0]):
+                w[j] = y[i] * X[i, j]
+                wnorm2 += w[j] * w[j]
+            state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, wnorm2, 1.0
+            state[N_CORE] += 1
+        else:
+            d = _distance(w, X[i], y[i], state[WNORM2], state[XI2], inv_C)
+            if d >= state[R_]:
+                for j in range(w.shape[0]):
+                    buffer_X[n_buffered, j] = X[i, j]
+                buffer_y[n_buffered] = y[i]
+                n_buffered += 1
+        i += 1
+    return i, n_buffered
+
+
+@njit(cache=True)
+def algorithm2_scan_csr(indptr, indices, data, y, start, w, state, inv_C, buffer_X, buffer_y,
+                        n_buffered, row):
+    """:func:`algorithm2_scan_dense` for CSR rows (``row`` is a dense work vector)."""
+    L = buffer_X.shape[0]
+    i = start
+    n = indptr.shape[0] - 1
+    while i < n and n_buffered < L:
+        row[:] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            row[indices[p]] = data[p]
+        if state[STARTED] == 0.0:
+            wnorm2 = 0.0
+            for j in range(w.shape[0]):
+                w[j] = y[i] * row[j]
+                wnorm2 += w[j] * w[j]
+            state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, wnorm2, 1.0
+            state[N_CORE] += 1
+        else:
+            d = _distance(w, row, y[i], state[WNORM2], state[XI2], inv_C)
+            if d >= state[R_]:
+                buffer_X[n_buffered, :] = row
+                buffer_y[n_buffered] = y[i]
+                n_buffered += 1
+        i += 1
+    return i, n_buffered

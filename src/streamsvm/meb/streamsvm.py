@@ -1,0 +1,234 @@
+"""StreamSVM: the one-pass L2-SVM of Rai, Daumé III & Venkatasubramanian (IJCAI 2009)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..base import BinaryLearner, StreamClassifier
+from ..qp import augmented_gram, meb_of_balls_and_points
+from . import _core
+
+
+class _StreamSVMLearner(BinaryLearner):
+    """One ball: centre ``[w; u]`` with ``||u||^2 = xi2``, radius ``R`` (see ``_core``)."""
+
+    def __init__(self, n_features, rng, *, C, lookahead, tol):
+        super().__init__(n_features, rng)
+        self.inv_C = 1.0 / float(C)
+        self.tol = float(tol)
+        self.w = np.zeros(n_features)
+        self.state = np.zeros(_core.STATE_SIZE)
+        self.n_updates = 0
+        self.lookahead = int(lookahead)
+        if self.lookahead > 1:
+            self.buffer_X = np.zeros((self.lookahead, n_features))
+            self.buffer_y = np.zeros(self.lookahead)
+            self.n_buffered = 0
+
+    def partial_fit(self, X, y):
+        if self.lookahead > 1:
+            self._partial_fit_lookahead(X, y)
+            return
+        if sp.issparse(X):
+            updates = _core.algorithm1_csr(X.indptr, X.indices, X.data, y, self.w, self.state, self.inv_C)
+        else:
+            updates = _core.algorithm1_dense(X, y, self.w, self.state, self.inv_C)
+        self.n_updates += int(updates)
+        self.n_seen += X.shape[0]
+
+    def _partial_fit_lookahead(self, X, y):
+        """Algorithm 2: buffer the points outside the ball; when L are buffered, replace the
+        ball by the exact MEB of the ball and the buffer (one QP of size L + 1)."""
+        position = 0
+        row = np.zeros(self.n_features) if sp.issparse(X) else None
+        while position < X.shape[0]:
+            if row is not None:
+                position, self.n_buffered = _core.algorithm2_scan_csr(
+                    X.indptr, X.indices, X.data, y, position, self.w, self.state, self.inv_C,
+                    self.buffer_X, self.buffer_y, self.n_buffered, row)
+            else:
+                position, self.n_buffered = _core.algorithm2_scan_dense(
+                    X, y, position, self.w, self.state, self.inv_C, self.buffer_X,
+                    self.buffer_y, self.n_buffered)
+            if self.n_buffered == self.lookahead:
+                self._enclose_buffer()
+        self.n_seen += X.shape[0]
+
+    def _enclose_buffer(self):
+        """Replace the ball (centre [w; u], ||u||^2 = xi2, radius R) by the MEB of itself and
+        the buffered points [y_n x_n; C^{-1/2} e_n] (Algorithm 2, lines 7 and 13).
+
+        The new centre is a convex combination of the old centre and the points, so its
+        e-part has squared norm ``lam_0^2 xi2 + sum_n lam_n^2 / C`` (all e-parts orthogonal).
+        """
+        k = self.n_buffered
+        if k == 0:
+            return
+        centres = np.vstack([self.w, self.buffer_y[:k, None] * self.buffer_X[:k]])
+        extra = np.concatenate([[self.state[_core.XI2]], np.full(k, self.inv_C)])
+        radii = np.concatenate([[self.state[_core.R_]], np.zeros(k)])
+        ball = meb_of_balls_and_points(augmented_gram(centres @ centres.T, extra), radii, tol=self.tol)
+        self.w = ball.weights @ centres
+        self.state[_core.XI2] = float(np.sum(ball.weights**2 * extra))
+        self.state[_core.WNORM2] = float(self.w @ self.w)
+        self.state[_core.R_] = ball.radius
+        self.state[_core.N_CORE] += k  # the paper's M: an upper bound on the core vectors
+        self.n_updates += 1
+        self.n_buffered = 0
+
+    def finish(self):
+        if self.lookahead > 1:
+            self._enclose_buffer()
+
+    def decision_function(self, X):
+        return np.asarray(X @ self.w).ravel()
+
+    @property
+    def radius(self) -> float:
+        return float(self.state[_core.R_])
+
+    @property
+    def n_core(self) -> int:
+        return int(self.state[_core.N_CORE])
+
+
+class StreamSVM(StreamClassifier):
+    """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithm 1).
+
+    Each example becomes the augmented point ``[y x; C^{-1/2} e_n]`` (eq. 7); the model is the
+    centre of a ball that encloses every point seen. A point outside the ball moves the
+    centre toward it in closed form (Zarrabi-Zadeh & Chan's update; a 3/2-approximation of
+    the minimum enclosing ball, whose centre is the L2-SVM solution). The ``e_n`` parts are
+    never stored, so the model is one weight vector, a radius and a scalar ``xi2``.
+
+    Choose it for a fast, single-pass linear SVM whose memory does not grow with the stream.
+
+    Preprocessing (on by default, because the MEB equivalence and the unbiased hyperplane
+    need it): the MEB ⇔ L2-SVM equivalence needs ``k(x, x)`` constant, so rows are scaled to
+    unit norm (``normalize``); the hyperplane passes through the origin, so where the data
+    sit matters: ``center`` subtracts a mean fixed from the first chunk the model sees
+    (dense input; sparse input is not centred with ``center="auto"``, which would densify
+    it). Measured on MNIST 0-vs-1 raw pixels, one pass gives 74–92% without centring and
+    about 99.3% with it (the paper: 99.34).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Slack cost of the L2-SVM (eq. 1); the augmented points carry ``C^{-1/2} e_n``.
+    lookahead : int, default=1
+        Algorithm 2's ``L``: points outside the ball are buffered, and every ``L`` of them
+        the ball is replaced by the exact minimum enclosing ball of itself and the buffer.
+        1 is Algorithm 1 (closed-form update per point). The paper uses about 10. Until
+        the buffer fills, predictions use the ball without the buffered points;
+        ``finish()`` (called by ``fit``) encloses what is left.
+    tol : float, default=1e-8
+        Relative accuracy of the lookahead's minimum-enclosing-ball solve.
+    fit_intercept : bool, default=False
+        Append a constant feature 1 (the paper's hyperplane is unbiased).
+    normalize : bool, default=True
+        Scale each (centred, augmented) row to unit norm.
+    center : {"auto", True, False}, default="auto"
+        Subtract the mean of the first chunk ("auto": for dense input only).
+
+    Attributes
+    ----------
+    radius_ : float or ndarray, the ball radius R (one per one-vs-rest learner).
+    n_core_vectors_ : int, core vectors M (ball updates, the first point included; with a
+        lookahead, the paper's upper bound: every buffered point counts).
+    coef_ : ndarray (1, n_features) weights in the model's input space (after centring).
+    mean_ : ndarray or None, the centring mean.
+
+    Examples
+    --------
+    >>> from streamsvm import StreamSVM
+    >>> from streamsvm.datasets import make_synthetic_a
+    >>> X, y = make_synthetic_a(5000, random_state=0)
+    >>> model = StreamSVM(C=1.0).fit(X, y)
+    >>> model.score(X, y) > 0.9
+    True
+    """
+
+    _learner_class = _StreamSVMLearner
+    _learner_params = ("C", "lookahead", "tol")
+    _bounded_memory = True
+    _test_params = [{}, {"center": False, "C": 10.0}]
+
+    def __init__(self, *, C=1.0, lookahead=1, fit_intercept=False, normalize=True, center="auto",
+                 tol=1e-8):
+        self.C = C
+        self.lookahead = lookahead
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.normalize = normalize
+        self.center = center
+
+    def _check_params(self):
+        if not isinstance(self.C, numbers.Real) or not self.C > 0:
+            raise ValueError(f"C must be a positive number; got {self.C!r}")
+        if (not isinstance(self.lookahead, numbers.Integral) or isinstance(self.lookahead, bool)
+                or self.lookahead < 1):
+            raise ValueError(f"lookahead must be an integer >= 1; got {self.lookahead!r}")
+        if not isinstance(self.tol, numbers.Real) or not 0 < self.tol < 1:
+            raise ValueError(f"tol must be in (0, 1); got {self.tol!r}")
+        if self.center not in ("auto", True, False):
+            raise ValueError(f"center must be 'auto', True or False; got {self.center!r}")
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """Chunking changes nothing unless the centring mean comes from the first chunk."""
+        return self.center is False
+
+    @property
+    def _same_on_sparse(self) -> bool:
+        """``center="auto"`` centres dense input only."""
+        return self.center != "auto"
+
+    def _make_learner(self):
+        learner = super()._make_learner()
+        width = self.n_features_in_ + (1 if self.fit_intercept else 0)
+        if learner.n_features != width:
+            learner.__init__(width, learner.rng, **self._learner_kwargs())
+        return learner
+
+    def _prepare_first(self, X):
+        use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
+        self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
+        return self._prepare(X)
+
+    def _prepare(self, X):
+        """Centre, append the bias feature, scale rows to unit norm (in that order)."""
+        if self.mean_ is not None:
+            X = (X.toarray() if sp.issparse(X) else X) - self.mean_
+        if self.fit_intercept:
+            ones = np.ones((X.shape[0], 1))
+            X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
+        if self.normalize:
+            if sp.issparse(X):
+                norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+                X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
+            else:
+                norms = np.linalg.norm(X, axis=1, keepdims=True)
+                X = X / np.where(norms > 0, norms, 1.0)
+        if sp.issparse(X):
+            X.sort_indices()
+            return sp.csr_matrix((X.data.astype(np.float64), X.indices.astype(np.int32),
+                                  X.indptr.astype(np.int32)), shape=X.shape)
+        return np.ascontiguousarray(X, dtype=np.float64)
+
+    @property
+    def radius_(self):
+        self._check_fitted()
+        radii = np.array([learner.radius for learner in self.learners_])
+        return float(radii[0]) if radii.shape[0] == 1 else radii
+
+    @property
+    def n_core_vectors_(self) -> int:
+        return self._sum_over_learners("n_core")
+
+    @property
+    def coef_(self):
+        self._check_fitted()
+        return np.vstack([s * l.w for l, s in zip(self.learners_, self._signs, strict=True)])
