@@ -1,0 +1,723 @@
+"""Jitted kernel rows, Gram matrices and the LRU kernel-row cache (pure functions over arrays).
+
+Everything here is ``@njit(cache=True)`` and meant to be called from the algorithms' own
+jitted loops, so the arguments are plain arrays and scalars:
+
+* a kernel is ``(code, gamma, degree, coef0)`` with ``code`` one of the module constants
+  :data:`LINEAR`, :data:`RBF`, :data:`POLY`, :data:`SIGMOID` (int), ``gamma`` and ``coef0``
+  floats and ``degree`` an int >= 1. The formulas are scikit-learn's:
+
+  - linear  ``x·z``
+  - rbf     ``exp(-gamma ‖x − z‖²)`` with ``‖x − z‖² = ‖x‖² + ‖z‖² − 2 x·z`` clamped at 0
+  - poly    ``(gamma x·z + coef0)^degree``
+  - sigmoid ``tanh(gamma x·z + coef0)``
+
+* dense vectors are 1-D ``float64`` arrays, a dense block of stored vectors is a 2-D
+  C-contiguous ``float64`` array (one vector per row);
+* a CSR block is ``(indptr, indices, data)`` with sorted ``int32`` indices and ``float64``
+  data (the layout :mod:`streamsvm._validation` produces); one CSR vector is
+  ``(indices, data)``;
+* squared norms (``‖x‖²``) are passed in, never recomputed: the algorithms keep them beside
+  the stored vectors.
+
+Callers convert their input once to float64 / C-contiguous / int32 indices (as
+:func:`streamsvm._validation.check_features` does), so numba compiles a single
+specialization of each function; passing float32 or non-contiguous arrays works but
+compiles (and caches) another one.
+
+A row over a contiguous part of a block is computed by slicing, which numba does without a
+copy: ``kernel_row_dense(x, xs, block[a:b], sqnorms[a:b], ..., out[a:b])`` and, for CSR,
+``kernel_row_csr(xi, xd, xs, indptr[a:b + 1], indices, data, sqnorms[a:b], ..., out[a:b])``
+(``indptr`` values index the whole ``indices``/``data`` arrays, so those are not sliced).
+
+Sparse dot products of a row against a CSR block scatter ``x`` into a dense workspace of
+length ``n_features`` once, then gather ``workspace[indices[p]] * data[p]`` over the block's
+stored values: one pass over the block with no branches, O(nnz(x) + nnz(block)). The
+alternative, merging the two sorted index lists per block row, costs
+O(nnz(x) + nnz(row)) *per block row* and branches unpredictably; on Reuters-like data it is
+about ten times slower (``benchmarks/bench_kernels.py`` measures both). The merge is used only
+for a single pair of CSR vectors (:func:`kernel_csr`), where no workspace is at hand.
+
+The second half of the module is the kernel-row cache; see "Kernel-row cache" below.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "LINEAR",
+    "RBF",
+    "POLY",
+    "SIGMOID",
+    # scalar kernels
+    "kernel_from_dot",
+    "dot_dense",
+    "dot_csr_dense",
+    "dot_csr",
+    "kernel_dense",
+    "kernel_csr",
+    "kernel_csr_dense",
+    # squared norms and self-kernels
+    "sqnorms_dense",
+    "sqnorms_csr",
+    "self_kernels",
+    # rows
+    "kernel_row_dense",
+    "kernel_row_csr",
+    "kernel_row_dense_csr",
+    "kernel_row_csr_dense",
+    "normalize_row",
+    # Gram matrices
+    "gram_dense",
+    "gram_csr",
+    "gram_dense_csr",
+    "normalize_gram",
+    # cache
+    "SLOT_OWNER",
+    "SLOT_LENGTH",
+    "SLOT_PREV",
+    "SLOT_NEXT",
+    "ID_SLOT",
+    "ID_PINNED",
+    "STAT_HITS",
+    "STAT_PARTIAL_HITS",
+    "STAT_MISSES",
+    "STAT_EVICTIONS",
+    "STAT_LAST_SLOT",
+    "N_STATS",
+    "cache_reset",
+    "cache_peek",
+    "cache_acquire",
+    "cache_set_length",
+    "cache_invalidate",
+    "cache_set_pinned",
+    "cache_truncate_columns",
+    "cache_swap_columns",
+    "cache_swap_ids",
+    "cache_eviction_order",
+    "cache_transfer",
+    "cached_kernel_row_dense",
+    "cached_kernel_row_csr",
+]
+
+#: Kernel codes understood by every function of this module.
+LINEAR = 0
+RBF = 1
+POLY = 2
+SIGMOID = 3
+
+_DOT_FLAGS = {"reassoc", "contract"}  # lets LLVM vectorise the dense dot reductions
+
+
+# --------------------------------------------------------------------------- scalar kernels
+
+
+@njit(cache=True)
+def _integer_power(base, exponent):
+    """``base ** exponent`` for an int exponent >= 0, by repeated squaring."""
+    result = 1.0
+    while exponent > 0:
+        if exponent & 1:
+            result *= base
+        base *= base
+        exponent >>= 1
+    return result
+
+
+@njit(cache=True)
+def kernel_from_dot(dot, x_sqnorm, z_sqnorm, code, gamma, degree, coef0):
+    """Kernel value from ``x·z`` and the squared norms ``‖x‖²``, ``‖z‖²`` (see module doc)."""
+    if code == LINEAR:
+        return dot
+    if code == RBF:
+        distance = x_sqnorm + z_sqnorm - 2.0 * dot
+        if distance < 0.0:
+            distance = 0.0
+        return np.exp(-gamma * distance)
+    if code == POLY:
+        return _integer_power(gamma * dot + coef0, degree)
+    if code == SIGMOID:
+        return np.tanh(gamma * dot + coef0)
+    raise ValueError("unknown kernel code; use LINEAR, RBF, POLY or SIGMOID")
+
+
+@njit(cache=True, fastmath=_DOT_FLAGS)
+def dot_dense(x, z):
+    """``x·z`` of two dense vectors of equal length."""
+    total = 0.0
+    for j in range(x.shape[0]):
+        total += x[j] * z[j]
+    return total
+
+
+@njit(cache=True)
+def dot_csr_dense(indices, data, z):
+    """``x·z`` for a CSR vector ``x = (indices, data)`` and a dense vector ``z``."""
+    total = 0.0
+    for p in range(indices.shape[0]):
+        total += data[p] * z[indices[p]]
+    return total
+
+
+@njit(cache=True)
+def dot_csr(x_indices, x_data, z_indices, z_data):
+    """``x·z`` of two CSR vectors with sorted indices, by merging the index lists."""
+    total = 0.0
+    p = 0
+    q = 0
+    while p < x_indices.shape[0] and q < z_indices.shape[0]:
+        i = x_indices[p]
+        j = z_indices[q]
+        if i == j:
+            total += x_data[p] * z_data[q]
+            p += 1
+            q += 1
+        elif i < j:
+            p += 1
+        else:
+            q += 1
+    return total
+
+
+@njit(cache=True)
+def kernel_dense(x, x_sqnorm, z, z_sqnorm, code, gamma, degree, coef0):
+    """``k(x, z)`` of two dense vectors given their squared norms."""
+    return kernel_from_dot(dot_dense(x, z), x_sqnorm, z_sqnorm, code, gamma, degree, coef0)
+
+
+@njit(cache=True)
+def kernel_csr(x_indices, x_data, x_sqnorm, z_indices, z_data, z_sqnorm, code, gamma, degree,
+               coef0):
+    """``k(x, z)`` of two CSR vectors (sorted indices) given their squared norms."""
+    dot = dot_csr(x_indices, x_data, z_indices, z_data)
+    return kernel_from_dot(dot, x_sqnorm, z_sqnorm, code, gamma, degree, coef0)
+
+
+@njit(cache=True)
+def kernel_csr_dense(x_indices, x_data, x_sqnorm, z, z_sqnorm, code, gamma, degree, coef0):
+    """``k(x, z)`` of a CSR vector ``x`` and a dense vector ``z`` given their squared norms."""
+    dot = dot_csr_dense(x_indices, x_data, z)
+    return kernel_from_dot(dot, x_sqnorm, z_sqnorm, code, gamma, degree, coef0)
+
+
+# --------------------------------------------------------------- squared norms, self-kernels
+
+
+@njit(cache=True)
+def sqnorms_dense(block, out):
+    """``out[i] = ‖block[i]‖²`` for a (n, d) dense block; ``out`` has shape (n,)."""
+    for i in range(block.shape[0]):
+        out[i] = dot_dense(block[i], block[i])
+    return out
+
+
+@njit(cache=True)
+def sqnorms_csr(indptr, data, out):
+    """``out[i] = ‖row i‖²`` for a CSR block given ``indptr`` (n + 1,) and ``data``."""
+    for i in range(indptr.shape[0] - 1):
+        total = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            total += data[p] * data[p]
+        out[i] = total
+    return out
+
+
+@njit(cache=True)
+def self_kernels(sqnorms, code, gamma, degree, coef0, out):
+    """``out[i] = k(x_i, x_i)`` from the squared norms ``sqnorms[i] = ‖x_i‖²`` (shape (n,)).
+
+    Linear ``‖x‖²``, rbf 1, poly ``(gamma ‖x‖² + coef0)^degree``,
+    sigmoid ``tanh(gamma ‖x‖² + coef0)``.
+    """
+    for i in range(sqnorms.shape[0]):
+        s = sqnorms[i]
+        out[i] = kernel_from_dot(s, s, s, code, gamma, degree, coef0)
+    return out
+
+
+# --------------------------------------------------------------------------------- rows
+
+
+@njit(cache=True)
+def _dots_to_kernel(out, x_sqnorm, block_sqnorms, code, gamma, degree, coef0):
+    """Turn ``out[j] = x·z_j`` into ``out[j] = k(x, z_j)`` in place (one branch per row)."""
+    n = out.shape[0]
+    if code == LINEAR:
+        return
+    if code == RBF:
+        for j in range(n):
+            distance = x_sqnorm + block_sqnorms[j] - 2.0 * out[j]
+            if distance < 0.0:
+                distance = 0.0
+            out[j] = np.exp(-gamma * distance)
+        return
+    if code == POLY:
+        for j in range(n):
+            out[j] = _integer_power(gamma * out[j] + coef0, degree)
+        return
+    if code == SIGMOID:
+        for j in range(n):
+            out[j] = np.tanh(gamma * out[j] + coef0)
+        return
+    raise ValueError("unknown kernel code; use LINEAR, RBF, POLY or SIGMOID")
+
+
+@njit(cache=True)
+def kernel_row_dense(x, x_sqnorm, block, block_sqnorms, code, gamma, degree, coef0, out):
+    """``out[j] = k(x, block[j])`` for a dense ``x`` (d,) and a C-contiguous block (n, d).
+
+    ``block_sqnorms`` (n,) holds ``‖block[j]‖²``; ``out`` has at least n entries (only the
+    first n are written). Returns ``out[:n]``.
+    """
+    n = block.shape[0]
+    row = out[:n]
+    for j in range(n):
+        row[j] = dot_dense(x, block[j])
+    _dots_to_kernel(row, x_sqnorm, block_sqnorms, code, gamma, degree, coef0)
+    return row
+
+
+@njit(cache=True)
+def kernel_row_dense_csr(x, x_sqnorm, block_indptr, block_indices, block_data, block_sqnorms,
+                         code, gamma, degree, coef0, out):
+    """``out[j] = k(x, z_j)`` for a dense ``x`` (d,) and the rows ``z_j`` of a CSR block.
+
+    The block has ``n = len(block_indptr) - 1`` rows; returns ``out[:n]``.
+    """
+    n = block_indptr.shape[0] - 1
+    row = out[:n]
+    for j in range(n):
+        total = 0.0
+        for p in range(block_indptr[j], block_indptr[j + 1]):
+            total += x[block_indices[p]] * block_data[p]
+        row[j] = total
+    _dots_to_kernel(row, x_sqnorm, block_sqnorms, code, gamma, degree, coef0)
+    return row
+
+
+@njit(cache=True)
+def kernel_row_csr(x_indices, x_data, x_sqnorm, block_indptr, block_indices, block_data,
+                   block_sqnorms, code, gamma, degree, coef0, workspace, out):
+    """``out[j] = k(x, z_j)`` for a CSR vector ``x = (x_indices, x_data)`` and a CSR block.
+
+    ``workspace`` is a float64 array of length >= n_features holding zeros; ``x`` is
+    scattered into it, the block's values gather from it, and it is zeroed again before
+    returning. Returns ``out[:n]`` with ``n = len(block_indptr) - 1``.
+    """
+    for p in range(x_indices.shape[0]):
+        workspace[x_indices[p]] = x_data[p]
+    row = kernel_row_dense_csr(workspace, x_sqnorm, block_indptr, block_indices, block_data,
+                               block_sqnorms, code, gamma, degree, coef0, out)
+    for p in range(x_indices.shape[0]):
+        workspace[x_indices[p]] = 0.0
+    return row
+
+
+@njit(cache=True)
+def kernel_row_csr_dense(x_indices, x_data, x_sqnorm, block, block_sqnorms, code, gamma,
+                         degree, coef0, out):
+    """``out[j] = k(x, block[j])`` for a CSR vector ``x`` and a dense block (n, d)."""
+    n = block.shape[0]
+    row = out[:n]
+    for j in range(n):
+        row[j] = dot_csr_dense(x_indices, x_data, block[j])
+    _dots_to_kernel(row, x_sqnorm, block_sqnorms, code, gamma, degree, coef0)
+    return row
+
+
+@njit(cache=True)
+def normalize_row(row, x_self, block_self):
+    """Normalise a kernel row in place: ``row[j] /= sqrt(k(x,x) k(z_j,z_j))``.
+
+    ``x_self = k(x, x)``, ``block_self[j] = k(z_j, z_j)`` (see :func:`self_kernels`). Where
+    the product of the self values is <= 0 (a zero vector under the linear or poly kernel)
+    the normalised value is defined as 0. Normalised kernels have ``k(x, x) = 1`` for every
+    non-zero ``x``, which the MEB formulation of StreamSVM needs. Returns ``row``.
+    """
+    for j in range(row.shape[0]):
+        product = x_self * block_self[j]
+        if product > 0.0:
+            row[j] = row[j] / np.sqrt(product)
+        else:
+            row[j] = 0.0
+    return row
+
+
+# ------------------------------------------------------------------------------- Gram
+
+
+@njit(cache=True)
+def gram_dense(A, A_sqnorms, B, B_sqnorms, code, gamma, degree, coef0, out):
+    """``out[i, j] = k(A[i], B[j])`` for dense blocks A (m, d), B (n, d); ``out`` (m, n).
+
+    Row ``i`` is exactly :func:`kernel_row_dense` of ``A[i]`` against ``B``.
+    """
+    for i in range(A.shape[0]):
+        kernel_row_dense(A[i], A_sqnorms[i], B, B_sqnorms, code, gamma, degree, coef0, out[i])
+    return out
+
+
+@njit(cache=True)
+def gram_csr(A_indptr, A_indices, A_data, A_sqnorms, B_indptr, B_indices, B_data, B_sqnorms,
+             n_features, code, gamma, degree, coef0, out):
+    """``out[i, j] = k(a_i, b_j)`` for two CSR blocks of width ``n_features``; ``out`` (m, n).
+
+    Row ``i`` is exactly :func:`kernel_row_csr` of ``a_i`` against B.
+    """
+    workspace = np.zeros(n_features)
+    for i in range(A_indptr.shape[0] - 1):
+        start, stop = A_indptr[i], A_indptr[i + 1]
+        kernel_row_csr(A_indices[start:stop], A_data[start:stop], A_sqnorms[i], B_indptr,
+                       B_indices, B_data, B_sqnorms, code, gamma, degree, coef0, workspace,
+                       out[i])
+    return out
+
+
+@njit(cache=True)
+def gram_dense_csr(A, A_sqnorms, B_indptr, B_indices, B_data, B_sqnorms, code, gamma, degree,
+                   coef0, out):
+    """``out[i, j] = k(A[i], b_j)`` for a dense block A (m, d) and a CSR block B; ``out`` (m, n).
+
+    Also gives CSR-vs-dense Gram matrices by symmetry of the kernels (transpose).
+    """
+    for i in range(A.shape[0]):
+        kernel_row_dense_csr(A[i], A_sqnorms[i], B_indptr, B_indices, B_data, B_sqnorms, code,
+                             gamma, degree, coef0, out[i])
+    return out
+
+
+@njit(cache=True)
+def normalize_gram(out, A_self, B_self):
+    """Normalise a Gram matrix in place: ``out[i, j] /= sqrt(A_self[i] B_self[j])`` (0 if the
+    product is <= 0), as :func:`normalize_row` does for each row."""
+    for i in range(out.shape[0]):
+        normalize_row(out[i], A_self[i], B_self)
+    return out
+
+
+# ====================================================================== kernel-row cache
+#
+# A cache of kernel rows indexed by an integer *id* (an example or a stored vector; ids are
+# 0 .. n_ids - 1). Row ``id`` holds ``k(x_id, z_j)`` for the *columns* j = 0 .. length - 1,
+# the caller's stored vectors in their current order. As vectors are added the rows get
+# longer; a cached row shorter than needed is extended in place (only the missing columns
+# are computed), as LIBSVM's cache does.
+#
+# State, four arrays (allocated and resized by ``KernelCache``):
+#
+# * ``rows``      float64 (n_slots, row_capacity): the cached values, one slot per row.
+# * ``slot_meta`` int64 (n_slots + 2, 4): per slot OWNER (id or -1 when free), LENGTH
+#   (valid prefix), PREV, NEXT (links). Entries ``n_slots`` and ``n_slots + 1`` are the
+#   sentinels of two circular doubly linked lists in least- to most-recently-used order:
+#   the *unpinned* list (free slots sit at its LRU end) and the *pinned* list.
+# * ``id_meta``   int32 (n_ids, 2): per id its SLOT (-1 when not cached) and PINNED flag.
+# * ``stats``     int64 (N_STATS,): hits, partial hits, misses, evictions, last slot.
+#
+# Eviction is O(1): the victim is the LRU unpinned slot; pinned rows (e.g. support vectors)
+# are evicted only when every slot is pinned, then LRU first. The slot returned by the
+# previous acquire is never the victim, so the two most recently acquired rows are both
+# valid at once (what an SMO step on a pair needs); the cache therefore has 0 slots
+# (disabled: every acquire is a miss and returns -1) or at least 2.
+
+SLOT_OWNER = 0
+SLOT_LENGTH = 1
+SLOT_PREV = 2
+SLOT_NEXT = 3
+
+ID_SLOT = 0
+ID_PINNED = 1
+
+STAT_HITS = 0  #: acquires that found the row with all requested columns
+STAT_PARTIAL_HITS = 1  #: acquires that found the row shorter than requested (extended)
+STAT_MISSES = 2  #: acquires that did not find the row (or found the cache disabled)
+STAT_EVICTIONS = 3  #: cached rows dropped to make room (not counting invalidations)
+STAT_LAST_SLOT = 4  #: slot returned by the latest acquire, -1 if none
+N_STATS = 8
+
+
+@njit(cache=True)
+def _unlink(slot_meta, slot):
+    prev = slot_meta[slot, SLOT_PREV]
+    nxt = slot_meta[slot, SLOT_NEXT]
+    slot_meta[prev, SLOT_NEXT] = nxt
+    slot_meta[nxt, SLOT_PREV] = prev
+
+
+@njit(cache=True)
+def _link_before(slot_meta, slot, anchor):
+    """Insert ``slot`` just before ``anchor``; before a sentinel = at the MRU end."""
+    prev = slot_meta[anchor, SLOT_PREV]
+    slot_meta[slot, SLOT_PREV] = prev
+    slot_meta[slot, SLOT_NEXT] = anchor
+    slot_meta[prev, SLOT_NEXT] = slot
+    slot_meta[anchor, SLOT_PREV] = slot
+
+
+@njit(cache=True)
+def _link_first(slot_meta, slot, sentinel):
+    """Insert ``slot`` at the LRU end of the list of ``sentinel``."""
+    _link_before(slot_meta, slot, slot_meta[sentinel, SLOT_NEXT])
+
+
+@njit(cache=True)
+def _list_sentinel(slot_meta, pinned):
+    n_slots = slot_meta.shape[0] - 2
+    return n_slots + 1 if pinned else n_slots
+
+
+@njit(cache=True)
+def cache_reset(slot_meta, id_meta, stats):
+    """Empty the cache: every slot free, no id cached, counters zero; pin flags are kept."""
+    n_slots = slot_meta.shape[0] - 2
+    for sentinel in (n_slots, n_slots + 1):
+        slot_meta[sentinel, SLOT_OWNER] = -1
+        slot_meta[sentinel, SLOT_LENGTH] = 0
+        slot_meta[sentinel, SLOT_PREV] = sentinel
+        slot_meta[sentinel, SLOT_NEXT] = sentinel
+    for slot in range(n_slots):
+        slot_meta[slot, SLOT_OWNER] = -1
+        slot_meta[slot, SLOT_LENGTH] = 0
+        _link_before(slot_meta, slot, n_slots)
+    for row_id in range(id_meta.shape[0]):
+        id_meta[row_id, ID_SLOT] = -1
+    stats[:] = 0
+    stats[STAT_LAST_SLOT] = -1
+
+
+@njit(cache=True)
+def cache_peek(id_meta, row_id):
+    """Slot holding row ``row_id``, or -1; touches nothing and counts nothing."""
+    return id_meta[row_id, ID_SLOT]
+
+
+@njit(cache=True)
+def _choose_victim(slot_meta, last_slot):
+    """LRU unpinned slot, else LRU pinned slot, skipping ``last_slot``."""
+    n_slots = slot_meta.shape[0] - 2
+    for sentinel in (n_slots, n_slots + 1):
+        slot = slot_meta[sentinel, SLOT_NEXT]
+        if slot == last_slot:
+            slot = slot_meta[slot, SLOT_NEXT]
+        if slot != sentinel:
+            return slot
+    return -1  # unreachable with n_slots >= 2
+
+
+@njit(cache=True)
+def cache_acquire(rows, slot_meta, id_meta, stats, row_id, n_columns):
+    """Get the slot of row ``row_id`` for its first ``n_columns`` columns.
+
+    Returns ``(slot, valid)``: ``rows[slot, :valid]`` already holds ``k(x_id, z_j)`` for
+    ``j < valid`` and the caller computes ``rows[slot, valid:n_columns]`` and then calls
+    :func:`cache_set_length`. ``valid == n_columns`` is a hit, ``0 < valid < n_columns`` or
+    a cached row of length 0 a partial hit; a miss evicts a slot (see above) and returns
+    ``valid == 0``. With the cache disabled (no slots) the result is ``(-1, 0)``. The row
+    becomes the most recently used of its list (pinned or not). ``n_columns`` must not
+    exceed ``rows.shape[1]`` nor ``row_id`` ``id_meta.shape[0] - 1`` (grow the cache first;
+    both raise ValueError). A returned slot stays valid until the
+    acquire after the next one, or an invalidation, or a resize.
+    """
+    if n_columns > rows.shape[1]:
+        raise ValueError("n_columns exceeds the cache row capacity; call KernelCache.grow")
+    if row_id < 0 or row_id >= id_meta.shape[0]:
+        raise ValueError("row_id is outside the cache's id capacity; call KernelCache.grow")
+    n_slots = slot_meta.shape[0] - 2
+    slot = id_meta[row_id, ID_SLOT]
+    if slot >= 0:
+        length = slot_meta[slot, SLOT_LENGTH]
+        if length >= n_columns:
+            stats[STAT_HITS] += 1
+            valid = n_columns
+        else:
+            stats[STAT_PARTIAL_HITS] += 1
+            valid = length
+        _unlink(slot_meta, slot)
+        _link_before(slot_meta, slot, _list_sentinel(slot_meta, id_meta[row_id, ID_PINNED]))
+        stats[STAT_LAST_SLOT] = slot
+        return slot, valid
+    stats[STAT_MISSES] += 1
+    if n_slots < 2:
+        return -1, 0
+    slot = _choose_victim(slot_meta, stats[STAT_LAST_SLOT])
+    owner = slot_meta[slot, SLOT_OWNER]
+    if owner >= 0:
+        id_meta[owner, ID_SLOT] = -1
+        stats[STAT_EVICTIONS] += 1
+    slot_meta[slot, SLOT_OWNER] = row_id
+    slot_meta[slot, SLOT_LENGTH] = 0
+    id_meta[row_id, ID_SLOT] = slot
+    _unlink(slot_meta, slot)
+    _link_before(slot_meta, slot, _list_sentinel(slot_meta, id_meta[row_id, ID_PINNED]))
+    stats[STAT_LAST_SLOT] = slot
+    return slot, 0
+
+
+@njit(cache=True)
+def cache_set_length(slot_meta, slot, n_columns):
+    """Record that ``rows[slot, :n_columns]`` is valid (never shortens a row; no-op for -1)."""
+    if slot >= 0 and n_columns > slot_meta[slot, SLOT_LENGTH]:
+        slot_meta[slot, SLOT_LENGTH] = n_columns
+
+
+@njit(cache=True)
+def cache_invalidate(slot_meta, id_meta, stats, row_id):
+    """Drop row ``row_id`` (e.g. its vector changed or was deleted); its slot becomes free."""
+    slot = id_meta[row_id, ID_SLOT]
+    if slot < 0:
+        return
+    id_meta[row_id, ID_SLOT] = -1
+    slot_meta[slot, SLOT_OWNER] = -1
+    slot_meta[slot, SLOT_LENGTH] = 0
+    _unlink(slot_meta, slot)
+    _link_first(slot_meta, slot, _list_sentinel(slot_meta, False))
+    if stats[STAT_LAST_SLOT] == slot:
+        stats[STAT_LAST_SLOT] = -1
+
+
+@njit(cache=True)
+def cache_set_pinned(slot_meta, id_meta, row_id, pinned):
+    """Pin (``pinned=True``) or unpin row ``row_id``; pinned rows are evicted last.
+
+    The flag is kept whether or not the row is cached. A cached row changing list moves to
+    the MRU end of its new list.
+    """
+    flag = 1 if pinned else 0
+    if id_meta[row_id, ID_PINNED] == flag:
+        return
+    id_meta[row_id, ID_PINNED] = flag
+    slot = id_meta[row_id, ID_SLOT]
+    if slot >= 0:
+        _unlink(slot_meta, slot)
+        _link_before(slot_meta, slot, _list_sentinel(slot_meta, pinned))
+
+
+@njit(cache=True)
+def cache_truncate_columns(slot_meta, n_columns):
+    """Shorten every cached row to at most ``n_columns`` (stored vectors removed at the end)."""
+    n_slots = slot_meta.shape[0] - 2
+    for slot in range(n_slots):
+        if slot_meta[slot, SLOT_LENGTH] > n_columns:
+            slot_meta[slot, SLOT_LENGTH] = n_columns
+
+
+@njit(cache=True)
+def cache_swap_columns(rows, slot_meta, i, j):
+    """Swap columns ``i`` and ``j`` in every cached row (the caller swapped two stored vectors).
+
+    A row holding both keeps both (swapped); a row holding only the smaller one is cut to
+    ``min(i, j)`` columns, since its entry would now belong to the other vector. O(n_slots).
+    """
+    if i == j:
+        return
+    low = min(i, j)
+    high = max(i, j)
+    n_slots = slot_meta.shape[0] - 2
+    for slot in range(n_slots):
+        length = slot_meta[slot, SLOT_LENGTH]
+        if length > high:
+            value = rows[slot, i]
+            rows[slot, i] = rows[slot, j]
+            rows[slot, j] = value
+        elif length > low:
+            slot_meta[slot, SLOT_LENGTH] = low
+
+
+@njit(cache=True)
+def cache_swap_ids(slot_meta, id_meta, i, j):
+    """Exchange the rows and pin flags of ids ``i`` and ``j`` (the caller renumbered them)."""
+    if i == j:
+        return
+    slot_i = id_meta[i, ID_SLOT]
+    slot_j = id_meta[j, ID_SLOT]
+    pinned_i = id_meta[i, ID_PINNED]
+    id_meta[i, ID_SLOT] = slot_j
+    id_meta[i, ID_PINNED] = id_meta[j, ID_PINNED]
+    id_meta[j, ID_SLOT] = slot_i
+    id_meta[j, ID_PINNED] = pinned_i
+    if slot_i >= 0:
+        slot_meta[slot_i, SLOT_OWNER] = j
+    if slot_j >= 0:
+        slot_meta[slot_j, SLOT_OWNER] = i
+
+
+@njit(cache=True)
+def cache_eviction_order(slot_meta):
+    """Occupied slots in the order they would be evicted (unpinned LRU→MRU, then pinned)."""
+    n_slots = slot_meta.shape[0] - 2
+    order = np.empty(n_slots, dtype=np.int64)
+    count = 0
+    for sentinel in (n_slots, n_slots + 1):
+        slot = slot_meta[sentinel, SLOT_NEXT]
+        while slot != sentinel:
+            if slot_meta[slot, SLOT_OWNER] >= 0:
+                order[count] = slot
+                count += 1
+            slot = slot_meta[slot, SLOT_NEXT]
+    return order[:count]
+
+
+@njit(cache=True)
+def cached_kernel_row_dense(rows, slot_meta, id_meta, stats, row_id, x, x_sqnorm, block,
+                            block_sqnorms, code, gamma, degree, coef0, normalized, x_self,
+                            block_self, scratch):
+    """Row ``k(x, block[j])``, j < n = len(block), through the cache under id ``row_id``.
+
+    Only the columns the cached row lacks are computed. ``normalized`` divides them by
+    ``sqrt(x_self * block_self[j])`` (:func:`normalize_row`; ``x_self``/``block_self`` are
+    ignored otherwise). With the cache disabled the row is computed into ``scratch`` (n,)
+    (use different scratch arrays for rows needed at the same time). Returns
+    ``(row, n_computed)``: a view of length n (valid as described in :func:`cache_acquire`)
+    and the number of kernel values computed, for the evaluation counters.
+    """
+    n = block.shape[0]
+    slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, row_id, n)
+    target = scratch if slot < 0 else rows[slot]
+    if valid < n:
+        part = kernel_row_dense(x, x_sqnorm, block[valid:n], block_sqnorms[valid:n], code,
+                                gamma, degree, coef0, target[valid:n])
+        if normalized:
+            normalize_row(part, x_self, block_self[valid:n])
+        cache_set_length(slot_meta, slot, n)
+    return target[:n], n - valid
+
+
+@njit(cache=True)
+def cached_kernel_row_csr(rows, slot_meta, id_meta, stats, row_id, x_indices, x_data, x_sqnorm,
+                          block_indptr, block_indices, block_data, block_sqnorms, code, gamma,
+                          degree, coef0, normalized, x_self, block_self, workspace, scratch):
+    """:func:`cached_kernel_row_dense` for a CSR ``x`` and a CSR block (``workspace`` as in
+    :func:`kernel_row_csr`)."""
+    n = block_indptr.shape[0] - 1
+    slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, row_id, n)
+    target = scratch if slot < 0 else rows[slot]
+    if valid < n:
+        part = kernel_row_csr(x_indices, x_data, x_sqnorm, block_indptr[valid:n + 1],
+                              block_indices, block_data, block_sqnorms[valid:n], code, gamma,
+                              degree, coef0, workspace, target[valid:n])
+        if normalized:
+            normalize_row(part, x_self, block_self[valid:n])
+        cache_set_length(slot_meta, slot, n)
+    return target[:n], n - valid
+
+
+@njit(cache=True)
+def cache_transfer(old_rows, old_slot_meta, survivors, rows, slot_meta, id_meta):
+    """Move the rows of the old slots ``survivors`` (in eviction order) into slots
+    0, 1, ... of a freshly reset cache, keeping their lists and LRU order (used on resize).
+
+    ``id_meta`` must already hold the pin flags, with every ID_SLOT = -1.
+    """
+    n_slots = slot_meta.shape[0] - 2
+    for new_slot in range(survivors.shape[0]):
+        old_slot = survivors[new_slot]
+        owner = old_slot_meta[old_slot, SLOT_OWNER]
+        length = old_slot_meta[old_slot, SLOT_LENGTH]
+        if length > rows.shape[1]:
+            length = rows.shape[1]
+        rows[new_slot, :length] = old_rows[old_slot, :length]
+        slot_meta[new_slot, SLOT_OWNER] = owner
+        slot_meta[new_slot, SLOT_LENGTH] = length
+        id_meta[owner, ID_SLOT] = new_slot
+        _unlink(slot_meta, new_slot)
+        sentinel = n_slots + 1 if id_meta[owner, ID_PINNED] else n_slots
+        _link_before(slot_meta, new_slot, sentinel)

@@ -1,0 +1,405 @@
+"""The :class:`Kernel` object: scikit-learn-style kernel parameters, validation, and rows,
+Gram matrices and self-kernels of dense or CSR input through the jitted functions of
+:mod:`streamsvm.kernels._core`."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+from . import _core
+
+__all__ = [
+    "KERNEL_CODES",
+    "Kernel",
+    "PreparedBlock",
+    "validate_kernel_params",
+]
+
+#: Kernel name -> integer code of the jitted functions.
+KERNEL_CODES = {
+    "linear": _core.LINEAR,
+    "rbf": _core.RBF,
+    "poly": _core.POLY,
+    "sigmoid": _core.SIGMOID,
+}
+
+_KERNEL_CHOICES = "'linear', 'rbf', 'poly', 'sigmoid' or a callable"
+_CALLABLE_CHUNK = 256  # rows per call when a callable's self-kernels are computed
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def validate_kernel_params(kernel, *, gamma="scale", degree=3, coef0=0.0, normalized=False):
+    """Check kernel parameters as estimators receive them; raise ``ValueError`` naming the
+    parameter, the allowed values and the value given. Returns ``None``.
+
+    * ``kernel``: ``'linear'``, ``'rbf'``, ``'poly'``, ``'sigmoid'`` or a callable
+      ``kernel(A, B) -> Gram array`` (as in :class:`sklearn.svm.SVC`);
+    * ``gamma``: ``'scale'``, ``'auto'`` or a finite float > 0;
+    * ``degree``: an integer >= 1;
+    * ``coef0``: a finite float;
+    * ``normalized``: a bool.
+
+    >>> validate_kernel_params("rbf", gamma=0.5)
+    >>> validate_kernel_params("poly", degree=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: degree must be an integer >= 1; got 0
+    """
+    if not callable(kernel):
+        if not isinstance(kernel, str) or kernel not in KERNEL_CODES:
+            hint = ""
+            if kernel == "precomputed":
+                hint = " (precomputed Gram matrices do not fit a stream; pass a callable)"
+            raise ValueError(f"kernel must be one of {_KERNEL_CHOICES}; got {kernel!r}{hint}")
+    if isinstance(gamma, str):
+        if gamma not in ("scale", "auto"):
+            raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
+    elif not (_is_real(gamma) and math.isfinite(gamma) and gamma > 0):
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
+    if not (isinstance(degree, numbers.Integral) and not isinstance(degree, (bool, np.bool_))
+            and degree >= 1):
+        raise ValueError(f"degree must be an integer >= 1; got {degree!r}")
+    if not (_is_real(coef0) and math.isfinite(coef0)):
+        raise ValueError(f"coef0 must be a finite float; got {coef0!r}")
+    if not isinstance(normalized, (bool, np.bool_)):
+        raise ValueError(f"normalized must be True or False; got {normalized!r}")
+
+
+class PreparedBlock:
+    """A block of vectors in the layout of the jitted functions, with its squared norms.
+
+    Dense: ``dense`` is C-contiguous float64 (n, d). CSR: ``indptr``, ``indices`` (int32,
+    sorted per row) and ``data`` (float64). ``sqnorms[i] = ‖row i‖²``. Made by
+    :meth:`Kernel.prepare`; pass it instead of the raw array to repeated :meth:`Kernel.row`
+    calls to skip the conversion and the norms.
+    """
+
+    __slots__ = ("is_sparse", "dense", "indptr", "indices", "data", "n_samples", "n_features",
+                 "sqnorms", "_self_values")
+
+    def __init__(self, X):
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            if not X.has_sorted_indices:
+                X = X.sorted_indices()
+            if X.nnz >= np.iinfo(np.int32).max:
+                raise ValueError("sparse input has more than 2**31 stored values; split it")
+            self.is_sparse = True
+            self.dense = None
+            self.indptr = np.ascontiguousarray(X.indptr, dtype=np.int32)
+            self.indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+            self.n_samples, self.n_features = X.shape
+            self.sqnorms = _core.sqnorms_csr(self.indptr, self.data, np.empty(self.n_samples))
+        else:
+            dense = np.ascontiguousarray(X, dtype=np.float64)
+            if dense.ndim == 1:
+                dense = dense.reshape(1, -1)
+            if dense.ndim != 2:
+                raise ValueError(f"expected a 1-D or 2-D array of vectors; got shape {dense.shape}")
+            self.is_sparse = False
+            self.dense = dense
+            self.indptr = self.indices = self.data = None
+            self.n_samples, self.n_features = dense.shape
+            self.sqnorms = _core.sqnorms_dense(dense, np.empty(self.n_samples))
+        self._self_values = {}
+
+    def row_slice(self, i):
+        """Row ``i`` as ``dense[i]`` or ``(indices, data)``."""
+        if self.is_sparse:
+            start, stop = self.indptr[i], self.indptr[i + 1]
+            return self.indices[start:stop], self.data[start:stop]
+        return self.dense[i]
+
+    def __repr__(self):
+        kind = "CSR" if self.is_sparse else "dense"
+        return f"PreparedBlock({kind}, n_samples={self.n_samples}, n_features={self.n_features})"
+
+
+def _prepared(X) -> PreparedBlock:
+    return X if isinstance(X, PreparedBlock) else PreparedBlock(X)
+
+
+class Kernel:
+    """A kernel function from scikit-learn-style parameters.
+
+    ``kernel`` is ``'linear'`` (``x·z``), ``'rbf'`` (``exp(-gamma ‖x − z‖²)``), ``'poly'``
+    (``(gamma x·z + coef0)^degree``), ``'sigmoid'`` (``tanh(gamma x·z + coef0)``) or a
+    callable ``kernel(A, B) -> (len(A), len(B)) array`` as accepted by
+    :class:`sklearn.svm.SVC`. ``gamma='scale'``/``'auto'`` are resolved from training data
+    by :meth:`resolve`. ``normalized=True`` gives ``k(x, z) / sqrt(k(x, x) k(z, z))``, which
+    has ``k(x, x) = 1`` for every non-zero x (the MEB equivalence of StreamSVM needs a
+    constant ``k(x, x)``; RBF has it already).
+
+    :meth:`row`, :meth:`matrix`, :meth:`self_values` and :meth:`diag` take dense arrays
+    (any float dtype), scipy sparse matrices, or a :class:`PreparedBlock`; everything is
+    converted once to float64 (C-contiguous; CSR with int32 sorted indices) so the jitted
+    functions have one specialization. Results are float64. Inputs are not checked for
+    NaN/inf (estimators validate their input first).
+
+    ``n_evals`` counts kernel values computed (one per returned entry); algorithms that call
+    the jitted functions directly add theirs with :meth:`add_evals`.
+
+    Callable kernels go through Python (one call per :meth:`row`, and per chunk of 256 rows
+    for self-kernels), are much slower and cannot be used inside jitted loops: check
+    :attr:`is_callable` and use :attr:`jit_params` only when it is False.
+
+    >>> import numpy as np
+    >>> k = Kernel("rbf", gamma=0.5)
+    >>> k.row(np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.0, 1.0]])).round(4)
+    array([1.    , 0.3679])
+    >>> k.n_evals
+    2
+    """
+
+    def __init__(self, kernel="rbf", *, gamma="scale", degree=3, coef0=0.0, normalized=False):
+        validate_kernel_params(kernel, gamma=gamma, degree=degree, coef0=coef0,
+                               normalized=normalized)
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = int(degree)
+        self.coef0 = float(coef0)
+        self.normalized = bool(normalized)
+        self.gamma_ = None if isinstance(gamma, str) else float(gamma)
+        self.n_evals = 0
+        self._workspace = np.zeros(0)
+
+    # ------------------------------------------------------------------ parameters
+
+    @property
+    def is_callable(self) -> bool:
+        """True for a user callable (Python path only; no jitted use)."""
+        return callable(self.kernel)
+
+    @property
+    def code(self) -> int:
+        """Integer code for the jitted functions (:data:`KERNEL_CODES`)."""
+        if self.is_callable:
+            raise TypeError("a callable kernel has no jitted code; check Kernel.is_callable")
+        return KERNEL_CODES[self.kernel]
+
+    @property
+    def jit_params(self) -> tuple[int, float, int, float]:
+        """``(code, gamma, degree, coef0)`` as the jitted functions take them.
+
+        ``gamma`` must be resolved (:meth:`resolve`) unless the kernel is linear.
+        """
+        code = self.code
+        if self.gamma_ is None:
+            if code != _core.LINEAR:
+                raise NotFittedError(
+                    f"gamma={self.gamma!r} is not resolved yet; call Kernel.resolve(X) with the "
+                    "training data first"
+                )
+            return code, 0.0, self.degree, self.coef0
+        return code, self.gamma_, self.degree, self.coef0
+
+    def get_params(self) -> dict:
+        """The constructor parameters."""
+        return {"kernel": self.kernel, "gamma": self.gamma, "degree": self.degree,
+                "coef0": self.coef0, "normalized": self.normalized}
+
+    def resolve(self, X) -> Kernel:
+        """Set ``gamma_`` from training data X (dense or sparse) as :class:`sklearn.svm.SVC`
+        does: ``'scale'`` → ``1 / (n_features · Var(X))`` (1.0 when the variance is 0; for
+        sparse X, ``Var = mean(X²) − mean(X)²`` over all entries), ``'auto'`` →
+        ``1 / n_features``, a float → itself. Returns ``self``."""
+        if isinstance(self.gamma, str):
+            if sp.issparse(X):
+                X = sp.csr_matrix(X).astype(np.float64)
+            else:
+                X = np.asarray(X, dtype=np.float64)
+                if X.ndim != 2:
+                    raise ValueError(f"resolve needs a 2-D X; got shape {X.shape}")
+            if X.shape[0] == 0 or X.shape[1] == 0:
+                raise ValueError(f"resolve needs a non-empty X; got shape {X.shape}")
+            if self.gamma == "scale":
+                if sp.issparse(X):
+                    variance = X.multiply(X).mean() - X.mean() ** 2
+                else:
+                    variance = X.var()
+                self.gamma_ = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            else:
+                self.gamma_ = 1.0 / X.shape[1]
+            self.gamma_ = float(self.gamma_)
+        return self
+
+    # ----------------------------------------------------------------- counting
+
+    def add_evals(self, n: int) -> None:
+        """Add ``n`` kernel evaluations made elsewhere (e.g. inside jitted loops)."""
+        self.n_evals += int(n)
+
+    def reset_evals(self) -> None:
+        """Set :attr:`n_evals` back to 0."""
+        self.n_evals = 0
+
+    # --------------------------------------------------------------- evaluation
+
+    def prepare(self, X) -> PreparedBlock:
+        """Convert a block once (float64, squared norms) for repeated :meth:`row` calls."""
+        return _prepared(X)
+
+    def self_values(self, A) -> np.ndarray:
+        """``k(a, a)`` for every row of A, *not* normalised (shape (n,)); what the
+        normalised kernel divides by."""
+        block = _prepared(A)
+        values = self._self_values(block)
+        self.n_evals += block.n_samples
+        return values.copy()
+
+    def diag(self, A) -> np.ndarray:
+        """Diagonal of the Gram matrix of A under this kernel (shape (n,)); with
+        ``normalized=True`` it is 1 (0 for a row whose self-kernel is <= 0)."""
+        block = _prepared(A)
+        values = self._self_values(block)
+        self.n_evals += block.n_samples
+        if self.normalized:
+            return (values > 0).astype(np.float64)
+        return values.copy()
+
+    def row(self, x, block) -> np.ndarray:
+        """``k(x, z_j)`` for one example x (1-D array, or one row dense/CSR) against every
+        row ``z_j`` of ``block`` (dense, CSR or :class:`PreparedBlock`); shape (n,)."""
+        x = _prepared(x)
+        if x.n_samples != 1:
+            raise ValueError(f"x must be a single example; got {x.n_samples} rows")
+        block = _prepared(block)
+        self._check_widths(x, block)
+        n = block.n_samples
+        if self.is_callable:
+            out = self._callable_gram(x, block)[0]
+        else:
+            out = np.empty(n)
+            params = self.jit_params
+            if x.is_sparse and block.is_sparse:
+                x_indices, x_data = x.row_slice(0)
+                _core.kernel_row_csr(x_indices, x_data, x.sqnorms[0], block.indptr,
+                                     block.indices, block.data, block.sqnorms, *params,
+                                     self._get_workspace(block.n_features), out)
+            elif x.is_sparse:
+                x_indices, x_data = x.row_slice(0)
+                _core.kernel_row_csr_dense(x_indices, x_data, x.sqnorms[0], block.dense,
+                                           block.sqnorms, *params, out)
+            elif block.is_sparse:
+                _core.kernel_row_dense_csr(x.dense[0], x.sqnorms[0], block.indptr,
+                                           block.indices, block.data, block.sqnorms, *params,
+                                           out)
+            else:
+                _core.kernel_row_dense(x.dense[0], x.sqnorms[0], block.dense, block.sqnorms,
+                                       *params, out)
+        if self._needs_normalizing():
+            _core.normalize_row(out, self._self_values(x)[0], self._self_values(block))
+        self.n_evals += n
+        return out
+
+    def matrix(self, A, B=None) -> np.ndarray:
+        """Gram matrix ``K[i, j] = k(a_i, b_j)`` (shape (m, n)); ``B=None`` means A.
+
+        Row i equals :meth:`row` of ``a_i`` against B exactly."""
+        A = _prepared(A)
+        B = A if B is None else _prepared(B)
+        self._check_widths(A, B)
+        if self.is_callable:
+            out = self._callable_gram(A, B)
+        else:
+            out = np.empty((A.n_samples, B.n_samples))
+            params = self.jit_params
+            if A.is_sparse and B.is_sparse:
+                _core.gram_csr(A.indptr, A.indices, A.data, A.sqnorms, B.indptr, B.indices,
+                               B.data, B.sqnorms, A.n_features, *params, out)
+            elif A.is_sparse:
+                transposed = np.empty((B.n_samples, A.n_samples))
+                _core.gram_dense_csr(B.dense, B.sqnorms, A.indptr, A.indices, A.data,
+                                     A.sqnorms, *params, transposed)
+                out[:] = transposed.T
+            elif B.is_sparse:
+                _core.gram_dense_csr(A.dense, A.sqnorms, B.indptr, B.indices, B.data,
+                                     B.sqnorms, *params, out)
+            else:
+                _core.gram_dense(A.dense, A.sqnorms, B.dense, B.sqnorms, *params, out)
+        if self._needs_normalizing():
+            _core.normalize_gram(out, self._self_values(A), self._self_values(B))
+        self.n_evals += out.size
+        return out
+
+    # ----------------------------------------------------------------- helpers
+
+    def _needs_normalizing(self) -> bool:
+        # RBF has k(x, x) = 1 for every x: normalising changes nothing.
+        return self.normalized and (self.is_callable or self.kernel != "rbf")
+
+    def _check_widths(self, A: PreparedBlock, B: PreparedBlock) -> None:
+        if A.n_features != B.n_features:
+            raise ValueError(
+                f"the two inputs have different numbers of features: {A.n_features} and "
+                f"{B.n_features}"
+            )
+
+    def _get_workspace(self, n_features: int) -> np.ndarray:
+        if self._workspace.shape[0] < n_features:
+            self._workspace = np.zeros(n_features)
+        return self._workspace
+
+    def _self_values(self, block: PreparedBlock) -> np.ndarray:
+        """Unnormalised k(a, a) per row, memoised on the block per kernel parameters."""
+        if self.is_callable:
+            return self._callable_self_values(block)
+        key = self.jit_params
+        values = block._self_values.get(key)
+        if values is None:
+            values = _core.self_kernels(block.sqnorms, *key, np.empty(block.n_samples))
+            block._self_values[key] = values
+        return values
+
+    def _as_input(self, block: PreparedBlock, start=0, stop=None):
+        """The block (or rows start:stop) as a float64 array or CSR matrix for a callable."""
+        stop = block.n_samples if stop is None else stop
+        if block.is_sparse:
+            matrix = sp.csr_matrix((block.data, block.indices, block.indptr),
+                                   shape=(block.n_samples, block.n_features))
+            return matrix[start:stop]
+        return block.dense[start:stop]
+
+    def _callable_gram(self, A: PreparedBlock, B: PreparedBlock, a_range=None, b_range=None):
+        a_range = a_range or (0, A.n_samples)
+        b_range = b_range or (0, B.n_samples)
+        result = self.kernel(self._as_input(A, *a_range), self._as_input(B, *b_range))
+        if sp.issparse(result):
+            result = result.toarray()
+        result = np.array(result, dtype=np.float64, order="C")
+        expected = (a_range[1] - a_range[0], b_range[1] - b_range[0])
+        if result.shape != expected:
+            raise ValueError(
+                f"the kernel callable returned shape {result.shape}; expected {expected} "
+                "(one row per example of its first argument, one column per example of its second)"
+            )
+        return result
+
+    def _callable_self_values(self, block: PreparedBlock) -> np.ndarray:
+        values = np.empty(block.n_samples)
+        for start in range(0, block.n_samples, _CALLABLE_CHUNK):
+            stop = min(start + _CALLABLE_CHUNK, block.n_samples)
+            gram = self._callable_gram(block, block, (start, stop), (start, stop))
+            values[start:stop] = np.diagonal(gram)
+        return values
+
+    def __repr__(self):
+        name = getattr(self.kernel, "__name__", repr(self.kernel)) if self.is_callable \
+            else repr(self.kernel)
+        parts = [name, f"gamma={self.gamma!r}"]
+        if self.is_callable or self.kernel == "poly":
+            parts.append(f"degree={self.degree}")
+        if self.is_callable or self.kernel in ("poly", "sigmoid"):
+            parts.append(f"coef0={self.coef0!r}")
+        if self.normalized:
+            parts.append("normalized=True")
+        return f"Kernel({', '.join(parts)})"
