@@ -1,7 +1,9 @@
-"""Chunked, constant-memory readers yielding ``(X, y)`` chunks.
+"""Chunked readers: svmlight/LIBSVM and CSV text files, arrays and ``.npz`` files.
 
-Only one block of the file (a few MB) and one chunk of rows are in memory at a time, so a
-file of any size streams through ``partial_fit``.
+Every reader returns an iterator of ``(X, y)`` chunks of at most ``chunk_size`` rows and
+holds nothing but the current chunk and one block of the file, so memory does not grow
+with the file. Text is read in blocks of bytes, cut at the last line end, and each block
+is parsed by one call of a jitted function (:mod:`streamsvm.datasets._core`).
 """
 
 from __future__ import annotations
@@ -9,273 +11,648 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
-import itertools
+import lzma
 import os
+import re
+import struct
+import zipfile
 from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._svmlight_core import MESSAGES, OK, parse_block
+from . import _core
 
-__all__ = ["iter_svmlight", "load_svmlight", "iter_csv", "iter_arrays", "iter_npz", "open_binary"]
+__all__ = [
+    "iter_svmlight",
+    "load_svmlight",
+    "iter_csv",
+    "load_csv",
+    "iter_arrays",
+    "iter_npz",
+    "concat_chunks",
+]
 
-BLOCK_BYTES = 4 << 20
-
-
-def open_binary(path) -> io.BufferedIOBase:
-    """Open a plain, ``.gz`` or ``.bz2`` file for reading bytes (chosen by the suffix)."""
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no such file: {path}")
-    if path.endswith(".gz"):
-        return gzip.open(path, "rb")
-    if path.endswith(".bz2"):
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+DEFAULT_BLOCK_SIZE = 8 << 20  # bytes read and parsed at a time
+_INT32_MAX = np.iinfo(np.int32).max
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def _line_blocks(path, block_bytes: int) -> Iterator[tuple[np.ndarray, int]]:
-    """Blocks of whole lines as uint8 arrays, with the number of lines before each block."""
-    lines_before = 0
-    carry = b""
-    with open_binary(path) as f:
-        while True:
-            data = f.read(block_bytes)
-            if not data:
-                break
-            data = carry + data
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                carry = data
-                continue
-            block, carry = data[: cut + 1], data[cut + 1 :]
-            yield np.frombuffer(block, dtype=np.uint8), lines_before
-            lines_before += block.count(b"\n")
-    if carry.strip():
-        yield np.frombuffer(carry + b"\n", dtype=np.uint8), lines_before
+# --------------------------------------------------------------------------- helpers
+def _check_positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
 
 
-def _parse(path, buf, lines_before, offset, n_features):
-    n_lines = int(np.count_nonzero(buf == 10)) + 1
-    n_pairs = int(np.count_nonzero(buf == 58)) + 1
-    labels = np.empty(n_lines)
-    indptr = np.empty(n_lines + 1, dtype=np.int64)
-    indices = np.empty(n_pairs, dtype=np.int32)
-    values = np.empty(n_pairs)
-    n_rows, nnz, _, lo, hi, error, error_line = parse_block(
-        buf, offset, n_features, labels, indptr, indices, values
-    )
-    if error != OK:
-        line_number = lines_before + error_line + 1
-        start = 0
-        for _ in range(error_line):
-            start = int(np.flatnonzero(buf[start:] == 10)[0]) + start + 1
-        stop = buf[start:].tobytes().find(b"\n")
-        text = buf[start : start + stop if stop >= 0 else None].tobytes().decode("utf-8", "replace")
-        raise ValueError(
-            f"{os.path.basename(os.fspath(path))}, line {line_number}: {MESSAGES[error]}: "
-            f"{text[:80]!r}"
-        )
-    return labels[:n_rows], indptr[: n_rows + 1], indices[:nnz], values[:nnz], lo, hi
+def _check_float_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64; got {dtype}")
+    return dtype
 
 
-def _scan(path, block_bytes):
-    """Smallest and largest feature index and the number of rows (one extra pass)."""
-    lo, hi, rows = 1 << 62, -1, 0
-    for buf, before in _line_blocks(path, block_bytes):
-        labels, _, _, _, block_lo, block_hi = _parse(path, buf, before, 0, -1)
-        lo, hi, rows = min(lo, block_lo), max(hi, block_hi), rows + labels.shape[0]
-    return lo, hi, rows
+def _open_binary(path):
+    """Open ``path`` for binary reading, decompressing ``.gz``, ``.bz2`` and ``.xz``."""
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"no such data file: {name}")
+    lowered = name.lower()
+    if lowered.endswith(".gz"):
+        return gzip.open(name, "rb")
+    if lowered.endswith(".bz2"):
+        return bz2.open(name, "rb")
+    if lowered.endswith(".xz"):
+        return lzma.open(name, "rb")
+    return open(name, "rb")
 
 
-def iter_svmlight(
-    path,
-    *,
-    chunk_size: int = 10_000,
-    n_features: int | None = None,
-    zero_based="auto",
-    dtype=np.float64,
-    block_bytes: int = BLOCK_BYTES,
-) -> Iterator[tuple[sp.csr_matrix, np.ndarray]]:
-    """Stream an svmlight/LIBSVM file (plain, ``.gz``, ``.bz2``) in CSR chunks.
-
-    Parameters
-    ----------
-    path : str or path-like
-    chunk_size : int
-        Rows per chunk (the last chunk may be shorter).
-    n_features : int, optional
-        Width of X; an index beyond it is an error. When not given, and when
-        ``zero_based="auto"``, one extra pass over the file finds the largest (and smallest)
-        index first: memory stays constant, reading time doubles.
-    zero_based : bool or "auto"
-        Whether indices start at 0. "auto": zero-based if any index 0 appears.
-
-    Yields
-    ------
-    X : csr_matrix of shape (rows, n_features), y : float64 array
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
-    >>> _ = open(path, "w").write("+1 1:0.5 3:2\\n-1 2:1e-1 # comment\\n")
-    >>> X, y = next(iter_svmlight(path))
-    >>> X.toarray(), y
-    (array([[0.5, 0. , 2. ],
-           [0. , 0.1, 0. ]]), array([ 1., -1.]))
-    """
-    if not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}")
-    if zero_based == "auto" or n_features is None:
-        lo, hi, rows = _scan(path, block_bytes)
-        if rows == 0:
-            raise ValueError(f"{os.path.basename(os.fspath(path))} contains no examples")
-        if zero_based == "auto":
-            zero_based = lo == 0
-        if n_features is None:
-            n_features = max(hi + (1 if zero_based else 0), 0)
-    offset = 0 if zero_based else 1
-    pending: list[tuple] = []
-    n_pending = 0
+def _fill(f, buf, start):
+    """Read into ``buf[start:]`` until it is full or the stream ends; return bytes read."""
+    view = memoryview(buf)
     total = 0
-    for buf, before in _line_blocks(path, block_bytes):
-        labels, indptr, indices, values, _, _ = _parse(path, buf, before, offset, n_features)
-        if labels.shape[0] == 0:
-            continue
-        pending.append((labels, indptr, indices, values))
-        n_pending += labels.shape[0]
-        while n_pending >= chunk_size:
-            chunk, pending, n_pending = _take(pending, chunk_size, n_features, dtype)
-            total += chunk[1].shape[0]
-            yield chunk
-    if n_pending:
-        chunk, pending, n_pending = _take(pending, n_pending, n_features, dtype)
-        total += chunk[1].shape[0]
-        yield chunk
-    if total == 0:
-        raise ValueError(f"{os.path.basename(os.fspath(path))} contains no examples")
+    while start + total < buf.shape[0]:
+        n = f.readinto(view[start + total:])
+        if not n:
+            break
+        total += n
+    return total
 
 
-def _take(pending, n, n_features, dtype):
-    """The first ``n`` rows of the pending parsed pieces as a chunk, and what remains."""
-    labels = np.concatenate([p[0] for p in pending])
-    nnz_offsets = np.cumsum([0] + [p[1][-1] for p in pending])
-    indptr = np.concatenate(
-        [pending[0][1][:1]] + [p[1][1:] + off for p, off in zip(pending, nnz_offsets[:-1], strict=True)]
-    )
-    indices = np.concatenate([p[2] for p in pending])
-    values = np.concatenate([p[3] for p in pending])
-    cut = int(indptr[n])
-    X = sp.csr_matrix(
-        (values[:cut].astype(dtype, copy=False), indices[:cut], indptr[: n + 1].astype(np.int64)),
-        shape=(n, n_features),
-    )
-    rest = []
-    if labels.shape[0] > n:
-        rest = [(labels[n:], indptr[n:] - cut, indices[cut:], values[cut:])]
-    return (X, labels[:n]), rest, labels.shape[0] - n
+def _line_blocks(f, block_size):
+    """Yield ``(buf, stop)`` where ``buf[:stop]`` holds complete lines of ``f``.
 
-
-def load_svmlight(path, **kwargs) -> tuple[sp.csr_matrix, np.ndarray]:
-    """The whole svmlight file as one ``(X, y)`` (same options as :func:`iter_svmlight`)."""
-    chunks = list(iter_svmlight(path, chunk_size=1 << 30, **kwargs))
-    return sp.vstack([c[0] for c in chunks], format="csr"), np.concatenate([c[1] for c in chunks])
-
-
-def _to_labels(raw: np.ndarray):
-    try:
-        numbers = raw.astype(np.float64)
-    except ValueError:
-        return raw.astype(str)
-    as_int = numbers.astype(np.int64)
-    return as_int if np.array_equal(as_int, numbers) else numbers
-
-
-def iter_csv(
-    path,
-    *,
-    chunk_size: int = 10_000,
-    label_column: int = -1,
-    delimiter: str = ",",
-    header="auto",
-    dtype=np.float64,
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a delimited text file (plain or ``.gz``/``.bz2``) in dense chunks.
-
-    Labels are kept as in the file: integers or numbers when they all parse as such, else
-    strings. ``header="auto"`` skips a first line whose feature fields are not numbers. A
-    row with the wrong number of fields or a non-number feature raises ``ValueError`` with
-    the file name and line number.
+    ``buf`` is reused: it is only valid until the next block is asked for. A line longer
+    than the block makes the block grow. The tail of the stream after its last newline is
+    handed over last.
     """
-    name = os.path.basename(os.fspath(path))
-    with open_binary(path) as raw, io.TextIOWrapper(raw, encoding="utf-8") as f:
-        lines = enumerate(f, start=1)
-        width = None
-        first = next(lines, None)
-        if first is None:
+    buf = np.empty(block_size, dtype=np.uint8)
+    carry = 0
+    while True:
+        end = carry + _fill(f, buf, carry)
+        at_eof = end < buf.shape[0]
+        if at_eof:
+            stop = end
+        else:
+            stop = _core.last_newline(buf, end) + 1
+            if stop == 0:  # one line fills the whole block: read on into a larger block
+                bigger = np.empty(2 * buf.shape[0], dtype=np.uint8)
+                bigger[:end] = buf[:end]
+                buf, carry = bigger, end
+                continue
+        if stop:
+            yield buf, stop
+        if at_eof:
+            return
+        carry = end - stop
+        buf[:carry] = buf[stop:end].copy()
+
+
+def _token(buf, start, end, limit=40):
+    text = bytes(buf[start:min(end, start + limit)]).decode("utf-8", errors="replace")
+    return text + ("..." if end - start > limit else "")
+
+
+def concat_chunks(chunks):
+    """Stack an iterable of ``(X, y)`` chunks into one ``(X, y)``.
+
+    CSR chunks give a CSR matrix, dense chunks a dense array; ``y`` may be ``None``.
+
+    >>> import numpy as np
+    >>> chunks = [(np.ones((2, 3)), np.array([1, -1])), (np.zeros((1, 3)), np.array([1]))]
+    >>> X, y = concat_chunks(chunks)
+    >>> X.shape, y.tolist()
+    ((3, 3), [1, -1, 1])
+    """
+    Xs, ys = [], []
+    for X, y in chunks:
+        Xs.append(X)
+        ys.append(y)
+    if not Xs:
+        raise ValueError("no chunks to concatenate")
+    if len(Xs) == 1:
+        return Xs[0], ys[0]
+    if sp.issparse(Xs[0]):
+        X = sp.vstack(Xs, format="csr")
+        X.has_sorted_indices = all(x.has_sorted_indices for x in Xs)
+    else:
+        X = np.concatenate(Xs, axis=0)
+    y = None if ys[0] is None else np.concatenate(ys)
+    return X, y
+
+
+def _rechunk(chunks, chunk_size):
+    """Regroup a stream of ``(X, y)`` pieces into chunks of exactly ``chunk_size`` rows."""
+    pending, count = [], 0
+    for X, y in chunks:
+        start, n = 0, X.shape[0]
+        if count == 0 and n == chunk_size:
+            yield X, y
+            continue
+        while start < n:
+            take = min(chunk_size - count, n - start)
+            pending.append((X[start:start + take], y[start:start + take]))
+            count += take
+            start += take
+            if count == chunk_size:
+                yield concat_chunks(pending)
+                pending, count = [], 0
+    if count:
+        yield concat_chunks(pending)
+
+
+# --------------------------------------------------------------------------- svmlight
+def _svmlight_error(name, line, status, buf, start, end, aux, n_features, offset):
+    token = _token(buf, start, end)
+    if status == _core.BAD_LABEL:
+        what = f"label {token!r} is not a number"
+    elif status == _core.BAD_INDEX:
+        if re.fullmatch(r"-\d+", token):
+            what = f"feature index {token!r} is negative"
+        else:
+            what = f"feature index {token!r} is not an integer"
+    elif status == _core.MISSING_COLON:
+        what = f"feature {token!r} is not written as index:value"
+    elif status == _core.BAD_VALUE:
+        what = (f"feature {aux} has no value" if start == end
+                else f"value {token!r} of feature {aux} is not a finite number")
+    elif status == _core.INDEX_BELOW_ONE:
+        what = ("feature index 0 in a one-based file (zero_based=False); "
+                "pass zero_based=True or 'auto' if the indices start at 0")
+    elif status == _core.NOT_INCREASING:
+        what = f"feature indices are not in increasing order ({token} after {aux})"
+    elif status == _core.INDEX_TOO_LARGE:
+        base = "one" if offset else "zero"
+        what = (f"feature index {aux} is out of range for n_features={n_features} "
+                f"({base}-based indices)")
+    elif status == _core.INDEX_OVERFLOW:
+        what = f"feature index {token!r} is too large"
+    else:  # pragma: no cover - every status above is handled
+        what = f"parse error {status}"
+    return ValueError(f"{name}, line {line}: {what}")
+
+
+def _scan_svmlight(path, block_size):
+    """One counting pass: ``(n_rows, nnz, min_index, max_index)`` as written in the file."""
+    name = os.fspath(path)
+    dummy_f = np.empty(1)
+    dummy_i = np.empty(1, dtype=np.int32)
+    n_rows = nnz = 0
+    min_raw, max_raw = 1 << 62, -1
+    line_base = 0
+    with _open_binary(path) as f:
+        for buf, stop in _line_blocks(f, block_size):
+            status, _, n_rows, nnz, lines, lo, hi, start, end, aux = _core.parse_svmlight(
+                buf, 0, stop, 0, -1, False, 1 << 62,
+                dummy_f, dummy_i, dummy_i, dummy_f, n_rows, nnz)
+            line_base += lines
+            if status != _core.DONE:
+                raise _svmlight_error(name, line_base + 1, status, buf, start, end, aux, -1, 0)
+            min_raw, max_raw = min(min_raw, lo), max(max_raw, hi)
+    return n_rows, nnz, min_raw, max_raw
+
+
+def iter_svmlight(path, *, chunk_size=10_000, n_features=None, zero_based="auto",
+                  dtype=np.float64, block_size=DEFAULT_BLOCK_SIZE) -> Iterator:
+    """Stream an svmlight/LIBSVM file as ``(X, y)`` chunks in constant memory.
+
+    ``X`` is a ``scipy.sparse.csr_matrix`` of shape ``(rows, n_features)`` with sorted
+    indices and the given ``dtype``; ``y`` is float64. Plain, ``.gz``, ``.bz2`` (and
+    ``.xz``) files are read, chosen by the suffix. Lines look like
+    ``label [qid:q] index:value ... # comment``; comments and blank lines are skipped,
+    ``qid`` pairs are ignored, indices must increase along a line.
+
+    When ``n_features`` is None or ``zero_based="auto"``, the file is read once more
+    before the first chunk (a cheap counting pass with the same parser) to find the
+    largest index and whether index 0 occurs (then the file is zero-based, as in
+    scikit-learn's ``load_svmlight_file``); give both to read the file only once.
+
+    A malformed line raises ``ValueError`` naming the file, the line (counted from 1) and
+    the problem; a file without examples raises ``ValueError`` too. Unlike scikit-learn,
+    ``nan``/``inf`` values and multi-label lines are refused.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.svm"
+    >>> _ = path.write_text("+1 1:0.5 3:2  # a comment\\n-1 qid:7 2:1.5e1\\n\\n1 3:-1\\n")
+    >>> chunks = list(iter_svmlight(path, chunk_size=2))
+    >>> [X.shape for X, y in chunks]
+    [(2, 3), (1, 3)]
+    >>> chunks[0][0].toarray()
+    array([[ 0.5,  0. ,  2. ],
+           [ 0. , 15. ,  0. ]])
+    >>> chunks[0][1]
+    array([ 1., -1.])
+    """
+    chunk_size = _check_positive_int(chunk_size, "chunk_size")
+    block_size = _check_positive_int(block_size, "block_size")
+    dtype = _check_float_dtype(dtype)
+    if n_features is not None:
+        n_features = _check_positive_int(n_features, "n_features")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}")
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"no such data file: {name}")
+    return _svmlight_chunks(name, chunk_size, n_features, zero_based, dtype, block_size)
+
+
+def _svmlight_chunks(name, chunk_size, n_features, zero_based, dtype, block_size):
+    rows_hint = None
+    nnz_per_row = 16.0
+    if n_features is None or zero_based == "auto":
+        n_rows, nnz, min_raw, max_raw = _scan_svmlight(name, block_size)
+        if n_rows == 0:
             raise ValueError(f"{name} contains no examples")
-        if header is True or (header == "auto" and not _is_numeric_row(first[1], delimiter, label_column)):
-            first = None
-        pending = [first] if first is not None else []
-        produced = 0
-        while True:
-            batch = pending + list(itertools.islice(lines, chunk_size - len(pending)))
-            pending = []
-            batch = [(n, text) for n, text in batch if text.strip()]
-            if not batch:
-                break
-            fields = [text.rstrip("\r\n").split(delimiter) for _, text in batch]
-            width = width or len(fields[0])
-            for (number, _), row in zip(batch, fields, strict=True):
-                if len(row) != width:
-                    raise ValueError(f"{name}, line {number}: {len(row)} fields where {width} were expected")
-            table = np.array(fields, dtype=object)
-            labels = table[:, label_column]
-            features = np.delete(table, label_column % width, axis=1)
-            try:
-                X = features.astype(dtype)
-            except ValueError:
-                for (number, _), row in zip(batch, features, strict=True):
-                    for value in row:
-                        try:
-                            float(value)
-                        except ValueError:
-                            raise ValueError(
-                                f"{name}, line {number}: the feature {value!r} is not a number"
-                            ) from None
-                raise
-            produced += X.shape[0]
-            yield np.ascontiguousarray(X), _to_labels(np.char.strip(labels.astype(str)))
-        if produced == 0:
-            raise ValueError(f"{name} contains no examples")
+        if zero_based == "auto":
+            zero_based = nnz > 0 and min_raw == 0
+        if n_features is None:
+            n_features = max(max_raw + (1 if zero_based else 0), 0)
+        rows_hint = n_rows
+        nnz_per_row = nnz / n_rows
+    offset = 0 if zero_based else 1
+    index_dtype = np.int32 if n_features <= _INT32_MAX else np.int64
+    max_rows = chunk_size if rows_hint is None else min(chunk_size, rows_hint)
+
+    def new_chunk(capacity, index_dtype):
+        indptr = np.empty(max_rows + 1, dtype=index_dtype)
+        indptr[0] = 0
+        return (np.empty(max_rows), indptr, np.empty(capacity, dtype=index_dtype),
+                np.empty(capacity))
+
+    capacity = int(nnz_per_row * max_rows * 1.05) + 16
+    labels, indptr, indices, values = new_chunk(capacity, index_dtype)
+    n_rows = nnz = 0
+    produced = 0
+    line_base = 0
+
+    def make(n_rows, nnz):
+        data = values[:nnz]
+        if data.dtype != dtype:
+            data = data.astype(dtype)
+        X = sp.csr_matrix((data, indices[:nnz], indptr[: n_rows + 1]),
+                          shape=(n_rows, n_features), copy=False)
+        X.has_sorted_indices = True
+        return X, labels[:n_rows]
+
+    with _open_binary(name) as f:
+        for buf, stop in _line_blocks(f, block_size):
+            pos = 0
+            while True:
+                status, pos, n_rows, nnz, lines, _, _, start, end, aux = _core.parse_svmlight(
+                    buf, pos, stop, offset, n_features, True, max_rows,
+                    labels, indptr, indices, values, n_rows, nnz)
+                line_base += lines
+                if status == _core.DONE:
+                    break
+                if status == _core.CHUNK_FULL:
+                    yield make(n_rows, nnz)
+                    produced += n_rows
+                    capacity = int(nnz * 1.05) + 16
+                    labels, indptr, indices, values = new_chunk(capacity, index_dtype)
+                    n_rows = nnz = 0
+                elif status == _core.NEED_SPACE:
+                    capacity = 2 * indices.shape[0]
+                    if capacity > _INT32_MAX:
+                        index_dtype = np.int64
+                    indptr = indptr.astype(index_dtype)
+                    indices = np.concatenate([indices[:nnz].astype(index_dtype),
+                                              np.empty(capacity - nnz, dtype=index_dtype)])
+                    values = np.concatenate([values[:nnz], np.empty(capacity - nnz)])
+                else:
+                    raise _svmlight_error(name, line_base + 1, status, buf, start, end, aux,
+                                          n_features, offset)
+    if n_rows:
+        yield make(n_rows, nnz)
+        produced += n_rows
+    if produced == 0:
+        raise ValueError(f"{name} contains no examples")
 
 
-def _is_numeric_row(text: str, delimiter: str, label_column: int) -> bool:
-    fields = text.rstrip("\r\n").split(delimiter)
-    del fields[label_column]
-    try:
-        [float(v) for v in fields]
-    except ValueError:
-        return False
-    return True
+def load_svmlight(path, *, n_features=None, zero_based="auto", dtype=np.float64,
+                  chunk_size=100_000, block_size=DEFAULT_BLOCK_SIZE):
+    """Read a whole svmlight/LIBSVM file into ``(X, y)`` (CSR, float64 labels).
+
+    The chunks of :func:`iter_svmlight` concatenated; the keywords mean the same.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.svm"
+    >>> _ = path.write_text("1 0:1 4:2\\n-1 2:3\\n")
+    >>> X, y = load_svmlight(path)
+    >>> X.shape, X.nnz, y.tolist()
+    ((2, 5), 3, [1.0, -1.0])
+    """
+    return concat_chunks(iter_svmlight(path, chunk_size=chunk_size, n_features=n_features,
+                                       zero_based=zero_based, dtype=dtype,
+                                       block_size=block_size))
 
 
-def iter_arrays(X, y, *, chunk_size: int = 10_000) -> Iterator[tuple]:
-    """Chunks of in-memory arrays or a CSR matrix (views, no copies)."""
+# --------------------------------------------------------------------------- csv
+def _is_number(text):
+    return _NUMBER.fullmatch(text) is not None
+
+
+def iter_csv(path, *, chunk_size=10_000, label_column=-1, delimiter=",", header="auto",
+             dtype=np.float64, block_size=DEFAULT_BLOCK_SIZE) -> Iterator:
+    """Stream a delimited text file (plain, ``.gz``, ``.bz2``) as dense ``(X, y)`` chunks.
+
+    Every field but ``label_column`` (an index, negative from the end; ``None`` for no
+    labels, then ``y`` is ``None``) must be a number; blanks around fields are ignored,
+    quoting is not supported. Labels are kept as written: numbers (int64 when written as
+    integers, else float64) when the labels of the first chunk all are numbers, otherwise
+    strings. ``header="auto"`` skips the first line when one of its feature fields is not
+    a number. A row with the wrong number of fields, a feature that is not a number, or a
+    label that does not fit the labels before it raises ``ValueError`` naming the file
+    and line.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("a,b,class\\n1, 2.5, cat\\n-3,4e-1,dog\\n")
+    >>> X, y = next(iter_csv(path))
+    >>> X
+    array([[ 1. ,  2.5],
+           [-3. ,  0.4]])
+    >>> y.tolist()
+    ['cat', 'dog']
+    """
+    chunk_size = _check_positive_int(chunk_size, "chunk_size")
+    block_size = _check_positive_int(block_size, "block_size")
+    dtype = _check_float_dtype(dtype)
+    if not isinstance(delimiter, str) or len(delimiter.encode()) != 1 or delimiter == "\n":
+        raise ValueError(f"delimiter must be a single one-byte character; got {delimiter!r}")
+    if header not in (True, False, "auto"):
+        raise ValueError(f"header must be True, False or 'auto'; got {header!r}")
+    if label_column is not None and (isinstance(label_column, bool)
+                                     or not isinstance(label_column, int | np.integer)):
+        raise ValueError(f"label_column must be an integer or None; got {label_column!r}")
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"no such data file: {name}")
+    return _csv_chunks(lambda: _open_binary(name), name, chunk_size, label_column, delimiter,
+                       header, dtype, block_size)
+
+
+class _CsvChunk:
+    """Output arrays of :func:`_core.parse_csv` for one chunk."""
+
+    def __init__(self, max_rows, n_columns, label_capacity):
+        self.X = np.empty((max_rows, n_columns))
+        self.values = np.empty(max_rows)
+        self.numeric = np.empty(max_rows, dtype=np.bool_)
+        self.integral = np.empty(max_rows, dtype=np.bool_)
+        self.start = np.empty(max_rows, dtype=np.int64)
+        self.end = np.empty(max_rows, dtype=np.int64)
+        self.bytes = np.empty(label_capacity, dtype=np.uint8)
+        self.line = np.empty(max_rows, dtype=np.int64)
+        self.n_rows = 0
+        self.n_bytes = 0
+
+
+def _csv_first_line(buf, stop, name, delimiter, strip, header, label_column):
+    """Look at the first non-blank line of ``buf[:stop]``.
+
+    Returns ``None`` when there is none, else ``(pos, lines, n_fields, label_index)``:
+    parsing starts at ``pos`` after ``lines`` lines (past the header if there is one).
+    """
+    data = bytes(buf[:stop])
+    pos = line = 0
+    while pos < stop:
+        nl = data.find(b"\n", pos)
+        line_end = stop if nl < 0 else nl
+        text = data[pos:line_end].decode("utf-8", errors="replace")
+        if text.strip():
+            break
+        pos, line = line_end + 1, line + 1
+    else:
+        return None
+    fields = text.split(delimiter)
+    if strip:
+        fields = [field.strip() for field in fields]
+    n_fields = len(fields)
+    lc = None
+    if label_column is not None:
+        lc = label_column + n_fields if label_column < 0 else label_column
+        if not 0 <= lc < n_fields:
+            raise ValueError(f"{name}, line {line + 1}: label_column={label_column} is out of "
+                             f"range for {n_fields} fields")
+    if n_fields - (lc is not None) < 1:
+        raise ValueError(f"{name}, line {line + 1}: no feature columns besides the label")
+    is_header = header is True or (
+        header == "auto" and not all(_is_number(f) for i, f in enumerate(fields) if i != lc))
+    if is_header:
+        return line_end + 1, line + 1, n_fields, lc
+    return pos, line, n_fields, lc
+
+
+def _csv_labels(chunk, name, kind):
+    """Labels of a finished chunk and the label kind (fixed by the first chunk)."""
+    n = chunk.n_rows
+    numeric, integral = chunk.numeric[:n], chunk.integral[:n]
+    if kind is None:
+        kind = "str" if not numeric.all() else "int" if integral.all() else "float"
+
+    def text(row):
+        return _token(chunk.bytes, chunk.start[row], chunk.end[row])
+
+    if kind == "str":
+        width = max(int((chunk.end[:n] - chunk.start[:n]).max()), 1)
+        raw = np.zeros((n, width), dtype=np.uint8)
+        _core.gather_spans(chunk.bytes, chunk.start[:n], chunk.end[:n], raw)
+        return np.char.decode(raw.view(f"S{width}").ravel(), "utf-8"), kind
+    bad = np.flatnonzero(~numeric)
+    if bad.size:
+        row = bad[0]
+        raise ValueError(f"{name}, line {chunk.line[row]}: label {text(row)!r} is not a number, "
+                         "but the labels of the first chunk all were (so labels are numbers)")
+    values = chunk.values[:n]
+    if kind == "int":
+        off = np.flatnonzero(values != np.round(values))
+        if off.size:
+            row = off[0]
+            raise ValueError(f"{name}, line {chunk.line[row]}: label {text(row)!r} is not an "
+                             "integer, but the labels of the first chunk all were")
+        return values.astype(np.int64), kind
+    return values.copy(), kind
+
+
+def _csv_chunks(opener, name, chunk_size, label_column, delimiter, header, dtype, block_size):
+    delim = ord(delimiter)
+    strip = delimiter not in " \t"
+    chunk = None
+    line_base = 0
+    produced = 0
+    kind = None
+
+    def make():
+        nonlocal kind
+        X = chunk.X[: chunk.n_rows]
+        if X.dtype != dtype:
+            X = X.astype(dtype)
+        if lc is None:
+            return X, None
+        y, kind = _csv_labels(chunk, name, kind)
+        return X, y
+
+    with opener() as f:
+        for buf, stop in _line_blocks(f, block_size):
+            pos = 0
+            if chunk is None:
+                first = _csv_first_line(buf, stop, name, delimiter, strip, header, label_column)
+                if first is None:  # only blank lines so far
+                    line_base += int(np.count_nonzero(buf[:stop] == 10))
+                    continue
+                pos, lines, n_fields, lc = first
+                line_base += lines
+                first_line = line_base + 1
+                n_columns = n_fields - (lc is not None)
+                chunk = _CsvChunk(chunk_size, n_columns, 16 * chunk_size)
+            while True:
+                status, pos, chunk.n_rows, chunk.n_bytes, lines, start, end, aux = (
+                    _core.parse_csv(buf, pos, stop, delim, strip, n_fields,
+                                    -1 if lc is None else lc, chunk_size, line_base,
+                                    chunk.X, chunk.values, chunk.numeric, chunk.integral,
+                                    chunk.start, chunk.end, chunk.bytes, chunk.line,
+                                    chunk.n_rows, chunk.n_bytes))
+                line_base += lines
+                if status == _core.DONE:
+                    break
+                if status == _core.CHUNK_FULL:
+                    yield make()
+                    produced += chunk.n_rows
+                    chunk = _CsvChunk(chunk_size, n_columns, chunk.bytes.shape[0])
+                elif status == _core.NEED_SPACE:
+                    chunk.bytes = np.concatenate([chunk.bytes, np.empty_like(chunk.bytes)])
+                elif status == _core.BAD_FIELD:
+                    what = (f"field {aux + 1} is empty" if start == end
+                            else f"field {aux + 1} {_token(buf, start, end)!r} is not a number")
+                    raise ValueError(f"{name}, line {line_base + 1}: {what}")
+                else:  # FIELD_COUNT
+                    raise ValueError(f"{name}, line {line_base + 1}: expected {n_fields} fields "
+                                     f"(as on line {first_line}), found {aux}")
+    if chunk is not None and chunk.n_rows:
+        yield make()
+        produced += chunk.n_rows
+    if produced == 0:
+        raise ValueError(f"{name} contains no examples")
+
+
+def load_csv(path, *, label_column=-1, delimiter=",", header="auto", dtype=np.float64,
+             chunk_size=100_000, block_size=DEFAULT_BLOCK_SIZE):
+    """Read a whole delimited text file into dense ``(X, y)``; see :func:`iter_csv`.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("1,2,0\\n3,4,1\\n")
+    >>> X, y = load_csv(path)
+    >>> X.shape, y.dtype, y.tolist()
+    ((2, 2), dtype('int64'), [0, 1])
+    """
+    return concat_chunks(iter_csv(path, chunk_size=chunk_size, label_column=label_column,
+                                  delimiter=delimiter, header=header, dtype=dtype,
+                                  block_size=block_size))
+
+
+def _iter_csv_bytes(data, name, *, chunk_size=10_000, label_column=-1, delimiter=",",
+                    header="auto", dtype=np.float64, block_size=DEFAULT_BLOCK_SIZE):
+    """:func:`iter_csv` over bytes in memory (used for repaired files); ``name`` for messages."""
+    return _csv_chunks(lambda: io.BytesIO(data), name, chunk_size, label_column, delimiter,
+                       header, np.dtype(dtype), block_size)
+
+
+# --------------------------------------------------------------------------- arrays
+def iter_arrays(X, y=None, *, chunk_size=10_000) -> Iterator:
+    """Stream arrays in memory as ``(X, y)`` chunks of ``chunk_size`` rows.
+
+    Dense arrays and CSR matrices are sliced, not copied (a dense chunk is a view); other
+    sparse formats are converted to CSR once, other array-likes with ``np.asarray``.
+    ``y`` may be ``None``.
+
+    >>> import numpy as np
+    >>> chunks = iter_arrays(np.zeros((5, 2)), np.arange(5), chunk_size=2)
+    >>> [(X.shape, y.tolist()) for X, y in chunks]
+    [((2, 2), [0, 1]), ((2, 2), [2, 3]), ((1, 2), [4])]
+    """
+    chunk_size = _check_positive_int(chunk_size, "chunk_size")
+    if sp.issparse(X):
+        if X.format != "csr":
+            X = X.tocsr()
+    elif not isinstance(X, np.ndarray):
+        X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows, features); got shape {X.shape}")
+    if y is not None:
+        if not isinstance(y, np.ndarray):
+            y = np.asarray(y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    return _array_chunks(X, y, chunk_size)
+
+
+def _array_chunks(X, y, chunk_size):
     n = X.shape[0]
-    if len(y) != n:
-        raise ValueError(f"X has {n} rows but y has {len(y)} labels")
     for start in range(0, n, chunk_size):
-        yield X[start : start + chunk_size], y[start : start + chunk_size]
+        stop = min(start + chunk_size, n)
+        yield X[start:stop], (None if y is None else y[start:stop])
 
 
-def iter_npz(path, X_key: str = "X", y_key: str = "y", *, chunk_size: int = 10_000) -> Iterator[tuple]:
-    """Chunks of two arrays stored in an ``.npz`` file (``.npy`` files are memory-mapped)."""
-    with np.load(path, allow_pickle=False) as archive:
-        missing = [k for k in (X_key, y_key) if k not in archive.files]
-        if missing:
-            raise ValueError(f"{os.path.basename(os.fspath(path))} has no array {missing[0]!r}; it holds {archive.files}")
-        X, y = archive[X_key], archive[y_key]
-    yield from iter_arrays(X, y, chunk_size=chunk_size)
+def _npz_array(path, key):
+    """Array ``key`` of an ``.npz``: memory-mapped when stored uncompressed, else loaded."""
+    name = os.fspath(path)
+    with zipfile.ZipFile(name) as archive:
+        members = [m[:-4] for m in archive.namelist() if m.endswith(".npy")]
+        try:
+            info = archive.getinfo(key + ".npy")
+        except KeyError:
+            raise ValueError(
+                f"{name} has no array {key!r}; it holds {', '.join(members)}") from None
+        stored = info.compress_type == zipfile.ZIP_STORED
+    if stored:
+        with open(name, "rb") as f:
+            f.seek(info.header_offset)
+            local = f.read(30)
+            name_len, extra_len = struct.unpack("<HH", local[26:30])
+            f.seek(info.header_offset + 30 + name_len + extra_len)
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            else:
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            offset = f.tell()
+        if not dtype.hasobject:
+            if int(np.prod(shape)) == 0:
+                return np.empty(shape, dtype=dtype)
+            return np.memmap(name, dtype=dtype, mode="r", offset=offset, shape=shape,
+                             order="F" if fortran else "C")
+    with np.load(name, allow_pickle=False) as archive:
+        return archive[key]
+
+
+def iter_npz(path, X_key="X", y_key="y", chunk_size=10_000) -> Iterator:
+    """Stream arrays ``X_key`` and ``y_key`` of an ``.npz`` file as ``(X, y)`` chunks.
+
+    Arrays stored uncompressed (``np.savez``) are memory-mapped, so only the pages of the
+    current chunk are read; compressed ones (``np.savez_compressed``) are loaded whole
+    first. ``y_key=None`` gives ``y = None``.
+
+    >>> import pathlib, tempfile, numpy as np
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.npz"
+    >>> np.savez(path, X=np.arange(6.0).reshape(3, 2), y=np.array([1, -1, 1]))
+    >>> [(X.tolist(), y.tolist()) for X, y in iter_npz(path, chunk_size=2)]
+    [([[0.0, 1.0], [2.0, 3.0]], [1, -1]), ([[4.0, 5.0]], [1])]
+    """
+    chunk_size = _check_positive_int(chunk_size, "chunk_size")
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"no such data file: {name}")
+    X = _npz_array(name, X_key)
+    y = None if y_key is None else _npz_array(name, y_key)
+    if X.ndim != 2:
+        raise ValueError(f"{name}: array {X_key!r} must be 2-D; got shape {X.shape}")
+    if y is not None and y.shape[0] != X.shape[0]:
+        raise ValueError(f"{name}: {X_key!r} has {X.shape[0]} rows but {y_key!r} has "
+                         f"{y.shape[0]} labels")
+    return _npz_chunks(X, y, chunk_size)
+
+
+def _npz_chunks(X, y, chunk_size):
+    for Xc, yc in _array_chunks(X, y, chunk_size):
+        yield np.asarray(Xc), (None if yc is None else np.asarray(yc))
