@@ -28,8 +28,10 @@ def mean_std(values) -> str:
 
 
 def machine_line() -> str:
-    return (f"{datetime.date.today()} · {platform.processor() or platform.machine()} · "
-            f"{os.cpu_count()} cores · Python {platform.python_version()}")
+    return (
+        f"{datetime.date.today()} · {platform.processor() or platform.machine()} · "
+        f"{os.cpu_count()} cores · Python {platform.python_version()}"
+    )
 
 
 def write_markdown(name: str, title: str, lines: list[str]) -> pathlib.Path:

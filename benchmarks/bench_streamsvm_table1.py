@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _common import mean_std, timed, write_markdown
 from sklearn.svm import SVC
 
-from _common import mean_std, timed, write_markdown
 from streamsvm import Pegasos, Perceptron, StreamSVM
 from streamsvm.datasets import (
     DatasetNotFoundError,
@@ -41,6 +41,7 @@ def synthetic(make, seed=0):
     def load():
         X, y = make(20_200, random_state=seed)
         return X[:20_000], y[:20_000], X[20_000:], y[20_000:]
+
     return load
 
 
@@ -49,6 +50,7 @@ def named(name, n_train=None):
         X, y = load_dataset(name)
         Xt, yt = load_dataset(name, subset="test")
         return (X[:n_train], y[:n_train], Xt, yt) if n_train else (X, y, Xt, yt)
+
     return load
 
 
@@ -70,8 +72,13 @@ STREAMING = {
     "StreamSVM Algo-1": lambda: StreamSVM(),
     "StreamSVM Algo-2 (L=10)": lambda: StreamSVM(lookahead=10),
 }
-PAPER_COLUMN = {"Perceptron": 1, "Pegasos k=1": 2, "Pegasos k=20": 3, "StreamSVM Algo-1": 5,
-                "StreamSVM Algo-2 (L=10)": 6}
+PAPER_COLUMN = {
+    "Perceptron": 1,
+    "Pegasos k=1": 2,
+    "Pegasos k=20": 3,
+    "StreamSVM Algo-1": 5,
+    "StreamSVM Algo-2 (L=10)": 6,
+}
 
 
 def run(orders: int, quick: bool, svc_limit: int):
@@ -105,8 +112,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--orders", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="3000 training examples, 3 orders")
-    parser.add_argument("--svc-limit", type=int, default=50_000,
-                        help="train SVC on at most this many examples")
+    parser.add_argument(
+        "--svc-limit", type=int, default=50_000, help="train SVC on at most this many examples"
+    )
     args = parser.parse_args()
     orders = 3 if args.quick else args.orders
     rows = run(orders, args.quick, args.svc_limit)
@@ -139,8 +147,11 @@ def main():
         "the separations that make the best linear classifier reach the paper's libSVM "
         "column; the paper's own sets are not published. Waveform is class 0 vs the rest.",
     ]
-    path = write_markdown("streamsvm_table1.md" if not args.quick else "streamsvm_table1_quick.md",
-                          "StreamSVM, Table 1: single-pass accuracy", lines)
+    path = write_markdown(
+        "streamsvm_table1.md" if not args.quick else "streamsvm_table1_quick.md",
+        "StreamSVM, Table 1: single-pass accuracy",
+        lines,
+    )
     print(f"wrote {path}")
 
 

@@ -32,8 +32,22 @@ def test_train_save_evaluate_predict(runner, svmlight_file, tmp_path):
     path, X, y = svmlight_file
     model_path = tmp_path / "model.npz"
     result = runner.invoke(
-        main, ["train", "Pegasos", "--file", str(path), "--block-size", "5", "--alpha", "0.01",
-               "--chunk-size", "64", "--save", str(model_path), "--quiet"]
+        main,
+        [
+            "train",
+            "Pegasos",
+            "--file",
+            str(path),
+            "--block-size",
+            "5",
+            "--alpha",
+            "0.01",
+            "--chunk-size",
+            "64",
+            "--save",
+            str(model_path),
+            "--quiet",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "trained Pegasos on 300 examples" in result.output
@@ -48,7 +62,9 @@ def test_train_save_evaluate_predict(runner, svmlight_file, tmp_path):
     assert "PRBEP" in result.output and "AUC" in result.output
 
     out = tmp_path / "labels.txt"
-    result = runner.invoke(main, ["predict", str(model_path), "--file", str(path), "--output", str(out)])
+    result = runner.invoke(
+        main, ["predict", str(model_path), "--file", str(path), "--output", str(out)]
+    )
     assert result.exit_code == 0, result.output
     predicted = np.loadtxt(out)
     np.testing.assert_array_equal(predicted, model.predict(X))
@@ -57,8 +73,26 @@ def test_train_save_evaluate_predict(runner, svmlight_file, tmp_path):
 def test_resume_continues_the_stream(runner, svmlight_file, tmp_path):
     path, X, y = svmlight_file
     first, resumed = tmp_path / "a.npz", tmp_path / "b.npz"
-    assert runner.invoke(main, ["train", "Perceptron", "--file", str(path), "--save", str(first), "--quiet"]).exit_code == 0
-    result = runner.invoke(main, ["train", "Perceptron", "--resume", str(first), "--file", str(path), "--save", str(resumed), "--quiet"])
+    assert (
+        runner.invoke(
+            main, ["train", "Perceptron", "--file", str(path), "--save", str(first), "--quiet"]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(
+        main,
+        [
+            "train",
+            "Perceptron",
+            "--resume",
+            str(first),
+            "--file",
+            str(path),
+            "--save",
+            str(resumed),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     X_file, y_file = load_svmlight(path)  # the values as written (6 decimals)
     twice = streamsvm.Perceptron().partial_fit(X_file, y_file).partial_fit(X_file, y_file)
@@ -67,8 +101,18 @@ def test_resume_continues_the_stream(runner, svmlight_file, tmp_path):
 
 def test_train_on_a_generator(runner, tmp_path):
     result = runner.invoke(
-        main, ["train", "perceptron", "--data", "synthetic-a", "--n-samples", "3000", "--quiet",
-               "--save", str(tmp_path / "m.npz")]
+        main,
+        [
+            "train",
+            "perceptron",
+            "--data",
+            "synthetic-a",
+            "--n-samples",
+            "3000",
+            "--quiet",
+            "--save",
+            str(tmp_path / "m.npz"),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert streamsvm.load(tmp_path / "m.npz").n_seen_ == 3000
@@ -102,7 +146,9 @@ def test_malformed_line_is_reported_with_its_number(runner, svmlight_file, tmp_p
 
 
 def test_missing_files(runner, tmp_path):
-    result = runner.invoke(main, ["train", "Perceptron", "--file", str(tmp_path / "nope.svm"), "--quiet"])
+    result = runner.invoke(
+        main, ["train", "Perceptron", "--file", str(tmp_path / "nope.svm"), "--quiet"]
+    )
     assert result.exit_code == EXIT_DATA
     assert "nope.svm" in result.output
     result = runner.invoke(main, ["evaluate", str(tmp_path / "nope.npz"), "--data", "synthetic-a"])

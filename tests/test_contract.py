@@ -98,7 +98,10 @@ def test_prediction_never_changes_the_model(model):
 
 BAD_CALLS = {
     "nan": (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y), "NaN"),
-    "inf": (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y), "infinity"),
+    "inf": (
+        lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X), y),
+        "infinity",
+    ),
     "wrong width": (lambda X, y: (X[:, :-1], y), "features"),
     "label count": (lambda X, y: (X, y[:-1]), "labels"),
     "unknown label": (lambda X, y: (X, np.where(y == 0, 5, y)), "not in the declared classes"),
@@ -180,7 +183,9 @@ def test_sparse_input_matches_dense(model):
     X[np.abs(X) < 1.0] = 0.0
     dense = clone(model).fit(X, y)
     sparse = clone(model).fit(sp.csr_matrix(X), y)
-    np.testing.assert_allclose(dense.decision_function(X), sparse.decision_function(sp.csr_matrix(X)))
+    np.testing.assert_allclose(
+        dense.decision_function(X), sparse.decision_function(sp.csr_matrix(X))
+    )
 
 
 def test_classes_discovered_mid_stream(model):

@@ -87,7 +87,9 @@ def check_features(
     ndarray (C-contiguous float64) or scipy.sparse.csr_matrix (float64 data, int32 indices)
     """
     if X is None:
-        raise TypeError(f"{estimator_name} got X=None; expected an array of shape (n_samples, n_features)")
+        raise TypeError(
+            f"{estimator_name} got X=None; expected an array of shape (n_samples, n_features)"
+        )
     if sp.issparse(X) and not accept_sparse:
         raise TypeError(
             f"{estimator_name} does not accept sparse input; convert it with X.toarray() "
@@ -135,7 +137,10 @@ def check_labels(y, n_samples: int) -> np.ndarray:
         raise ValueError(f"X has {n_samples} examples but y has {y.shape[0]} labels")
     if y.dtype.kind in "fc":
         if not np.isfinite(y).all():
-            raise ValueError(f"Input y contains NaN or infinity (first at row {int(np.flatnonzero(~np.isfinite(y))[0])})")
+            raise ValueError(
+                "Input y contains NaN or infinity "
+                f"(first at row {int(np.flatnonzero(~np.isfinite(y))[0])})"
+            )
     target = type_of_target(y, input_name="y")
     if target not in ("binary", "multiclass"):
         raise ValueError(
@@ -155,7 +160,8 @@ def check_declared_classes(classes) -> np.ndarray:
         raise ValueError("classes contains duplicate labels")
     if unique.shape[0] < 2:
         raise ValueError(
-            f"classes names only one class ({unique.tolist()}); a classifier needs at least 2 classes"
+            f"classes names only one class ({unique.tolist()}); "
+            "a classifier needs at least 2 classes"
         )
     return unique
 
@@ -193,7 +199,8 @@ def check_one_example(x, *, feature_names: list | None, n_features: int | None):
             j = position.get(str(k))
             if j is None:
                 raise ValueError(
-                    f"unknown feature {k!r}: the model was started with features {feature_names[:10]}"
+                    f"unknown feature {k!r}: the model was started with features "
+                    f"{feature_names[:10]}"
                     + (" ..." if len(feature_names) > 10 else "")
                 )
             row[j] = _as_number(k, v)

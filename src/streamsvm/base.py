@@ -136,8 +136,14 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("__") or name in self._transient:
                 delattr(self, name)
-        for name in ("_feature_names", "_classes_declared", "_targets", "_signs",
-                     "_seed_entropy", "_n_learners_made"):
+        for name in (
+            "_feature_names",
+            "_classes_declared",
+            "_targets",
+            "_signs",
+            "_seed_entropy",
+            "_n_learners_made",
+        ):
             self.__dict__.pop(name, None)
 
     # ------------------------------------------------------------------ learners
@@ -169,7 +175,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         self._signs = []
 
     def _grow_classes(self, seen: np.ndarray) -> None:
-        """Bring ``classes_`` and the learners up to date with newly seen labels (see module doc)."""
+        """Bring ``classes_`` and the learners up to date with newly seen labels (module doc)."""
         new = np.setdiff1d(seen, self.classes_)
         if new.size == 0:
             return
@@ -185,7 +191,9 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
                 self._targets = [classes[1]]
                 self._signs = [-self._signs[0]]
         else:  # -> one-vs-rest
-            by_class = dict(zip(self._targets, zip(self.learners_, self._signs, strict=True), strict=True))
+            by_class = dict(
+                zip(self._targets, zip(self.learners_, self._signs, strict=True), strict=True)
+            )
             if len(old) == 2:
                 learner, sign = by_class[old[1]]
                 by_class[old[0]] = (copy.deepcopy(learner), -sign)
@@ -261,8 +269,10 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         seen = np.unique(y)
         if classes is not None:
             declared = check_declared_classes(classes)
-            if not first and getattr(self, "_classes_declared", False) and not np.array_equal(
-                declared, self.classes_
+            if (
+                not first
+                and getattr(self, "_classes_declared", False)
+                and not np.array_equal(declared, self.classes_)
             ):
                 raise ValueError(
                     f"classes={declared.tolist()} differs from the classes declared before "

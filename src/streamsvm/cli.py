@@ -123,12 +123,16 @@ def parse_estimator_options(cls, args: list[str]) -> dict:
     while i < len(args):
         token = args[i]
         if not token.startswith("--"):
-            raise CLIError(f"unexpected argument {token!r}; parameters are given as --name value", EXIT_USAGE)
+            raise CLIError(
+                f"unexpected argument {token!r}; parameters are given as --name value", EXIT_USAGE
+            )
         name, _, value = token[2:].partition("=")
         key = name.replace("-", "_")
         if key not in defaults:
             valid = ", ".join("--" + p.replace("_", "-") for p in defaults) or "(none)"
-            raise CLIError(f"{cls.__name__} has no parameter {name!r}; its parameters: {valid}", EXIT_USAGE)
+            raise CLIError(
+                f"{cls.__name__} has no parameter {name!r}; its parameters: {valid}", EXIT_USAGE
+            )
         if not value:
             if i + 1 >= len(args):
                 raise CLIError(f"--{name} needs a value", EXIT_USAGE)
@@ -204,7 +208,11 @@ def datasets_list():
     for name in ds.list_datasets():
         info = ds.describe_dataset(name)
         table.add_row(
-            name, str(info.task), str(info.n_train), str(info.n_test), str(info.n_features),
+            name,
+            str(info.task),
+            str(info.n_train),
+            str(info.n_test),
+            str(info.n_features),
             "yes" if ds.dataset_available(name) else "[red]no[/]",
         )
     console.print(table)
@@ -227,10 +235,23 @@ def datasets_describe(name):
 data_options = [
     click.option("--data", "data", metavar="NAME", help="a named dataset or generator"),
     click.option("--file", "file", type=click.Path(dir_okay=False), help="a data file"),
-    click.option("--format", "fmt", type=click.Choice(["svmlight", "csv", "npz"]), help="file format (default: from the suffix)"),
-    click.option("--subset", type=click.Choice(["train", "test", "all"]), default="train", show_default=True),
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["svmlight", "csv", "npz"]),
+        help="file format (default: from the suffix)",
+    ),
+    click.option(
+        "--subset", type=click.Choice(["train", "test", "all"]), default="train", show_default=True
+    ),
     click.option("--chunk-size", type=click.IntRange(1), default=5000, show_default=True),
-    click.option("--n-samples", type=click.IntRange(1), default=100_000, show_default=True, help="examples drawn from a generator"),
+    click.option(
+        "--n-samples",
+        type=click.IntRange(1),
+        default=100_000,
+        show_default=True,
+        help="examples drawn from a generator",
+    ),
     click.option("--seed", type=int, default=0, show_default=True, help="seed of generated data"),
 ]
 
@@ -277,7 +298,9 @@ def _reraise_data_errors(func):
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.pass_context
 @_reraise_data_errors
-def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path, resume, quiet):
+def train(
+    ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path, resume, quiet
+):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
     from .persistence import save
     from .registry import get_estimator
@@ -307,12 +330,19 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
         disable=quiet,
         transient=False,
     ) as progress:
-        task = progress.add_task(f"{type(model).__name__} on {source}", total=None, rate=0.0, size="-")
+        task = progress.add_task(
+            f"{type(model).__name__} on {source}", total=None, rate=0.0, size="-"
+        )
         for X, y in stream:
             model.partial_fit(X, y)
             seen += X.shape[0]
             elapsed = time.perf_counter() - start
-            progress.update(task, completed=seen, rate=seen / max(elapsed, 1e-9), size=_human_bytes(_model_bytes(model)))
+            progress.update(
+                task,
+                completed=seen,
+                rate=seen / max(elapsed, 1e-9),
+                size=_human_bytes(_model_bytes(model)),
+            )
     if seen == 0:
         raise CLIError(f"{source} holds no examples")
     model.finish()
@@ -330,12 +360,16 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
 @main.command()
 @click.argument("model_path", type=click.Path(dir_okay=False))
 @with_data_options
-@click.option("--output", type=click.File("w"), default="-", help="where to write one label per line")
+@click.option(
+    "--output", type=click.File("w"), default="-", help="where to write one label per line"
+)
 @_reraise_data_errors
 def predict(model_path, data, file, fmt, subset, chunk_size, n_samples, seed, output):
     """Predict a label for every example of a stream."""
     model = _load_model(model_path)
-    stream, _ = open_stream(data, file, fmt, chunk_size, subset, n_samples, seed, model.n_features_in_)
+    stream, _ = open_stream(
+        data, file, fmt, chunk_size, subset, n_samples, seed, model.n_features_in_
+    )
     for X, _y in stream:
         for label in model.predict(X):
             output.write(f"{label}\n")
@@ -350,7 +384,9 @@ def evaluate(model_path, data, file, fmt, subset, chunk_size, n_samples, seed):
     from . import metrics
 
     model = _load_model(model_path)
-    stream, source = open_stream(data, file, fmt, chunk_size, subset, n_samples, seed, model.n_features_in_)
+    stream, source = open_stream(
+        data, file, fmt, chunk_size, subset, n_samples, seed, model.n_features_in_
+    )
     labels, predictions, scores = [], [], []
     for X, y in stream:
         labels.append(np.asarray(y))
@@ -360,7 +396,10 @@ def evaluate(model_path, data, file, fmt, subset, chunk_size, n_samples, seed):
         raise CLIError(f"{source} holds no examples")
     y_true = np.concatenate(labels)
     y_pred = np.concatenate(predictions)
-    rows = [("examples", f"{y_true.shape[0]:,}"), ("accuracy", f"{metrics.accuracy(y_true, y_pred):.4f}")]
+    rows = [
+        ("examples", f"{y_true.shape[0]:,}"),
+        ("accuracy", f"{metrics.accuracy(y_true, y_pred):.4f}"),
+    ]
     if len(model.classes_) == 2:
         positive = model.classes_[1]
         s = np.concatenate(scores)
@@ -380,7 +419,9 @@ def evaluate(model_path, data, file, fmt, subset, chunk_size, n_samples, seed):
 
 
 @main.command()
-@click.option("--data", "data", default="synthetic-a", show_default=True, help="dataset or generator")
+@click.option(
+    "--data", "data", default="synthetic-a", show_default=True, help="dataset or generator"
+)
 @click.option("--n-train", type=click.IntRange(100), default=20_000, show_default=True)
 @click.option("--n-test", type=click.IntRange(10), default=5_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -31,7 +31,9 @@ def _concat(chunks):
     return X, np.concatenate(ys)
 
 
-def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_size=2_000, console=None):
+def run_demo(
+    *, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_size=2_000, console=None
+):
     """Train each estimator on one pass over the stream and the peers on the same data.
 
     Returns a rich :class:`~rich.table.Table` of test accuracy, training time, throughput
@@ -69,14 +71,29 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
     for name, cls in available_estimators().items():
         params = getattr(cls, "_demo_params", {})
         run(name, cls(**params), True, lambda m: m.model_nbytes_)
-    run("sklearn SGDClassifier (1 pass)", SGDClassifier(random_state=seed), True,
-        lambda m: m.coef_.nbytes + m.intercept_.nbytes)
-    run("sklearn SVC (batch, RBF)", SVC(), False,
-        lambda m: m.support_vectors_.nbytes + m.dual_coef_.nbytes + m.intercept_.nbytes)
+    run(
+        "sklearn SGDClassifier (1 pass)",
+        SGDClassifier(random_state=seed),
+        True,
+        lambda m: m.coef_.nbytes + m.intercept_.nbytes,
+    )
+    run(
+        "sklearn SVC (batch, RBF)",
+        SVC(),
+        False,
+        lambda m: m.support_vectors_.nbytes + m.dual_coef_.nbytes + m.intercept_.nbytes,
+    )
 
-    table = Table(title=f"streamsvm demo: {data}, {n_train:,} training / {len(y_test):,} test examples")
-    for column, justify in (("estimator", "left"), ("accuracy", "right"), ("train s", "right"),
-                            ("examples/s", "right"), ("model bytes", "right")):
+    table = Table(
+        title=f"streamsvm demo: {data}, {n_train:,} training / {len(y_test):,} test examples"
+    )
+    for column, justify in (
+        ("estimator", "left"),
+        ("accuracy", "right"),
+        ("train s", "right"),
+        ("examples/s", "right"),
+        ("model bytes", "right"),
+    ):
         table.add_column(column, justify=justify)
     for name, accuracy, seconds, rate, size in rows:
         table.add_row(name, f"{accuracy:.4f}", f"{seconds:.2f}", f"{rate:,.0f}", f"{size:,}")

@@ -90,7 +90,9 @@ class _Encoder:
             return {
                 "__object__": f"{cls.__module__}.{cls.__qualname__}",
                 "state": {
-                    k: self.encode(v, f"{where}.{k}") for k, v in vars(value).items() if k not in skip
+                    k: self.encode(v, f"{where}.{k}")
+                    for k, v in vars(value).items()
+                    if k not in skip
                 },
             }
         if callable(value):
@@ -198,7 +200,9 @@ def save(model, path) -> None:
         "estimator": f"{type(model).__module__}.{type(model).__qualname__}",
         "params": {k: encoder.encode(v, f"parameter {k!r}") for k, v in params.items()},
         "state": {
-            k: encoder.encode(v, f"attribute {k!r}") for k, v in vars(model).items() if k not in skip
+            k: encoder.encode(v, f"attribute {k!r}")
+            for k, v in vars(model).items()
+            if k not in skip
         },
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)

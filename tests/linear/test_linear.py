@@ -33,7 +33,9 @@ def test_pegasos_matches_reference(k, project, sparse):
     X, y = linear_task(n=503)
     lam = 1e-2
     w = naive.pegasos(X, y, lam, k, project)
-    model = Pegasos(alpha=lam, block_size=k, projection=project).fit(sp.csr_matrix(X) if sparse else X, y)
+    model = Pegasos(alpha=lam, block_size=k, projection=project).fit(
+        sp.csr_matrix(X) if sparse else X, y
+    )
     np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
 
 
@@ -65,8 +67,12 @@ def test_pegasos_learns_a_separable_problem():
 
 @pytest.mark.parametrize(
     "params, message",
-    [({"alpha": 0}, "alpha must be a positive"), ({"alpha": -1.0}, "alpha"),
-     ({"block_size": 0}, "block_size"), ({"block_size": 2.5}, "block_size")],
+    [
+        ({"alpha": 0}, "alpha must be a positive"),
+        ({"alpha": -1.0}, "alpha"),
+        ({"block_size": 0}, "block_size"),
+        ({"block_size": 2.5}, "block_size"),
+    ],
 )
 def test_pegasos_rejects_bad_parameters(params, message):
     X, y = linear_task(n=20)

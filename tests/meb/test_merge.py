@@ -17,8 +17,12 @@ def explicit_halves(X, y, C, cut):
     zA, zB = np.zeros(n - cut), np.zeros(cut)
     centre_A = np.concatenate([cA[:d], cA[d:], zA])
     centre_B = np.concatenate([cB[:d], zB, cB[d:]])
-    points = np.vstack([np.hstack([pA[:, :d], pA[:, d:], np.zeros((cut, n - cut))]),
-                        np.hstack([pB[:, :d], np.zeros((n - cut, cut)), pB[:, d:]])])
+    points = np.vstack(
+        [
+            np.hstack([pA[:, :d], pA[:, d:], np.zeros((cut, n - cut))]),
+            np.hstack([pB[:, :d], np.zeros((n - cut, cut)), pB[:, d:]]),
+        ]
+    )
     return centre_A, RA, centre_B, RB, points
 
 
@@ -55,10 +59,16 @@ def test_merge_handles_opposite_label_conventions():
     params = dict(center=False)
     left = StreamSVM(**params).partial_fit(X[:150][order_a], y[:150][order_a])
     right = StreamSVM(**params).partial_fit(X[150:][order_b], y[150:][order_b])
-    declared_left = StreamSVM(**params).partial_fit(X[:150][order_a], y[:150][order_a], classes=[-1, 1])
-    declared_right = StreamSVM(**params).partial_fit(X[150:][order_b], y[150:][order_b], classes=[-1, 1])
-    np.testing.assert_allclose(merge(left, right).decision_function(X),
-                               merge(declared_left, declared_right).decision_function(X))
+    declared_left = StreamSVM(**params).partial_fit(
+        X[:150][order_a], y[:150][order_a], classes=[-1, 1]
+    )
+    declared_right = StreamSVM(**params).partial_fit(
+        X[150:][order_b], y[150:][order_b], classes=[-1, 1]
+    )
+    np.testing.assert_allclose(
+        merge(left, right).decision_function(X),
+        merge(declared_left, declared_right).decision_function(X),
+    )
 
 
 def test_merge_refuses_incompatible_models():

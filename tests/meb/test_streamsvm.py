@@ -25,7 +25,7 @@ def test_algorithm1_matches_explicit_augmented_space(C, sparse):
     np.testing.assert_allclose(model.coef_[0], centre[: X.shape[1]], rtol=1e-10, atol=1e-12)
     assert model.radius_ == pytest.approx(radius, rel=1e-10)
     # xi^2 is the squared norm of the e-part of the centre (the corrected Algorithm 1, line 9)
-    assert learner.state[1] == pytest.approx(np.sum(centre[X.shape[1]:] ** 2), rel=1e-10)
+    assert learner.state[1] == pytest.approx(np.sum(centre[X.shape[1] :] ** 2), rel=1e-10)
     assert model.n_core_vectors_ == updates
 
 
@@ -49,7 +49,9 @@ def exact_meb_radius(points):
         np.full(n, 1.0 / n),
         jac=lambda lam: -(diag - 2 * gram @ lam),
         bounds=[(0, 1)] * n,
-        constraints=[{"type": "eq", "fun": lambda lam: lam.sum() - 1, "jac": lambda lam: np.ones(n)}],
+        constraints=[
+            {"type": "eq", "fun": lambda lam: lam.sum() - 1, "jac": lambda lam: np.ones(n)}
+        ],
         method="SLSQP",
         options={"ftol": 1e-14, "maxiter": 500},
     )
@@ -87,8 +89,9 @@ def test_centring_matters_for_an_unbiased_hyperplane():
     assert centred > uncentred + 0.1
 
 
-@pytest.mark.parametrize("params, message", [({"C": 0}, "C must be a positive"),
-                                             ({"center": "yes"}, "center must be")])
+@pytest.mark.parametrize(
+    "params, message", [({"C": 0}, "C must be a positive"), ({"center": "yes"}, "center must be")]
+)
 def test_bad_parameters(params, message):
     X, y = make_synthetic_a(50, random_state=0)
     with pytest.raises(ValueError, match=message):

@@ -26,10 +26,14 @@ class LinearStreamClassifier(StreamClassifier):
     def coef_(self) -> np.ndarray:
         """Weights, shape (1, n_features) for two classes, else (n_classes, n_features)."""
         self._check_fitted()
-        return np.vstack([s * l.weights()[0] for l, s in zip(self.learners_, self._signs, strict=True)])
+        return np.vstack(
+            [s * l.weights()[0] for l, s in zip(self.learners_, self._signs, strict=True)]
+        )
 
     @property
     def intercept_(self) -> np.ndarray:
         """Biases, shape (1,) for two classes, else (n_classes,)."""
         self._check_fitted()
-        return np.array([s * l.weights()[1] for l, s in zip(self.learners_, self._signs, strict=True)])
+        return np.array(
+            [s * l.weights()[1] for l, s in zip(self.learners_, self._signs, strict=True)]
+        )

@@ -36,11 +36,33 @@ class _PegasosLearner(LinearLearner):
     def _run(self, X, y, block_size):
         margins = np.empty(block_size)
         if sp.issparse(X):
-            out = pegasos_csr(X.indptr, X.indices, X.data, y, self.v, self.scale, self.sqnorm_v,
-                              self.t, self.alpha, block_size, self.projection, margins)
+            out = pegasos_csr(
+                X.indptr,
+                X.indices,
+                X.data,
+                y,
+                self.v,
+                self.scale,
+                self.sqnorm_v,
+                self.t,
+                self.alpha,
+                block_size,
+                self.projection,
+                margins,
+            )
         else:
-            out = pegasos_dense(X, y, self.v, self.scale, self.sqnorm_v, self.t, self.alpha,
-                                block_size, self.projection, margins)
+            out = pegasos_dense(
+                X,
+                y,
+                self.v,
+                self.scale,
+                self.sqnorm_v,
+                self.t,
+                self.alpha,
+                block_size,
+                self.projection,
+                margins,
+            )
         self.scale, self.sqnorm_v, self.t, updates = out
         self.n_updates += int(updates)
 
@@ -122,8 +144,11 @@ class Pegasos(LinearStreamClassifier):
     def _check_params(self):
         if not isinstance(self.alpha, numbers.Real) or not self.alpha > 0:
             raise ValueError(f"alpha must be a positive number; got {self.alpha!r}")
-        if (not isinstance(self.block_size, numbers.Integral) or isinstance(self.block_size, bool)
-                or self.block_size < 1):
+        if (
+            not isinstance(self.block_size, numbers.Integral)
+            or isinstance(self.block_size, bool)
+            or self.block_size < 1
+        ):
             raise ValueError(f"block_size must be an integer >= 1; got {self.block_size!r}")
 
     @property

@@ -1,8 +1,7 @@
 """Rosenblatt's perceptron, one pass: the simplest baseline of StreamSVM's Table 1."""
 
-import scipy.sparse as sp
-
 import numpy as np
+import scipy.sparse as sp
 
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense

@@ -165,8 +165,9 @@ def algorithm2_scan_dense(X, y, start, w, state, inv_C, buffer_X, buffer_y, n_bu
 
 
 @njit(cache=True)
-def algorithm2_scan_csr(indptr, indices, data, y, start, w, state, inv_C, buffer_X, buffer_y,
-                        n_buffered, row):
+def algorithm2_scan_csr(
+    indptr, indices, data, y, start, w, state, inv_C, buffer_X, buffer_y, n_buffered, row
+):
     """:func:`algorithm2_scan_dense` for CSR rows (``row`` is a dense work vector)."""
     L = buffer_X.shape[0]
     i = start

@@ -24,8 +24,10 @@ def _same_preprocessing(models):
     first = models[0]
     for other in models[1:]:
         if other.get_params() != first.get_params():
-            raise ValueError("merge needs models with the same parameters; "
-                             f"got {first.get_params()} and {other.get_params()}")
+            raise ValueError(
+                "merge needs models with the same parameters; "
+                f"got {first.get_params()} and {other.get_params()}"
+            )
         if other.n_features_in_ != first.n_features_in_:
             raise ValueError("merge needs models of the same number of features")
         if (first.mean_ is None) != (other.mean_ is None) or (
@@ -36,7 +38,9 @@ def _same_preprocessing(models):
                 "spaces; train the parts with center=False (on data centred beforehand)"
             )
         if not np.array_equal(np.asarray(first.classes_), np.asarray(other.classes_)):
-            raise ValueError(f"merge needs the same classes; got {first.classes_} and {other.classes_}")
+            raise ValueError(
+                f"merge needs the same classes; got {first.classes_} and {other.classes_}"
+            )
 
 
 def merge(*models: StreamSVM, tol: float = 1e-10) -> StreamSVM:

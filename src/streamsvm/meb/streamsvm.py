@@ -33,7 +33,9 @@ class _StreamSVMLearner(BinaryLearner):
             self._partial_fit_lookahead(X, y)
             return
         if sp.issparse(X):
-            updates = _core.algorithm1_csr(X.indptr, X.indices, X.data, y, self.w, self.state, self.inv_C)
+            updates = _core.algorithm1_csr(
+                X.indptr, X.indices, X.data, y, self.w, self.state, self.inv_C
+            )
         else:
             updates = _core.algorithm1_dense(X, y, self.w, self.state, self.inv_C)
         self.n_updates += int(updates)
@@ -47,12 +49,31 @@ class _StreamSVMLearner(BinaryLearner):
         while position < X.shape[0]:
             if row is not None:
                 position, self.n_buffered = _core.algorithm2_scan_csr(
-                    X.indptr, X.indices, X.data, y, position, self.w, self.state, self.inv_C,
-                    self.buffer_X, self.buffer_y, self.n_buffered, row)
+                    X.indptr,
+                    X.indices,
+                    X.data,
+                    y,
+                    position,
+                    self.w,
+                    self.state,
+                    self.inv_C,
+                    self.buffer_X,
+                    self.buffer_y,
+                    self.n_buffered,
+                    row,
+                )
             else:
                 position, self.n_buffered = _core.algorithm2_scan_dense(
-                    X, y, position, self.w, self.state, self.inv_C, self.buffer_X,
-                    self.buffer_y, self.n_buffered)
+                    X,
+                    y,
+                    position,
+                    self.w,
+                    self.state,
+                    self.inv_C,
+                    self.buffer_X,
+                    self.buffer_y,
+                    self.n_buffered,
+                )
             if self.n_buffered == self.lookahead:
                 self._enclose_buffer()
         self.n_seen += X.shape[0]
@@ -70,7 +91,9 @@ class _StreamSVMLearner(BinaryLearner):
         centres = np.vstack([self.w, self.buffer_y[:k, None] * self.buffer_X[:k]])
         extra = np.concatenate([[self.state[_core.XI2]], np.full(k, self.inv_C)])
         radii = np.concatenate([[self.state[_core.R_]], np.zeros(k)])
-        ball = meb_of_balls_and_points(augmented_gram(centres @ centres.T, extra), radii, tol=self.tol)
+        ball = meb_of_balls_and_points(
+            augmented_gram(centres @ centres.T, extra), radii, tol=self.tol
+        )
         self.w = ball.weights @ centres
         self.state[_core.XI2] = float(np.sum(ball.weights**2 * extra))
         self.state[_core.WNORM2] = float(self.w @ self.w)
@@ -156,8 +179,9 @@ class StreamSVM(StreamClassifier):
     _bounded_memory = True
     _test_params = [{}, {"center": False, "C": 10.0}]
 
-    def __init__(self, *, C=1.0, lookahead=1, fit_intercept=False, normalize=True, center="auto",
-                 tol=1e-8):
+    def __init__(
+        self, *, C=1.0, lookahead=1, fit_intercept=False, normalize=True, center="auto", tol=1e-8
+    ):
         self.C = C
         self.lookahead = lookahead
         self.tol = tol
@@ -168,8 +192,11 @@ class StreamSVM(StreamClassifier):
     def _check_params(self):
         if not isinstance(self.C, numbers.Real) or not self.C > 0:
             raise ValueError(f"C must be a positive number; got {self.C!r}")
-        if (not isinstance(self.lookahead, numbers.Integral) or isinstance(self.lookahead, bool)
-                or self.lookahead < 1):
+        if (
+            not isinstance(self.lookahead, numbers.Integral)
+            or isinstance(self.lookahead, bool)
+            or self.lookahead < 1
+        ):
             raise ValueError(f"lookahead must be an integer >= 1; got {self.lookahead!r}")
         if not isinstance(self.tol, numbers.Real) or not 0 < self.tol < 1:
             raise ValueError(f"tol must be in (0, 1); got {self.tol!r}")
@@ -214,8 +241,10 @@ class StreamSVM(StreamClassifier):
                 X = X / np.where(norms > 0, norms, 1.0)
         if sp.issparse(X):
             X.sort_indices()
-            return sp.csr_matrix((X.data.astype(np.float64), X.indices.astype(np.int32),
-                                  X.indptr.astype(np.int32)), shape=X.shape)
+            return sp.csr_matrix(
+                (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+                shape=X.shape,
+            )
         return np.ascontiguousarray(X, dtype=np.float64)
 
     @property
