@@ -3,21 +3,17 @@
 import numpy as np
 from numba import njit
 
+from ..kernels._core import dot_csr_dense, dot_dense
+
 
 @njit(cache=True)
 def _dot_dense(w, x):
-    s = 0.0
-    for j in range(x.shape[0]):
-        s += w[j] * x[j]
-    return s
+    return dot_dense(w, x)
 
 
 @njit(cache=True)
 def _dot_csr(w, indices, data, start, stop):
-    s = 0.0
-    for p in range(start, stop):
-        s += w[indices[p]] * data[p]
-    return s
+    return dot_csr_dense(indices[start:stop], data[start:stop], w)
 
 
 @njit(cache=True)

@@ -33,6 +33,20 @@ STATE_SIZE = 5
 
 
 @njit(cache=True)
+def _ball_step(R, xi2, d, inv_C):
+    """Step size ``a`` and the new ``(R, xi2)`` when a point at distance ``d >= R`` enters."""
+    a = 0.5 * (1.0 - R / d)
+    return a, R + 0.5 * (d - R), xi2 * (1.0 - a) ** 2 + a * a * inv_C
+
+
+@njit(cache=True)
+def _store(state, R, xi2, wnorm2, started, updates):
+    state[R_], state[XI2], state[WNORM2] = R, xi2, wnorm2
+    state[STARTED] = 1.0 if started else 0.0
+    state[N_CORE] += updates
+
+
+@njit(cache=True)
 def _update_dense(w, x, label, a):
     norm2 = 0.0
     for j in range(w.shape[0]):
@@ -69,14 +83,10 @@ def algorithm1_dense(X, y, w, state, inv_C):
         d2 = wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C
         d = np.sqrt(max(d2, 0.0))
         if d >= R and d > 0.0:
-            a = 0.5 * (1.0 - R / d)
+            a, R, xi2 = _ball_step(R, xi2, d, inv_C)
             wnorm2 = _update_dense(w, X[i], y[i], a)
-            R += 0.5 * (d - R)
-            xi2 = xi2 * (1.0 - a) ** 2 + a * a * inv_C
             updates += 1
-    state[R_], state[XI2], state[WNORM2] = R, xi2, wnorm2
-    state[STARTED] = 1.0 if started else 0.0
-    state[N_CORE] += updates
+    _store(state, R, xi2, wnorm2, started, updates)
     return updates
 
 
@@ -106,7 +116,7 @@ def algorithm1_csr(indptr, indices, data, y, w, state, inv_C):
         d2 = wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C
         d = np.sqrt(max(d2, 0.0))
         if d >= R and d > 0.0:
-            a = 0.5 * (1.0 - R / d)
+            a, R, xi2 = _ball_step(R, xi2, d, inv_C)
             for j in range(w.shape[0]):
                 w[j] *= 1.0 - a
             for p in range(lo, hi):
@@ -114,12 +124,8 @@ def algorithm1_csr(indptr, indices, data, y, w, state, inv_C):
             wnorm2 = 0.0
             for j in range(w.shape[0]):
                 wnorm2 += w[j] * w[j]
-            R += 0.5 * (d - R)
-            xi2 = xi2 * (1.0 - a) ** 2 + a * a * inv_C
             updates += 1
-    state[R_], state[XI2], state[WNORM2] = R, xi2, wnorm2
-    state[STARTED] = 1.0 if started else 0.0
-    state[N_CORE] += updates
+    _store(state, R, xi2, wnorm2, started, updates)
     return updates
 
 
