@@ -27,12 +27,13 @@ import numpy as np
 import scipy
 import scipy.sparse as sp
 import sklearn
-from _common import write_markdown
 from numba import njit
 from sklearn.metrics.pairwise import rbf_kernel
 from threadpoolctl import threadpool_limits
 
 from streamsvm.kernels import RBF, Kernel, _core
+
+from _common import write_markdown
 
 GAMMA = 0.1
 RCV1_FEATURES = 47_236

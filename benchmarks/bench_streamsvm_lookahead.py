@@ -11,9 +11,10 @@ import argparse
 
 import numpy as np
 
-from _common import RESULTS, timed, write_markdown
 from streamsvm import StreamSVM
 from streamsvm.datasets import load_dataset
+
+from _common import RESULTS, timed, write_markdown
 
 LOOKAHEADS = (1, 2, 5, 10, 20, 50, 100)
 
@@ -41,7 +42,8 @@ def main():
         f"MNIST 8 vs 9, test accuracy (%) over {orders} random orders of the training stream, "
         "StreamSVM defaults (C = 1, centred, unit rows) but the lookahead.",
         "",
-        "| lookahead L | accuracy (mean) | std over orders | seconds per pass | M (core-vector bound) |",
+        "| lookahead L | accuracy (mean) | std over orders | seconds per pass "
+        "| M (core-vector bound) |",
         "|---:|---:|---:|---:|---:|",
     ]
     lines += [f"| {L} | {m:.2f} | {s:.2f} | {t:.2f} | {c:.0f} |" for L, m, s, t, c in rows]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from _common import mean_std, timed, write_markdown
 from sklearn.svm import SVC
 
 from streamsvm import Pegasos, Perceptron, StreamSVM
@@ -23,6 +22,8 @@ from streamsvm.datasets import (
     make_synthetic_b,
     make_synthetic_c,
 )
+
+from _common import mean_std, timed, write_markdown
 
 # Table 1 of the paper: libSVM, Perceptron, Pegasos k=1, k=20, LASVM, StreamSVM Algo-1, Algo-2
 PAPER = {

@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from streamsvm import Pegasos, Perceptron
+
 from tests import naive
 
 

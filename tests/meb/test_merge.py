@@ -6,6 +6,7 @@ import pytest
 from streamsvm import StreamSVM
 from streamsvm.datasets import make_synthetic_c
 from streamsvm.meb import merge
+
 from tests import naive
 
 

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from streamsvm import StreamSVM
 from streamsvm.datasets import make_synthetic_a, make_synthetic_c
+
 from tests import naive
 from tests.conftest import data_file
 
