@@ -57,3 +57,27 @@ def streamsvm_algorithm1(X, y, C):
             radius += step
             updates += 1
     return centre, radius, updates, points
+
+
+def streamsvm_kernel_algorithm1(X, y, C, kernel):
+    """Kernelised StreamSVM (Sec. 4.2) in plain Python: the centre is
+    [sum_m beta_m y_m phi(x_m); sum_m beta_m C^{-1/2} e_m] with convex weights beta, and every
+    distance is computed from scratch with kernel evaluations (no incremental norms).
+    ``kernel(a, b)`` returns k(a, b). Returns (beta over all examples, radius)."""
+    n = X.shape[0]
+    beta = np.zeros(n)
+    beta[0] = 1.0
+    radius = 0.0
+    for i in range(1, n):
+        support = np.flatnonzero(beta)
+        w_norm2 = sum(beta[a] * beta[b] * y[a] * y[b] * kernel(X[a], X[b])
+                      for a in support for b in support)
+        f = sum(beta[m] * y[m] * kernel(X[m], X[i]) for m in support)
+        xi2 = np.sum(beta**2) / C
+        d = np.sqrt(w_norm2 - 2 * y[i] * f + kernel(X[i], X[i]) + xi2 + 1 / C)
+        if d >= radius:
+            a = 0.5 * (1 - radius / d)
+            beta *= 1 - a
+            beta[i] = a
+            radius += 0.5 * (d - radius)
+    return beta, radius

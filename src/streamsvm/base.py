@@ -239,8 +239,9 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
             )
         self._reset()
         self._start(X.shape[1])
+        X = self._prepare_first(X)
         self._grow_classes(classes)
-        self._learn(self._prepare_first(X), y, whole_pass=True)
+        self._learn(X, y, whole_pass=True)
         return self
 
     def _prepare_first(self, X):

@@ -23,6 +23,8 @@ prints 1, again the C = 1 case: the centre is p_1, whose e-part has squared norm
 import numpy as np
 from numba import njit
 
+from ..kernels._core import kernel_dense, kernel_row_dense, normalize_row
+
 # indices into the learner's scalar state vector
 R_ = 0
 XI2 = 1
@@ -197,3 +199,81 @@ def algorithm2_scan_csr(
                 n_buffered += 1
         i += 1
     return i, n_buffered
+
+
+@njit(cache=True)
+def kernel_algorithm1_dense(
+    X,
+    x_sq,
+    y,
+    start,
+    core,
+    core_sq,
+    core_self,
+    alpha,
+    n_stored,
+    state,
+    inv_C,
+    code,
+    gamma,
+    degree,
+    coef0,
+    normalized,
+    row,
+):
+    """Kernelised Algorithm 1 (Sec. 4.2) from row ``start`` until the rows or the core-vector
+    storage run out.
+
+    The centre's feature part is ``w = sum_m alpha_m phi(z_m)`` over the stored core vectors
+    (``alpha_m = y_m beta_m`` with ``beta`` the convex weights), and ``state`` keeps
+    ``||w||^2`` so that a distance costs one kernel row over the core vectors:
+
+        d^2 = ||w||^2 - 2 y f(x) + k(x, x) + xi2 + 1/C,   f(x) = sum_m alpha_m k(z_m, x).
+
+    An update scales ``alpha`` by ``1 - a``, stores ``x`` with ``alpha = a y``, and sets
+    ``||w||^2 <- (1-a)^2 ||w||^2 + 2 a (1-a) y f(x) + a^2 k(x, x)``. With ``normalized`` the
+    kernel is ``k / sqrt(k(x,x) k(z,z))`` (``core_self`` holds the raw self-kernels).
+
+    Returns ``(next_row, n_stored, kernel_evaluations)``; the caller grows the storage when
+    ``n_stored == core.shape[0]`` and calls again.
+    """
+    evals = 0
+    capacity = core.shape[0]
+    i = start
+    while i < X.shape[0]:
+        if n_stored == capacity:
+            return i, n_stored, evals
+        x = X[i]
+        raw_self = kernel_dense(x, x_sq[i], x, x_sq[i], code, gamma, degree, coef0)
+        kxx = (1.0 if raw_self > 0.0 else 0.0) if normalized else raw_self
+        evals += 1
+        if state[STARTED] == 0.0:
+            core[0, :] = x
+            core_sq[0], core_self[0], alpha[0] = x_sq[i], raw_self, y[i]
+            n_stored = 1
+            state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, kxx, 1.0
+            state[N_CORE] += 1
+            i += 1
+            continue
+        n = n_stored
+        out = row[:n]
+        kernel_row_dense(x, x_sq[i], core[:n], core_sq[:n], code, gamma, degree, coef0, out)
+        if normalized:
+            normalize_row(out, raw_self, core_self[:n])
+        evals += n
+        f = 0.0
+        for m in range(n):
+            f += alpha[m] * out[m]
+        R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
+        d = np.sqrt(max(wnorm2 - 2.0 * y[i] * f + kxx + xi2 + inv_C, 0.0))
+        if d >= R and d > 0.0:
+            a, R, xi2 = _ball_step(R, xi2, d, inv_C)
+            for m in range(n):
+                alpha[m] *= 1.0 - a
+            core[n, :] = x
+            core_sq[n], core_self[n], alpha[n] = x_sq[i], raw_self, a * y[i]
+            n_stored += 1
+            wnorm2 = (1.0 - a) ** 2 * wnorm2 + 2.0 * a * (1.0 - a) * y[i] * f + a * a * kxx
+            _store(state, R, xi2, wnorm2, True, 1)
+        i += 1
+    return i, n_stored, evals

@@ -8,8 +8,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import BinaryLearner, StreamClassifier
+from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
+
+KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 
 
 class _StreamSVMLearner(BinaryLearner):
@@ -118,6 +121,86 @@ class _StreamSVMLearner(BinaryLearner):
         return int(self.state[_core.N_CORE])
 
 
+class _KernelStreamSVMLearner(BinaryLearner):
+    """Kernelised ball (Sec. 4.2): coefficients ``alpha`` over the stored core vectors."""
+
+    _BLOCK = 1024  # CSR rows densified at a time
+
+    def __init__(self, n_features, rng, *, C, jit_kernel):
+        super().__init__(n_features, rng)
+        self.inv_C = 1.0 / float(C)
+        self.code, self.gamma, self.degree, self.coef0, self.normalized = jit_kernel
+        self.core = np.zeros((16, n_features))
+        self.core_sq = np.zeros(16)
+        self.core_self = np.zeros(16)
+        self.alpha = np.zeros(16)
+        self.n_stored = 0
+        self.state = np.zeros(_core.STATE_SIZE)
+        self.n_kernel_evals = 0
+
+    def _grow(self):
+        capacity = 2 * self.core.shape[0]
+        for name in ("core_sq", "core_self", "alpha"):
+            grown = np.zeros(capacity)
+            grown[: self.n_stored] = getattr(self, name)[: self.n_stored]
+            setattr(self, name, grown)
+        core = np.zeros((capacity, self.n_features))
+        core[: self.n_stored] = self.core[: self.n_stored]
+        self.core = core
+
+    def partial_fit(self, X, y):
+        for start in range(0, X.shape[0], self._BLOCK if sp.issparse(X) else max(X.shape[0], 1)):
+            block = X[start : start + self._BLOCK] if sp.issparse(X) else X
+            dense = block.toarray() if sp.issparse(block) else block
+            labels = y[start : start + dense.shape[0]]
+            sq = np.einsum("ij,ij->i", dense, dense)
+            position = 0
+            while position < dense.shape[0]:
+                row = np.empty(self.core.shape[0])
+                position, self.n_stored, evals = _core.kernel_algorithm1_dense(
+                    dense,
+                    sq,
+                    labels,
+                    position,
+                    self.core,
+                    self.core_sq,
+                    self.core_self,
+                    self.alpha,
+                    self.n_stored,
+                    self.state,
+                    self.inv_C,
+                    self.code,
+                    self.gamma,
+                    self.degree,
+                    self.coef0,
+                    self.normalized,
+                    row,
+                )
+                self.n_kernel_evals += int(evals)
+                if self.n_stored == self.core.shape[0]:
+                    self._grow()
+        self.n_seen += X.shape[0]
+
+    def decision_function(self, X):
+        n = self.n_stored
+        kernel = Kernel(
+            KERNEL_NAMES[self.code],
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+            normalized=self.normalized,
+        )
+        return kernel.matrix(X, self.core[:n]) @ self.alpha[:n]
+
+    @property
+    def radius(self) -> float:
+        return float(self.state[_core.R_])
+
+    @property
+    def n_core(self) -> int:
+        return int(self.state[_core.N_CORE])
+
+
 class StreamSVM(StreamClassifier):
     """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithm 1).
 
@@ -141,6 +224,10 @@ class StreamSVM(StreamClassifier):
     ----------
     C : float, default=1.0
         Slack cost of the L2-SVM (eq. 1); the augmented points carry ``C^{-1/2} e_n``.
+    kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
+        With a non-linear kernel the model keeps coefficients over its core vectors
+        (Sec. 4.2) and a distance costs one kernel row over them (memory grows with the
+        core vectors, which are few). ``gamma``, ``degree``, ``coef0`` as in scikit-learn.
     lookahead : int, default=1
         Algorithm 2's ``L``: points outside the ball are buffered, and every ``L`` of them
         the ball is replaced by the exact minimum enclosing ball of itself and the buffer.
@@ -177,12 +264,27 @@ class StreamSVM(StreamClassifier):
     _learner_class = _StreamSVMLearner
     _learner_params = ("C", "lookahead", "tol")
     _bounded_memory = True
-    _test_params = [{}, {"center": False, "C": 10.0}]
+    _test_params = [{}, {"center": False, "C": 10.0}, {"kernel": "rbf", "C": 10.0}]
 
     def __init__(
-        self, *, C=1.0, lookahead=1, fit_intercept=False, normalize=True, center="auto", tol=1e-8
+        self,
+        *,
+        C=1.0,
+        kernel="linear",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        lookahead=1,
+        fit_intercept=False,
+        normalize=True,
+        center="auto",
+        tol=1e-8,
     ):
         self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
         self.lookahead = lookahead
         self.tol = tol
         self.fit_intercept = fit_intercept
@@ -202,6 +304,16 @@ class StreamSVM(StreamClassifier):
             raise ValueError(f"tol must be in (0, 1); got {self.tol!r}")
         if self.center not in ("auto", True, False):
             raise ValueError(f"center must be 'auto', True or False; got {self.center!r}")
+        if callable(self.kernel):
+            raise ValueError(
+                "StreamSVM needs a built-in kernel: 'linear', 'rbf', 'poly', 'sigmoid'"
+            )
+        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        if self.kernel != "linear" and self.lookahead > 1:
+            raise ValueError(
+                "lookahead > 1 is implemented for the linear kernel only; use lookahead=1 "
+                f"with kernel={self.kernel!r}"
+            )
 
     @property
     def _chunk_invariant(self) -> bool:
@@ -214,25 +326,40 @@ class StreamSVM(StreamClassifier):
         return self.center != "auto"
 
     def _make_learner(self):
-        learner = super()._make_learner()
+        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
+        self._n_learners_made += 1
         width = self.n_features_in_ + (1 if self.fit_intercept else 0)
-        if learner.n_features != width:
-            learner.__init__(width, learner.rng, **self._learner_kwargs())
-        return learner
+        if self.kernel == "linear":
+            return _StreamSVMLearner(width, rng, C=self.C, lookahead=self.lookahead, tol=self.tol)
+        normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
+        jit_kernel = (
+            KERNEL_CODES[self.kernel],
+            float(self.gamma_),
+            int(self.degree),
+            float(self.coef0),
+            normalized,
+        )
+        return _KernelStreamSVMLearner(width, rng, C=self.C, jit_kernel=jit_kernel)
 
     def _prepare_first(self, X):
         use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
         self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
-        return self._prepare(X)
+        X = self._prepare(X)
+        if self.kernel != "linear":
+            spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+            self.gamma_ = float(spec.resolve(X).gamma_)
+        return X
 
     def _prepare(self, X):
-        """Centre, append the bias feature, scale rows to unit norm (in that order)."""
+        """Centre, append the bias feature, and for the linear kernel scale rows to unit norm
+        (the other kernels are normalised in kernel space: RBF already has k(x, x) = 1, poly
+        and sigmoid use k / sqrt(k(x,x) k(z,z)))."""
         if self.mean_ is not None:
             X = (X.toarray() if sp.issparse(X) else X) - self.mean_
         if self.fit_intercept:
             ones = np.ones((X.shape[0], 1))
             X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
-        if self.normalize:
+        if self.normalize and self.kernel == "linear":
             if sp.issparse(X):
                 norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
                 X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
@@ -258,6 +385,13 @@ class StreamSVM(StreamClassifier):
         return self._sum_over_learners("n_core")
 
     @property
+    def n_kernel_evals_(self) -> int:
+        """Kernel values computed while learning (kernelised StreamSVM)."""
+        return self._sum_over_learners("n_kernel_evals") if self.kernel != "linear" else 0
+
+    @property
     def coef_(self):
         self._check_fitted()
+        if self.kernel != "linear":
+            raise AttributeError("coef_ exists for the linear kernel only; see support_vectors_")
         return np.vstack([s * l.w for l, s in zip(self.learners_, self._signs, strict=True)])

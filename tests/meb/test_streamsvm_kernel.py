@@ -1,0 +1,84 @@
+"""Kernelised StreamSVM (Sec. 4.2) against a from-scratch reference, and its invariants."""
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from streamsvm import StreamSVM
+from streamsvm.datasets import make_checkerboard, make_synthetic_c
+
+from tests import naive
+
+
+def raw_kernel(kind, **params):
+    def k(a, b):
+        return float(pairwise_kernels(a[None], b[None], metric=kind, **params)[0, 0])
+
+    return k
+
+
+@pytest.mark.parametrize("C", [0.5, 10.0])
+def test_rbf_matches_reference(C):
+    X, y = make_checkerboard(70, random_state=1)
+    y = y.astype(float)
+    model = StreamSVM(kernel="rbf", gamma=0.7, C=C, center=False).fit(X, y)
+    beta, radius = naive.streamsvm_kernel_algorithm1(X, y, C, raw_kernel("rbf", gamma=0.7))
+    learner = model.learners_[0]
+    n = learner.n_stored
+    assert n == np.count_nonzero(beta)
+    np.testing.assert_allclose(learner.alpha[:n], (beta * y)[beta > 0], rtol=1e-10)
+    assert model.radius_ == pytest.approx(radius, rel=1e-10)
+    # invariants: convex weights, xi2 = sum beta^2 / C
+    assert np.abs(learner.alpha[:n]).sum() == pytest.approx(1.0)
+    assert learner.state[1] == pytest.approx(np.sum(beta**2) / C)
+    expected = pairwise_kernels(X, X[beta > 0], metric="rbf", gamma=0.7) @ (beta * y)[beta > 0]
+    np.testing.assert_allclose(model.decision_function(X), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_ball_encloses_every_point_in_kernel_space():
+    X, y = make_synthetic_c(150, random_state=2)
+    C, gamma = 2.0, 0.3
+    model = StreamSVM(kernel="rbf", gamma=gamma, C=C, center=False).fit(X, y)
+    learner = model.learners_[0]
+    n = learner.n_stored
+    core, alpha = learner.core[:n], learner.alpha[:n]
+    K = pairwise_kernels(X, core, metric="rbf", gamma=gamma)
+    w_norm2 = alpha @ pairwise_kernels(core, core, metric="rbf", gamma=gamma) @ alpha
+    # beta_n of each example: its weight if it is a core vector, else 0
+    beta = np.zeros(len(X))
+    for m in range(n):
+        beta[np.flatnonzero((X == core[m]).all(axis=1))[0]] = abs(alpha[m])
+    xi2 = np.sum(alpha**2) / C
+    d2 = w_norm2 - 2 * y * (K @ alpha) + 1.0 + xi2 - 2 * beta / C + 1 / C
+    assert np.all(np.sqrt(d2) <= model.radius_ * (1 + 1e-9))
+    assert learner.state[2] == pytest.approx(w_norm2)  # the incremental ||w||^2
+
+
+def test_linear_kernel_path_equals_explicit_weights():
+    """The kernelised loop with a linear kernel is Algorithm 1 with an explicit w."""
+    from streamsvm.kernels import LINEAR
+    from streamsvm.meb.streamsvm import _KernelStreamSVMLearner, _StreamSVMLearner
+
+    X, y = make_synthetic_c(200, random_state=3)
+    y = y.astype(float)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    rng = np.random.default_rng(0)
+    explicit = _StreamSVMLearner(X.shape[1], rng, C=3.0, lookahead=1, tol=1e-8)
+    kernelised = _KernelStreamSVMLearner(
+        X.shape[1], rng, C=3.0, jit_kernel=(LINEAR, 1.0, 1, 0.0, False)
+    )
+    explicit.partial_fit(X, y)
+    kernelised.partial_fit(X, y)
+    np.testing.assert_allclose(kernelised.decision_function(X), explicit.decision_function(X))
+    np.testing.assert_allclose(kernelised.state, explicit.state, rtol=1e-10)
+    assert kernelised.n_kernel_evals > 0
+
+
+def test_kernel_parameters_are_validated():
+    X, y = make_checkerboard(40, random_state=0)
+    with pytest.raises(ValueError, match="gamma"):
+        StreamSVM(kernel="rbf", gamma=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="kernel"):
+        StreamSVM(kernel="cosine").fit(X, y)
+    with pytest.raises(ValueError, match="linear kernel only"):
+        StreamSVM(kernel="rbf", lookahead=5).fit(X, y)
