@@ -15,7 +15,19 @@ from . import _core
 KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 
 
-class _StreamSVMLearner(BinaryLearner):
+class _Ball(BinaryLearner):
+    """What both StreamSVM learners keep: the state vector of ``_core`` (R, xi2, ||w||^2...)."""
+
+    @property
+    def radius(self) -> float:
+        return float(self.state[_core.R_])
+
+    @property
+    def n_core(self) -> int:
+        return int(self.state[_core.N_CORE])
+
+
+class _StreamSVMLearner(_Ball):
     """One ball: centre ``[w; u]`` with ``||u||^2 = xi2``, radius ``R`` (see ``_core``)."""
 
     def __init__(self, n_features, rng, *, C, lookahead, tol):
@@ -112,16 +124,8 @@ class _StreamSVMLearner(BinaryLearner):
     def decision_function(self, X):
         return np.asarray(X @ self.w).ravel()
 
-    @property
-    def radius(self) -> float:
-        return float(self.state[_core.R_])
 
-    @property
-    def n_core(self) -> int:
-        return int(self.state[_core.N_CORE])
-
-
-class _KernelStreamSVMLearner(BinaryLearner):
+class _KernelStreamSVMLearner(_Ball):
     """Kernelised ball (Sec. 4.2): coefficients ``alpha`` over the stored core vectors."""
 
     _BLOCK = 1024  # CSR rows densified at a time
@@ -191,14 +195,6 @@ class _KernelStreamSVMLearner(BinaryLearner):
             normalized=self.normalized,
         )
         return kernel.matrix(X, self.core[:n]) @ self.alpha[:n]
-
-    @property
-    def radius(self) -> float:
-        return float(self.state[_core.R_])
-
-    @property
-    def n_core(self) -> int:
-        return int(self.state[_core.N_CORE])
 
 
 class StreamSVM(StreamClassifier):
