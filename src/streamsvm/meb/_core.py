@@ -142,6 +142,23 @@ def _distance(w, x_dense, label, wnorm2, xi2, inv_C):
 
 
 @njit(cache=True)
+def _scan_one(x, label, w, state, inv_C, buffer_X, buffer_y, n_buffered):
+    """One point of Algorithm 2: start the ball with it, or buffer it if ``d >= R``."""
+    if state[STARTED] == 0.0:
+        wnorm2 = 0.0
+        for j in range(w.shape[0]):
+            w[j] = label * x[j]
+            wnorm2 += w[j] * w[j]
+        state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, wnorm2, 1.0
+        state[N_CORE] += 1
+    elif _distance(w, x, label, state[WNORM2], state[XI2], inv_C) >= state[R_]:
+        buffer_X[n_buffered, :] = x
+        buffer_y[n_buffered] = label
+        n_buffered += 1
+    return n_buffered
+
+
+@njit(cache=True)
 def algorithm2_scan_dense(X, y, start, w, state, inv_C, buffer_X, buffer_y, n_buffered):
     """Algorithm 2 (lookahead), the part between two ball updates: from row ``start`` on,
     start the ball with the first point if there is none, and append each point at
@@ -154,20 +171,7 @@ def algorithm2_scan_dense(X, y, start, w, state, inv_C, buffer_X, buffer_y, n_bu
     L = buffer_X.shape[0]
     i = start
     while i < X.shape[0] and n_buffered < L:
-        if state[STARTED] == 0.0:
-            wnorm2 = 0.0
-            for j in range(w.shape[0]):
-                w[j] = y[i] * X[i, j]
-                wnorm2 += w[j] * w[j]
-            state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, wnorm2, 1.0
-            state[N_CORE] += 1
-        else:
-            d = _distance(w, X[i], y[i], state[WNORM2], state[XI2], inv_C)
-            if d >= state[R_]:
-                for j in range(w.shape[0]):
-                    buffer_X[n_buffered, j] = X[i, j]
-                buffer_y[n_buffered] = y[i]
-                n_buffered += 1
+        n_buffered = _scan_one(X[i], y[i], w, state, inv_C, buffer_X, buffer_y, n_buffered)
         i += 1
     return i, n_buffered
 
@@ -184,19 +188,7 @@ def algorithm2_scan_csr(
         row[:] = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             row[indices[p]] = data[p]
-        if state[STARTED] == 0.0:
-            wnorm2 = 0.0
-            for j in range(w.shape[0]):
-                w[j] = y[i] * row[j]
-                wnorm2 += w[j] * w[j]
-            state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, wnorm2, 1.0
-            state[N_CORE] += 1
-        else:
-            d = _distance(w, row, y[i], state[WNORM2], state[XI2], inv_C)
-            if d >= state[R_]:
-                buffer_X[n_buffered, :] = row
-                buffer_y[n_buffered] = y[i]
-                n_buffered += 1
+        n_buffered = _scan_one(row, y[i], w, state, inv_C, buffer_X, buffer_y, n_buffered)
         i += 1
     return i, n_buffered
 
