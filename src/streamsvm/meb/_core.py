@@ -269,3 +269,116 @@ def kernel_algorithm1_dense(
             _store(state, R, xi2, wnorm2, True, 1)
         i += 1
     return i, n_stored, evals
+
+
+@njit(cache=True)
+def _pair_ball(gram_aa, gram_bb, gram_ab, xi2_a, xi2_b, r_a, r_b):
+    """Smallest ball enclosing two balls whose centres' e-parts are orthogonal.
+
+    ``delta^2 = ||w_a - w_b||^2 + xi2_a + xi2_b``. Returns ``(t, R)``: the centre is
+    ``(1 - t) c_a + t c_b`` (t = 0 or 1 when one ball contains the other)."""
+    delta = np.sqrt(max(gram_aa + gram_bb - 2.0 * gram_ab + xi2_a + xi2_b, 0.0))
+    if delta + r_b <= r_a:
+        return 0.0, r_a
+    if delta + r_a <= r_b:
+        return 1.0, r_b
+    radius = 0.5 * (delta + r_a + r_b)
+    return (radius - r_a) / delta, radius
+
+
+@njit(cache=True)
+def multiball_dense(X, y, W, xi2, R, gram, n_used, inv_C, dots):
+    """Section 4.3, L balls kept at once (``L = W.shape[0]``), one pass over the rows.
+
+    A point inside some ball is skipped. Otherwise, while fewer than L balls exist it becomes
+    a ball of radius 0; else, of the L + 1 balls (the L kept and the point), the pair whose
+    enclosing ball is smallest is replaced by that ball (the merge rule is not given in the
+    paper; this is the natural greedy one). Balls own disjoint sets of points, so their
+    centres' e-parts are orthogonal and the Gram matrix of the full centres is
+    ``gram + diag(xi2)``, with ``gram = W W^T`` kept up to date.
+
+    Returns ``(n_used, n_merges)``.
+    """
+    L = W.shape[0]
+    merges = 0
+    for i in range(X.shape[0]):
+        x = X[i]
+        label = y[i]
+        xx = 0.0
+        for j in range(x.shape[0]):
+            xx += x[j] * x[j]
+        inside = False
+        for b in range(n_used):
+            dot = 0.0
+            for j in range(x.shape[0]):
+                dot += W[b, j] * x[j]
+            dots[b] = label * dot
+            d2 = gram[b, b] - 2.0 * dots[b] + xx + xi2[b] + inv_C
+            if np.sqrt(max(d2, 0.0)) <= R[b]:
+                inside = True
+                break
+        if inside:
+            continue
+        if n_used < L:
+            k = n_used
+            for j in range(x.shape[0]):
+                W[k, j] = label * x[j]
+            for b in range(n_used):
+                gram[k, b] = dots[b]
+                gram[b, k] = dots[b]
+            gram[k, k] = xx
+            xi2[k], R[k] = inv_C, 0.0
+            n_used += 1
+            continue
+        # ball index L stands for the new point: centre [y x; C^{-1/2} e_n], radius 0
+        best_r, best_a, best_b, best_t = np.inf, -1, -1, 0.0
+        for a in range(L + 1):
+            for b in range(a + 1, L + 1):
+                g_aa = gram[a, a] if a < L else xx
+                x2_a = xi2[a] if a < L else inv_C
+                r_a = R[a] if a < L else 0.0
+                if b < L:
+                    g_bb, g_ab, x2_b, r_b = gram[b, b], gram[a, b], xi2[b], R[b]
+                else:
+                    g_bb, g_ab, x2_b, r_b = xx, dots[a], inv_C, 0.0
+                t, radius = _pair_ball(g_aa, g_bb, g_ab, x2_a, x2_b, r_a, r_b)
+                if radius < best_r:
+                    best_r, best_a, best_b, best_t = radius, a, b, t
+        a, b, t = best_a, best_b, best_t
+        merges += 1
+        # the merged ball goes to slot a; if b is a kept ball, the point takes slot b
+        new_row = np.empty(L)
+        for k in range(L):
+            g_bk = gram[b, k] if b < L else dots[k]
+            new_row[k] = (1.0 - t) * gram[a, k] + t * g_bk
+        g_bb = gram[b, b] if b < L else xx
+        x2_b = xi2[b] if b < L else inv_C
+        new_self = (
+            (1.0 - t) ** 2 * gram[a, a]
+            + 2.0 * t * (1.0 - t) * (gram[a, b] if b < L else dots[a])
+            + t * t * g_bb
+        )
+        for j in range(W.shape[1]):
+            wb = W[b, j] if b < L else label * x[j]
+            W[a, j] = (1.0 - t) * W[a, j] + t * wb
+        xi2[a] = (1.0 - t) ** 2 * xi2[a] + t * t * x2_b
+        R[a] = best_r
+        for k in range(L):
+            gram[a, k] = new_row[k]
+            gram[k, a] = new_row[k]
+        gram[a, a] = new_self
+        if b < L:  # the point becomes ball b
+            for j in range(x.shape[0]):
+                W[b, j] = label * x[j]
+            for k in range(L):
+                gram[b, k] = dots[k] if k != a else 0.0
+            # dot of the point with the merged ball a
+            dot_pa = 0.0
+            for j in range(x.shape[0]):
+                dot_pa += W[a, j] * label * x[j]
+            gram[b, a] = dot_pa
+            for k in range(L):
+                gram[k, b] = gram[b, k]
+            gram[b, b] = xx
+            xi2[b], R[b] = inv_C, 0.0
+    return n_used, merges

@@ -197,6 +197,63 @@ class _KernelStreamSVMLearner(_Ball):
         return kernel.matrix(X, self.core[:n]) @ self.alpha[:n]
 
 
+class _MultiBallLearner(BinaryLearner):
+    """Section 4.3: ``n_balls`` balls kept at once; the model is the MEB of all of them."""
+
+    _BLOCK = 1024
+
+    def __init__(self, n_features, rng, *, C, n_balls, tol):
+        super().__init__(n_features, rng)
+        self.inv_C = 1.0 / float(C)
+        self.tol = float(tol)
+        self.W = np.zeros((n_balls, n_features))
+        self.xi2 = np.zeros(n_balls)
+        self.R = np.zeros(n_balls)
+        self.gram = np.zeros((n_balls, n_balls))
+        self.n_used = 0
+        self.n_merges = 0
+
+    def partial_fit(self, X, y):
+        dots = np.zeros(self.W.shape[0])
+        for start in range(0, X.shape[0], self._BLOCK):
+            block = X[start : start + self._BLOCK]
+            dense = block.toarray() if sp.issparse(block) else block
+            self.n_used, merges = _core.multiball_dense(
+                dense,
+                y[start : start + dense.shape[0]],
+                self.W,
+                self.xi2,
+                self.R,
+                self.gram,
+                self.n_used,
+                self.inv_C,
+                dots,
+            )
+            self.n_merges += int(merges)
+        self.n_seen += X.shape[0]
+
+    def final_ball(self):
+        """``(w, xi2, R)`` of the minimum enclosing ball of the kept balls."""
+        n = self.n_used
+        if n <= 1:
+            return self.W[0], float(self.xi2[0]), float(self.R[0])
+        ball = meb_of_balls_and_points(
+            augmented_gram(self.gram[:n, :n], self.xi2[:n]), self.R[:n], tol=self.tol
+        )
+        return ball.weights @ self.W[:n], float(np.sum(ball.weights**2 * self.xi2[:n])), ball.radius
+
+    def decision_function(self, X):
+        return np.asarray(X @ self.final_ball()[0]).ravel()
+
+    @property
+    def radius(self) -> float:
+        return self.final_ball()[2]
+
+    @property
+    def n_core(self) -> int:
+        return self.n_used + self.n_merges
+
+
 class StreamSVM(StreamClassifier):
     """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithm 1).
 
@@ -232,6 +289,10 @@ class StreamSVM(StreamClassifier):
         ``finish()`` (called by ``fit``) encloses what is left.
     tol : float, default=1e-8
         Relative accuracy of the lookahead's minimum-enclosing-ball solve.
+    n_balls : int, default=1
+        Section 4.3: keep this many balls; a point outside all of them merges the pair
+        (of the kept balls and the point) whose enclosing ball is smallest, and the model is
+        the minimum enclosing ball of the kept balls. Memory ``n_balls * (d + 3)`` floats.
     fit_intercept : bool, default=False
         Append a constant feature 1 (the paper's hyperplane is unbiased).
     normalize : bool, default=True
@@ -260,7 +321,12 @@ class StreamSVM(StreamClassifier):
     _learner_class = _StreamSVMLearner
     _learner_params = ("C", "lookahead", "tol")
     _bounded_memory = True
-    _test_params = [{}, {"center": False, "C": 10.0}, {"kernel": "rbf", "C": 10.0}]
+    _test_params = [
+        {},
+        {"center": False, "C": 10.0},
+        {"kernel": "rbf", "C": 10.0},
+        {"n_balls": 3, "center": False},
+    ]
 
     def __init__(
         self,
@@ -271,6 +337,7 @@ class StreamSVM(StreamClassifier):
         degree=3,
         coef0=0.0,
         lookahead=1,
+        n_balls=1,
         fit_intercept=False,
         normalize=True,
         center="auto",
@@ -282,6 +349,7 @@ class StreamSVM(StreamClassifier):
         self.degree = degree
         self.coef0 = coef0
         self.lookahead = lookahead
+        self.n_balls = n_balls
         self.tol = tol
         self.fit_intercept = fit_intercept
         self.normalize = normalize
@@ -305,6 +373,16 @@ class StreamSVM(StreamClassifier):
                 "StreamSVM needs a built-in kernel: 'linear', 'rbf', 'poly', 'sigmoid'"
             )
         validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        if (
+            not isinstance(self.n_balls, numbers.Integral)
+            or isinstance(self.n_balls, bool)
+            or self.n_balls < 1
+        ):
+            raise ValueError(f"n_balls must be an integer >= 1; got {self.n_balls!r}")
+        if self.n_balls > 1 and (self.lookahead > 1 or self.kernel != "linear"):
+            raise ValueError(
+                "n_balls > 1 goes with the linear kernel and lookahead=1 (Sec. 4.3 of the paper)"
+            )
         if self.kernel != "linear" and self.lookahead > 1:
             raise ValueError(
                 "lookahead > 1 is implemented for the linear kernel only; use lookahead=1 "
@@ -325,6 +403,8 @@ class StreamSVM(StreamClassifier):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
         width = self.n_features_in_ + (1 if self.fit_intercept else 0)
+        if self.n_balls > 1:
+            return _MultiBallLearner(width, rng, C=self.C, n_balls=self.n_balls, tol=self.tol)
         if self.kernel == "linear":
             return _StreamSVMLearner(width, rng, C=self.C, lookahead=self.lookahead, tol=self.tol)
         normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
@@ -389,5 +469,9 @@ class StreamSVM(StreamClassifier):
     def coef_(self):
         self._check_fitted()
         if self.kernel != "linear":
-            raise AttributeError("coef_ exists for the linear kernel only; see support_vectors_")
-        return np.vstack([s * l.w for l, s in zip(self.learners_, self._signs, strict=True)])
+            raise AttributeError("coef_ exists for the linear kernel only")
+        weights = [
+            learner.final_ball()[0] if isinstance(learner, _MultiBallLearner) else learner.w
+            for learner in self.learners_
+        ]
+        return np.vstack([s * w for w, s in zip(weights, self._signs, strict=True)])
