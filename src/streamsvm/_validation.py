@@ -141,6 +141,8 @@ def check_labels(y, n_samples: int) -> np.ndarray:
                 "Input y contains NaN or infinity "
                 f"(first at row {int(np.flatnonzero(~np.isfinite(y))[0])})"
             )
+    if y.dtype.kind in "iubUS":  # discrete by construction: skip sklearn's full scan
+        return y
     target = type_of_target(y, input_name="y")
     if target not in ("binary", "multiclass"):
         raise ValueError(

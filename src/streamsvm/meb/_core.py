@@ -382,3 +382,25 @@ def multiball_dense(X, y, W, xi2, R, gram, n_used, inv_C, dots):
             gram[b, b] = xx
             xi2[b], R[b] = inv_C, 0.0
     return n_used, merges
+
+
+@njit(cache=True)
+def prepare_dense(X, mean, use_mean, append_one, normalize, out):
+    """StreamSVM's preprocessing of dense rows in one pass: subtract ``mean`` (if
+    ``use_mean``), append a constant 1 (if ``append_one``), scale to unit norm (if
+    ``normalize``; zero rows stay zero). ``out`` has ``X.shape[1] + append_one`` columns."""
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        norm2 = 0.0
+        for j in range(d):
+            v = X[i, j] - mean[j] if use_mean else X[i, j]
+            out[i, j] = v
+            norm2 += v * v
+        if append_one:
+            out[i, d] = 1.0
+            norm2 += 1.0
+        if normalize and norm2 > 0.0:
+            scale = 1.0 / np.sqrt(norm2)
+            for j in range(out.shape[1]):
+                out[i, j] *= scale
+    return out

@@ -430,25 +430,27 @@ class StreamSVM(StreamClassifier):
         """Centre, append the bias feature, and for the linear kernel scale rows to unit norm
         (the other kernels are normalised in kernel space: RBF already has k(x, x) = 1, poly
         and sigmoid use k / sqrt(k(x,x) k(z,z)))."""
-        if self.mean_ is not None:
-            X = (X.toarray() if sp.issparse(X) else X) - self.mean_
+        normalize = bool(self.normalize) and self.kernel == "linear"
+        if self.mean_ is not None and sp.issparse(X):
+            X = X.toarray()
+        if not sp.issparse(X):  # one jitted pass: centre, bias column, unit norm
+            use_mean = self.mean_ is not None
+            if not (use_mean or self.fit_intercept or normalize):
+                return X
+            out = np.empty((X.shape[0], X.shape[1] + int(bool(self.fit_intercept))))
+            mean = self.mean_ if use_mean else np.zeros(X.shape[1])
+            return _core.prepare_dense(X, mean, use_mean, bool(self.fit_intercept), normalize, out)
         if self.fit_intercept:
             ones = np.ones((X.shape[0], 1))
-            X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
-        if self.normalize and self.kernel == "linear":
-            if sp.issparse(X):
-                norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-                X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
-            else:
-                norms = np.linalg.norm(X, axis=1, keepdims=True)
-                X = X / np.where(norms > 0, norms, 1.0)
-        if sp.issparse(X):
-            X.sort_indices()
-            return sp.csr_matrix(
-                (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-                shape=X.shape,
-            )
-        return np.ascontiguousarray(X, dtype=np.float64)
+            X = sp.hstack([X, ones], format="csr")
+        if normalize:
+            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+            X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
+        X.sort_indices()
+        return sp.csr_matrix(
+            (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+            shape=X.shape,
+        )
 
     @property
     def radius_(self):
