@@ -34,7 +34,7 @@ INSTANCES = _instances()
 
 
 def _expected_failed_checks(estimator):
-    return dict(getattr(type(estimator), "_expected_failed_checks", {}))
+    return dict(getattr(estimator, "_expected_failed_checks", {}))
 
 
 @parametrize_with_checks(INSTANCES, expected_failed_checks=_expected_failed_checks)

@@ -21,7 +21,7 @@ def raw_kernel(kind, **params):
 def test_rbf_matches_reference(C):
     X, y = make_checkerboard(70, random_state=1)
     y = y.astype(float)
-    model = StreamSVM(kernel="rbf", gamma=0.7, C=C, center=False).fit(X, y)
+    model = StreamSVM(kernel="rbf", gamma=0.7, C=C, center=False, fit_intercept=False).fit(X, y)
     beta, radius = naive.streamsvm_kernel_algorithm1(X, y, C, raw_kernel("rbf", gamma=0.7))
     learner = model.learners_[0]
     n = learner.n_stored
@@ -38,7 +38,7 @@ def test_rbf_matches_reference(C):
 def test_ball_encloses_every_point_in_kernel_space():
     X, y = make_synthetic_c(150, random_state=2)
     C, gamma = 2.0, 0.3
-    model = StreamSVM(kernel="rbf", gamma=gamma, C=C, center=False).fit(X, y)
+    model = StreamSVM(kernel="rbf", gamma=gamma, C=C, center=False, fit_intercept=False).fit(X, y)
     learner = model.learners_[0]
     n = learner.n_stored
     core, alpha = learner.core[:n], learner.alpha[:n]
