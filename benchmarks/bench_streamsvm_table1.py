@@ -142,9 +142,10 @@ def main():
         lines.append(f"| {name} | {shape[0]:,} × {shape[1]} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Settings: StreamSVM with its defaults (C = 1, rows centred on the first chunk's mean "
-        "and scaled to unit norm); Pegasos with λ = 1e-4; Perceptron with a bias. The paper "
-        "gives neither C nor λ. Synthetic A/B/C are generated (`streamsvm.datasets`) with "
+        "Settings: StreamSVM with its defaults (C = 1, a bias feature, dense rows centred on "
+        "the first chunk's mean (the sparse IJCNN and w3a are not), unit rows); Pegasos "
+        "with λ = 1e-4; Perceptron with a bias. The paper gives neither C nor λ. "
+        "Synthetic A/B/C are generated (`streamsvm.datasets`) with "
         "the separations that make the best linear classifier reach the paper's libSVM "
         "column; the paper's own sets are not published. Waveform is class 0 vs the rest.",
     ]
