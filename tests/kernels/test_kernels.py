@@ -322,9 +322,10 @@ def test_bad_parameters_are_named(params, message):
 
 @pytest.mark.parametrize("kernel", [*KERNELS, linear_kernel])
 def test_good_parameters_pass(kernel):
-    validate_kernel_params(kernel, gamma=np.float32(0.5), degree=np.int64(2), coef0=-1,
-                           normalized=np.bool_(True))
-    Kernel(kernel, gamma="auto", degree=5, coef0=2.0)
+    assert validate_kernel_params(kernel, gamma=np.float32(0.5), degree=np.int64(2), coef0=-1,
+                                  normalized=np.bool_(True)) is None
+    params = Kernel(kernel, gamma="auto", degree=5, coef0=2.0).get_params()
+    assert (params["gamma"], params["degree"], params["coef0"]) == ("auto", 5, 2.0)
 
 
 def test_kernel_constructor_validates():
