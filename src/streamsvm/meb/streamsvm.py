@@ -15,6 +15,19 @@ from . import _core
 KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 
 
+_DENSE_BLOCK = 1024  # CSR rows densified at a time by the learners that need dense rows
+
+
+def _dense_blocks(X, y):
+    """``(rows, labels)`` as dense C-contiguous blocks: dense input whole, CSR input densified
+    ``_DENSE_BLOCK`` rows at a time so that memory stays bounded."""
+    if not sp.issparse(X):
+        yield X, y
+        return
+    for start in range(0, X.shape[0], _DENSE_BLOCK):
+        yield X[start : start + _DENSE_BLOCK].toarray(), y[start : start + _DENSE_BLOCK]
+
+
 class _Ball(BinaryLearner):
     """What both StreamSVM learners keep: the state vector of ``_core`` (R, xi2, ||w||^2...)."""
 
@@ -128,8 +141,6 @@ class _StreamSVMLearner(_Ball):
 class _KernelStreamSVMLearner(_Ball):
     """Kernelised ball (Sec. 4.2): coefficients ``alpha`` over the stored core vectors."""
 
-    _BLOCK = 1024  # CSR rows densified at a time
-
     def __init__(self, n_features, rng, *, C, jit_kernel):
         super().__init__(n_features, rng)
         self.inv_C = 1.0 / float(C)
@@ -153,10 +164,7 @@ class _KernelStreamSVMLearner(_Ball):
         self.core = core
 
     def partial_fit(self, X, y):
-        for start in range(0, X.shape[0], self._BLOCK if sp.issparse(X) else max(X.shape[0], 1)):
-            block = X[start : start + self._BLOCK] if sp.issparse(X) else X
-            dense = block.toarray() if sp.issparse(block) else block
-            labels = y[start : start + dense.shape[0]]
+        for dense, labels in _dense_blocks(X, y):
             sq = np.einsum("ij,ij->i", dense, dense)
             position = 0
             while position < dense.shape[0]:
@@ -200,8 +208,6 @@ class _KernelStreamSVMLearner(_Ball):
 class _MultiBallLearner(BinaryLearner):
     """Section 4.3: ``n_balls`` balls kept at once; the model is the MEB of all of them."""
 
-    _BLOCK = 1024
-
     def __init__(self, n_features, rng, *, C, n_balls, tol):
         super().__init__(n_features, rng)
         self.inv_C = 1.0 / float(C)
@@ -215,12 +221,10 @@ class _MultiBallLearner(BinaryLearner):
 
     def partial_fit(self, X, y):
         dots = np.zeros(self.W.shape[0])
-        for start in range(0, X.shape[0], self._BLOCK):
-            block = X[start : start + self._BLOCK]
-            dense = block.toarray() if sp.issparse(block) else block
+        for dense, labels in _dense_blocks(X, y):
             self.n_used, merges = _core.multiball_dense(
                 dense,
-                y[start : start + dense.shape[0]],
+                labels,
                 self.W,
                 self.xi2,
                 self.R,

@@ -166,6 +166,13 @@ def _check_radii(radii, m):
     return np.ascontiguousarray(radii)
 
 
+def _check_problem(G, tol, max_iter, init):
+    """Validate the arguments every solver takes: ``(G, tol, max_iter, lam0)``."""
+    G = _check_gram(G)
+    m = G.shape[0]
+    return G, _check_tol(tol), _check_max_iter(max_iter, m), _check_init(init, m)
+
+
 def _raise_or_warn(status, what, detail):
     if status == _core.NOT_PSD:
         raise ValueError("G is not positive semi-definite (a negative pivot appeared)")
@@ -213,11 +220,7 @@ def min_norm_point(G, *, tol=1e-10, max_iter=None, init=None) -> MinNormResult:
     >>> res.weights.round(6).tolist(), round(res.sq_norm, 12)
     ([0.5, 0.5], 1.0)
     """
-    G = _check_gram(G)
-    tol = _check_tol(tol)
-    m = G.shape[0]
-    max_iter = _check_max_iter(max_iter, m)
-    lam0 = _check_init(init, m)
+    G, tol, max_iter, lam0 = _check_problem(G, tol, max_iter, init)
     lam, sq_norm, gap, lower, n_iter, status = _core.min_norm_point_core(G, lam0, tol, max_iter)
     _raise_or_warn(status, "min_norm_point", f"gap = {gap:.3g}")
     return MinNormResult(
@@ -246,11 +249,7 @@ def meb_of_points(G, *, tol=1e-10, max_iter=None, init=None) -> BallResult:
     >>> (ball.weights @ P).round(6).tolist(), round(ball.radius**2, 10)
     ([0.5, 0.5], 0.5)
     """
-    G = _check_gram(G)
-    tol = _check_tol(tol)
-    m = G.shape[0]
-    max_iter = _check_max_iter(max_iter, m)
-    lam0 = _check_init(init, m)
+    G, tol, max_iter, lam0 = _check_problem(G, tol, max_iter, init)
     lam, radius, lower, centre_sq, n_iter, status = _core.meb_of_points_core(G, lam0, tol, max_iter)
     _raise_or_warn(status, "meb_of_points", f"radius = {radius:.17g}, lower bound = {lower:.17g}")
     return BallResult(
@@ -313,12 +312,8 @@ def meb_of_balls_and_points(G, radii, *, tol=1e-10, max_iter=None, init=None) ->
     >>> round(ball.radius, 6), bool(ball.radius <= (1 + 1e-10) * ball.lower_bound)
     (1.108729, True)
     """
-    G = _check_gram(G)
-    tol = _check_tol(tol)
-    m = G.shape[0]
-    radii = _check_radii(radii, m)
-    max_iter = _check_max_iter(max_iter, m)
-    lam0 = _check_init(init, m)
+    G, tol, max_iter, lam0 = _check_problem(G, tol, max_iter, init)
+    radii = _check_radii(radii, G.shape[0])
     lam, radius, lower, centre_sq, n_iter, status = _core.meb_of_balls_core(
         G, radii, lam0, tol, max_iter, _MAX_OUTER
     )
