@@ -1,9 +1,11 @@
 """One linear pass over a generated dense stream: StreamSVM vs SGDClassifier and the baselines.
 
-Training time per example (only the ``partial_fit`` calls are timed; the chunks are generated
-outside the clock) and peak resident memory, each estimator in a fresh process, for streams
-of 10^6 and 10^7 examples × 100 features in chunks of 10^4. The stream is never held whole,
-so a model whose memory does not grow shows the same peak at both sizes.
+Training time per example: all estimators learn the same stream in one process, taking turns
+chunk by chunk, so that a change in the machine's load affects them alike and the ratios
+hold (only the ``partial_fit`` calls are timed; the chunks are generated outside the clock).
+Peak resident memory: each estimator alone in a fresh process. Streams of 10^6 and 10^7
+examples × 100 features in chunks of 10^4; the stream is never held whole, so a model whose
+memory does not grow shows the same peak at both sizes.
 Run: ``python benchmarks/bench_streamsvm_speed.py [--quick]``; writes
 ``benchmarks/results/streamsvm_speed.md``.
 """
@@ -34,46 +36,82 @@ N_FEATURES = 100
 CHUNK = 10_000
 
 
-def child(setup: str, n_examples: int) -> dict:
+def _make_model(setup: str):
     namespace: dict = {}
     exec(setup, namespace)  # noqa: S102 - the fixed setup strings above
-    model = namespace["model"]
+    return namespace["model"]
+
+
+def _stream(n_examples: int):
     rng = np.random.default_rng(0)
     direction = rng.normal(size=N_FEATURES)
-    seconds = 0.0
-    warm = rng.normal(size=(100, N_FEATURES))  # compile / load jitted code outside the clock
-    type(model)().partial_fit(warm, np.where(warm @ direction > 0, 1, -1), classes=[-1, 1])
     for _ in range(n_examples // CHUNK):
         X = rng.normal(size=(CHUNK, N_FEATURES)) + 0.5
         y = np.where(X @ direction + rng.normal(size=CHUNK) > 0.5 * direction.sum(), 1, -1)
-        start = time.perf_counter()
+        yield X, y
+
+
+def _warm_up(model) -> None:
+    """Compile / load the jitted code outside the clock, on a throw-away model."""
+    X = np.random.default_rng(1).normal(size=(100, N_FEATURES))
+    type(model)().partial_fit(X, np.where(X[:, 0] > 0, 1, -1), classes=[-1, 1])
+
+
+def child_time(n_examples: int) -> dict:
+    """Seconds of ``partial_fit`` per estimator, all learning the stream in turns."""
+    models = {name: _make_model(setup) for name, setup in ESTIMATORS.items()}
+    for model in models.values():
+        _warm_up(model)
+    seconds = dict.fromkeys(models, 0.0)
+    for X, y in _stream(n_examples):
+        for name, model in models.items():
+            start = time.perf_counter()
+            model.partial_fit(X, y, classes=[-1, 1])
+            seconds[name] += time.perf_counter() - start
+    return seconds
+
+
+def child_memory(name: str, n_examples: int) -> float:
+    """Peak resident MB of a process in which one estimator learns the stream."""
+    model = _make_model(ESTIMATORS[name])
+    _warm_up(model)
+    for X, y in _stream(n_examples):
         model.partial_fit(X, y, classes=[-1, 1])
-        seconds += time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"seconds": seconds, "peak_mb": peak_mb}
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _run_child(*args) -> object:
+    out = subprocess.run([sys.executable, __file__, *map(str, args)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="10^5 and 10^6 examples")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child-time", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--child-memory", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        print(json.dumps(child(ESTIMATORS[args.child[0]], int(args.child[1]))))
+    if args.child_time:
+        print(json.dumps(child_time(args.child_time)))
+        return
+    if args.child_memory:
+        print(json.dumps(child_memory(args.child_memory[0], int(args.child_memory[1]))))
         return
     sizes = (100_000, 1_000_000) if args.quick else (1_000_000, 10_000_000)
     results = {}
-    for name in ESTIMATORS:
-        for n in sizes:
-            out = subprocess.run([sys.executable, __file__, "--child", name, str(n)],
-                                 capture_output=True, text=True, check=True)
-            results[name, n] = json.loads(out.stdout)
+    for n in sizes:
+        for name, seconds in _run_child("--child-time", n).items():
+            results[name, n] = {"seconds": seconds}
+        for name in ESTIMATORS:
+            results[name, n]["peak_mb"] = _run_child("--child-memory", name, n)
             print(name, n, results[name, n], flush=True)
     sgd = "sklearn SGDClassifier (hinge, 1 epoch)"
     lines = [
         f"Dense stream, {N_FEATURES} features, chunks of {CHUNK:,}; training time of the "
-        "`partial_fit` calls only; peak RSS of the whole process (Python, NumPy, numba and "
-        "the current chunk included).",
+        "`partial_fit` calls only, all estimators taking turns chunk by chunk in one process; "
+        "peak RSS of a process running one estimator alone (Python, NumPy, numba and the "
+        "current chunk included).",
         "",
         "| estimator | " + " | ".join(f"{n:,} examples: s (ns/example)" for n in sizes)
         + " | speed-up vs SGD | " + " | ".join(f"peak MB at {n:,}" for n in sizes) + " |",

@@ -38,13 +38,27 @@ INDEX_DTYPE = np.int32
 def first_bad_row(X) -> int | None:
     """Index of the first row holding NaN or infinity, or None."""
     data = X.data if sp.issparse(X) else X
-    bad = ~np.isfinite(data)
-    if not bad.any():
+    finite = np.isfinite(data)
+    if finite.all():
         return None
+    bad = ~finite
     if sp.issparse(X):
         position = int(np.flatnonzero(bad)[0])
         return int(np.searchsorted(X.indptr, position, side="right") - 1)
     return int(np.flatnonzero(bad.any(axis=1))[0])
+
+
+def _is_internal_dense(X) -> bool:
+    """Whether ``X`` is already a non-empty C-contiguous float64 matrix (nothing to convert,
+    so scikit-learn's general-purpose ``check_array`` can be skipped on the hot path)."""
+    return (
+        type(X) is np.ndarray
+        and X.dtype == DTYPE
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
+    )
 
 
 def _as_internal_csr(X) -> sp.csr_matrix:
@@ -95,15 +109,16 @@ def check_features(
             f"{estimator_name} does not accept sparse input; convert it with X.toarray() "
             "if it fits in memory"
         )
-    X = check_array(
-        X,
-        accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
-        dtype=DTYPE,
-        order="C",
-        ensure_all_finite=False,
-        ensure_min_samples=1,
-        input_name="X",
-    )
+    if not _is_internal_dense(X):
+        X = check_array(
+            X,
+            accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
+            dtype=DTYPE,
+            order="C",
+            ensure_all_finite=False,
+            ensure_min_samples=1,
+            input_name="X",
+        )
     bad = first_bad_row(X)
     if bad is not None:
         row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]

@@ -176,7 +176,9 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
 
     def _grow_classes(self, seen: np.ndarray) -> None:
         """Bring ``classes_`` and the learners up to date with newly seen labels (module doc)."""
-        new = np.setdiff1d(seen, self.classes_)
+        if seen.shape == self.classes_.shape and np.array_equal(seen, self.classes_):
+            return  # the common case on a stream: nothing new
+        new = np.setdiff1d(seen, self.classes_, assume_unique=True)
         if new.size == 0:
             return
         old = list(self.classes_)
@@ -220,6 +222,12 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         """Hook: transform validated input before the learners see it (e.g. centring)."""
         return X
 
+    def _prepare_for_learning(self, X):
+        """Hook: what ``partial_fit`` hands the learners; by default :meth:`_prepare`'s output.
+        A subclass whose learners apply the transform themselves, fused into their update
+        loop, may hand over the validated rows instead."""
+        return self._prepare(X)
+
     # ------------------------------------------------------------------ training
     def fit(self, X, y):
         """Reset and learn from ``X, y`` with the algorithm's pass(es), rows in the given order.
@@ -246,7 +254,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
 
     def _prepare_first(self, X):
         """Hook run on the first data a fresh model sees (e.g. to fix a centring mean)."""
-        return self._prepare(X)
+        return self._prepare_for_learning(X)
 
     def partial_fit(self, X, y, classes=None):
         """Continue the stream with one chunk of examples.
@@ -284,7 +292,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         else:
             declared = None
         if declared is not None:
-            unknown = np.setdiff1d(seen, declared)
+            unknown = np.setdiff1d(seen, declared, assume_unique=True)
             if unknown.size:
                 raise ValueError(
                     f"y contains labels {unknown.tolist()} that are not in the declared classes "
@@ -294,7 +302,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
             self._start(X.shape[1])
             X = self._prepare_first(X)
         else:
-            X = self._prepare(X)
+            X = self._prepare_for_learning(X)
         if declared is not None:
             self._classes_declared = True
             self._grow_classes(declared)

@@ -81,6 +81,23 @@ def test_normalised_rows_have_unit_norm_and_centring_uses_first_chunk():
     np.testing.assert_allclose(model.mean_, X[:100].mean(axis=0))  # fixed after the first chunk
 
 
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_mapping_fused_into_algorithm1_equals_the_reference_on_mapped_rows(
+    fit_intercept, normalize
+):
+    """Algorithm 1 maps dense rows (centre, bias, unit norm) inside its loop; the result must
+    be the reference run on the rows mapped beforehand."""
+    X, y = make_synthetic_c(300, random_state=8)
+    X = X + 3.0
+    model = StreamSVM(fit_intercept=fit_intercept, normalize=normalize, C=2.0)
+    model.partial_fit(X[:120], y[:120], classes=[-1, 1]).partial_fit(X[120:], y[120:])
+    centre, radius, _, _ = naive.streamsvm_algorithm1(model._prepare(X), y.astype(float), 2.0)
+    width = model.coef_.shape[1]
+    np.testing.assert_allclose(model.coef_[0], centre[:width], rtol=1e-9, atol=1e-12)
+    assert model.radius_ == pytest.approx(radius, rel=1e-9)
+
 def test_centring_matters_for_an_unbiased_hyperplane():
     X, y = make_synthetic_a(4000, random_state=5)
     X = X + np.array([6.0, -4.0])

@@ -49,17 +49,32 @@ def _store(state, R, xi2, wnorm2, started, updates):
 
 
 @njit(cache=True)
-def _update_dense(w, x, label, a):
+def _mapped_row(X, i, mean, use_mean, append_one, normalize, out):
+    """Row ``i`` of ``X`` as the estimator's preprocessing maps it (see :func:`prepare_dense`),
+    written to ``out``; returns its squared norm."""
+    d = X.shape[1]
     norm2 = 0.0
-    for j in range(w.shape[0]):
-        w[j] += a * (label * x[j] - w[j])
-        norm2 += w[j] * w[j]
+    for j in range(d):
+        v = X[i, j] - mean[j] if use_mean else X[i, j]
+        out[j] = v
+        norm2 += v * v
+    if append_one:
+        out[d] = 1.0
+        norm2 += 1.0
+    if normalize and norm2 > 0.0:
+        scale = 1.0 / np.sqrt(norm2)
+        for j in range(out.shape[0]):
+            out[j] *= scale
+        norm2 = 1.0
     return norm2
 
 
 @njit(cache=True)
-def algorithm1_dense(X, y, w, state, inv_C):
-    """Algorithm 1 over the rows of ``X`` (already centred/normalised as the estimator says).
+def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_C):
+    """Algorithm 1 over the rows of ``X``, each first mapped as :func:`prepare_dense` would
+    (centre by ``mean``, append a 1, scale to unit norm), fused into the loop so the mapped
+    chunk is never written out; pass ``use_mean = append_one = normalize = False`` for rows
+    that are mapped already.
 
     ``state`` holds [R, xi2, ||w||^2, started, n_core] and is updated in place with ``w``.
     Returns the number of ball updates made in this chunk.
@@ -67,26 +82,27 @@ def algorithm1_dense(X, y, w, state, inv_C):
     R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
     started = state[STARTED] > 0.0
     updates = 0
-    start = 0
-    if not started and X.shape[0] > 0:
-        wnorm2 = 0.0
-        for j in range(w.shape[0]):
-            w[j] = y[0] * X[0, j]
-            wnorm2 += w[j] * w[j]
-        R, xi2, started = 0.0, inv_C, True
-        updates += 1
-        start = 1
-    for i in range(start, X.shape[0]):
+    row = np.empty(w.shape[0])
+    for i in range(X.shape[0]):
+        xx = _mapped_row(X, i, mean, use_mean, append_one, normalize, row)
+        if not started:
+            wnorm2 = 0.0
+            for j in range(w.shape[0]):
+                w[j] = y[i] * row[j]
+                wnorm2 += w[j] * w[j]
+            R, xi2, started = 0.0, inv_C, True
+            updates += 1
+            continue
         dot = 0.0
-        xx = 0.0
         for j in range(w.shape[0]):
-            dot += w[j] * X[i, j]
-            xx += X[i, j] * X[i, j]
-        d2 = wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C
-        d = np.sqrt(max(d2, 0.0))
+            dot += w[j] * row[j]
+        d = np.sqrt(max(wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C, 0.0))
         if d >= R and d > 0.0:
             a, R, xi2 = _ball_step(R, xi2, d, inv_C)
-            wnorm2 = _update_dense(w, X[i], y[i], a)
+            wnorm2 = 0.0
+            for j in range(w.shape[0]):
+                w[j] += a * (y[i] * row[j] - w[j])
+                wnorm2 += w[j] * w[j]
             updates += 1
     _store(state, R, xi2, wnorm2, started, updates)
     return updates
@@ -389,18 +405,6 @@ def prepare_dense(X, mean, use_mean, append_one, normalize, out):
     """StreamSVM's preprocessing of dense rows in one pass: subtract ``mean`` (if
     ``use_mean``), append a constant 1 (if ``append_one``), scale to unit norm (if
     ``normalize``; zero rows stay zero). ``out`` has ``X.shape[1] + append_one`` columns."""
-    d = X.shape[1]
     for i in range(X.shape[0]):
-        norm2 = 0.0
-        for j in range(d):
-            v = X[i, j] - mean[j] if use_mean else X[i, j]
-            out[i, j] = v
-            norm2 += v * v
-        if append_one:
-            out[i, d] = 1.0
-            norm2 += 1.0
-        if normalize and norm2 > 0.0:
-            scale = 1.0 / np.sqrt(norm2)
-            for j in range(out.shape[1]):
-                out[i, j] *= scale
+        _mapped_row(X, i, mean, use_mean, append_one, normalize, out[i])
     return out

@@ -28,6 +28,30 @@ def _dense_blocks(X, y):
         yield X[start : start + _DENSE_BLOCK].toarray(), y[start : start + _DENSE_BLOCK]
 
 
+class _MappedRows:
+    """Validated dense rows and the preprocessing still to apply to them (centre by ``mean``,
+    append a 1, scale to unit norm): Algorithm 1 applies it inside its loop, so the mapped
+    chunk is never written out; :meth:`mapped` writes it out for everything else."""
+
+    def __init__(self, X, mean, append_one, normalize):
+        self.X, self.mean, self.append_one, self.normalize = X, mean, append_one, normalize
+        self.shape = (X.shape[0], X.shape[1] + int(append_one))
+
+    @property
+    def use_mean(self) -> bool:
+        return self.mean is not None
+
+    @property
+    def jit_args(self) -> tuple:
+        mean = self.mean if self.use_mean else np.zeros(self.X.shape[1])
+        return self.X, mean, self.use_mean, self.append_one, self.normalize
+
+    def mapped(self) -> np.ndarray:
+        if not (self.use_mean or self.append_one or self.normalize):
+            return self.X
+        return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
+
+
 class _Ball(BinaryLearner):
     """What both StreamSVM learners keep: the state vector of ``_core`` (R, xi2, ||w||^2...)."""
 
@@ -65,7 +89,9 @@ class _StreamSVMLearner(_Ball):
                 X.indptr, X.indices, X.data, y, self.w, self.state, self.inv_C
             )
         else:
-            updates = _core.algorithm1_dense(X, y, self.w, self.state, self.inv_C)
+            if not isinstance(X, _MappedRows):
+                X = _MappedRows(X, None, False, False)
+            updates = _core.algorithm1_dense(*X.jit_args, y, self.w, self.state, self.inv_C)
         self.n_updates += int(updates)
         self.n_seen += X.shape[0]
 
@@ -440,7 +466,7 @@ class StreamSVM(StreamClassifier):
     def _prepare_first(self, X):
         use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
         self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
-        X = self._prepare(X)
+        X = self._prepare_for_learning(X)
         if self.kernel != "linear":
             spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
             self.gamma_ = float(spec.resolve(X).gamma_)
@@ -454,12 +480,7 @@ class StreamSVM(StreamClassifier):
         if self.mean_ is not None and sp.issparse(X):
             X = X.toarray()
         if not sp.issparse(X):  # one jitted pass: centre, bias column, unit norm
-            use_mean = self.mean_ is not None
-            if not (use_mean or self.fit_intercept or normalize):
-                return X
-            out = np.empty((X.shape[0], X.shape[1] + int(bool(self.fit_intercept))))
-            mean = self.mean_ if use_mean else np.zeros(X.shape[1])
-            return _core.prepare_dense(X, mean, use_mean, bool(self.fit_intercept), normalize, out)
+            return _MappedRows(X, self.mean_, bool(self.fit_intercept), normalize).mapped()
         if self.fit_intercept:
             ones = np.ones((X.shape[0], 1))
             X = sp.hstack([X, ones], format="csr")
@@ -471,6 +492,18 @@ class StreamSVM(StreamClassifier):
             (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
             shape=X.shape,
         )
+
+    def _prepare_for_learning(self, X):
+        """Algorithm 1 on dense rows maps them inside its loop (one read of each row instead
+        of a write and a read of a mapped copy); every other case gets :meth:`_prepare`'s."""
+        if (
+            self.kernel == "linear"
+            and self.n_balls == 1
+            and self.lookahead == 1
+            and not sp.issparse(X)
+        ):
+            return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
+        return self._prepare(X)
 
     @property
     def radius_(self):
