@@ -210,7 +210,7 @@ def algorithm2_scan_csr(
 
 
 @njit(cache=True)
-def kernel_algorithm1_dense(
+def kernel_stream_dense(
     X,
     x_sq,
     y,
@@ -220,6 +220,10 @@ def kernel_algorithm1_dense(
     core_self,
     alpha,
     n_stored,
+    n_buffered,
+    lookahead,
+    buffer_y,
+    buffer_f,
     state,
     inv_C,
     code,
@@ -229,28 +233,33 @@ def kernel_algorithm1_dense(
     normalized,
     row,
 ):
-    """Kernelised Algorithm 1 (Sec. 4.2) from row ``start`` until the rows or the core-vector
-    storage run out.
+    """Kernelised StreamSVM (Sec. 4.2) from row ``start`` on: Algorithm 1 when
+    ``lookahead == 1``, else the scan of Algorithm 2.
 
-    The centre's feature part is ``w = sum_m alpha_m phi(z_m)`` over the stored core vectors
-    (``alpha_m = y_m beta_m`` with ``beta`` the convex weights), and ``state`` keeps
+    The centre's feature part is ``w = sum_m alpha_m phi(z_m)`` over the ``n_stored`` core
+    vectors (``alpha_m = y_m beta_m`` with ``beta`` the convex weights), and ``state`` keeps
     ``||w||^2`` so that a distance costs one kernel row over the core vectors:
 
         d^2 = ||w||^2 - 2 y f(x) + k(x, x) + xi2 + 1/C,   f(x) = sum_m alpha_m k(z_m, x).
 
-    An update scales ``alpha`` by ``1 - a``, stores ``x`` with ``alpha = a y``, and sets
-    ``||w||^2 <- (1-a)^2 ||w||^2 + 2 a (1-a) y f(x) + a^2 k(x, x)``. With ``normalized`` the
-    kernel is ``k / sqrt(k(x,x) k(z,z))`` (``core_self`` holds the raw self-kernels).
+    Algorithm 1: a point at ``d >= R`` scales ``alpha`` by ``1 - a``, is stored with
+    ``alpha = a y``, and ``||w||^2 <- (1-a)^2 ||w||^2 + 2 a (1-a) y f(x) + a^2 k(x, x)``.
+    Algorithm 2: such a point is stored after the core vectors (slot ``n_stored +
+    n_buffered``, ``alpha = 0``) with its label in ``buffer_y`` and ``y f(x) = <w, y phi(x)>``
+    in ``buffer_f``, until ``lookahead`` are
+    buffered; the caller then replaces the ball by the MEB of the ball and the buffer.
+    With ``normalized`` the kernel is ``k / sqrt(k(x,x) k(z,z))`` (``core_self`` holds the
+    raw self-kernels).
 
-    Returns ``(next_row, n_stored, kernel_evaluations)``; the caller grows the storage when
-    ``n_stored == core.shape[0]`` and calls again.
+    Returns ``(next_row, n_stored, n_buffered, kernel_evaluations)``. It stops early when
+    the storage is full (the caller grows it and calls again) or the buffer is.
     """
     evals = 0
     capacity = core.shape[0]
     i = start
     while i < X.shape[0]:
-        if n_stored == capacity:
-            return i, n_stored, evals
+        if n_stored + n_buffered == capacity or (lookahead > 1 and n_buffered == lookahead):
+            return i, n_stored, n_buffered, evals
         x = X[i]
         raw_self = kernel_dense(x, x_sq[i], x, x_sq[i], code, gamma, degree, coef0)
         kxx = (1.0 if raw_self > 0.0 else 0.0) if normalized else raw_self
@@ -275,16 +284,24 @@ def kernel_algorithm1_dense(
         R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
         d = np.sqrt(max(wnorm2 - 2.0 * y[i] * f + kxx + xi2 + inv_C, 0.0))
         if d >= R and d > 0.0:
-            a, R, xi2 = _ball_step(R, xi2, d, inv_C)
-            for m in range(n):
-                alpha[m] *= 1.0 - a
-            core[n, :] = x
-            core_sq[n], core_self[n], alpha[n] = x_sq[i], raw_self, a * y[i]
-            n_stored += 1
-            wnorm2 = (1.0 - a) ** 2 * wnorm2 + 2.0 * a * (1.0 - a) * y[i] * f + a * a * kxx
-            _store(state, R, xi2, wnorm2, True, 1)
+            slot = n + n_buffered
+            core[slot, :] = x
+            core_sq[slot], core_self[slot] = x_sq[i], raw_self
+            if lookahead > 1:
+                alpha[slot] = 0.0
+                buffer_y[n_buffered] = y[i]
+                buffer_f[n_buffered] = y[i] * f
+                n_buffered += 1
+            else:
+                a, R, xi2 = _ball_step(R, xi2, d, inv_C)
+                for m in range(n):
+                    alpha[m] *= 1.0 - a
+                alpha[n] = a * y[i]
+                n_stored += 1
+                wnorm2 = (1.0 - a) ** 2 * wnorm2 + 2.0 * a * (1.0 - a) * y[i] * f + a * a * kxx
+                _store(state, R, xi2, wnorm2, True, 1)
         i += 1
-    return i, n_stored, evals
+    return i, n_stored, n_buffered, evals
 
 
 @njit(cache=True)

@@ -165,37 +165,56 @@ class _StreamSVMLearner(_Ball):
 
 
 class _KernelStreamSVMLearner(_Ball):
-    """Kernelised ball (Sec. 4.2): coefficients ``alpha`` over the stored core vectors."""
+    """Kernelised ball (Sec. 4.2): coefficients ``alpha`` over the stored core vectors; with
+    ``lookahead > 1``, Algorithm 2 in kernel form (the buffered points wait in the storage
+    after the core vectors, and only those the exact MEB gives weight stay)."""
 
-    def __init__(self, n_features, rng, *, C, jit_kernel):
+    def __init__(self, n_features, rng, *, C, jit_kernel, lookahead, tol):
         super().__init__(n_features, rng)
         self.inv_C = 1.0 / float(C)
+        self.tol = float(tol)
         self.code, self.gamma, self.degree, self.coef0, self.normalized = jit_kernel
+        self.lookahead = int(lookahead)
         self.core = np.zeros((16, n_features))
         self.core_sq = np.zeros(16)
         self.core_self = np.zeros(16)
         self.alpha = np.zeros(16)
         self.n_stored = 0
+        self.n_buffered = 0
+        self.buffer_y = np.zeros(self.lookahead)
+        self.buffer_f = np.zeros(self.lookahead)
         self.state = np.zeros(_core.STATE_SIZE)
         self.n_kernel_evals = 0
+        self.n_updates = 0
+
+    @property
+    def kernel(self) -> Kernel:
+        return Kernel(
+            KERNEL_NAMES[self.code],
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+            normalized=self.normalized,
+        )
 
     def _grow(self):
+        used = self.n_stored + self.n_buffered
         capacity = 2 * self.core.shape[0]
-        for name in ("core_sq", "core_self", "alpha"):
-            grown = np.zeros(capacity)
-            grown[: self.n_stored] = getattr(self, name)[: self.n_stored]
+        for name in ("core", "core_sq", "core_self", "alpha"):
+            old = getattr(self, name)
+            grown = np.zeros((capacity, *old.shape[1:]))
+            grown[:used] = old[:used]
             setattr(self, name, grown)
-        core = np.zeros((capacity, self.n_features))
-        core[: self.n_stored] = self.core[: self.n_stored]
-        self.core = core
 
     def partial_fit(self, X, y):
         for dense, labels in _dense_blocks(X, y):
             sq = np.einsum("ij,ij->i", dense, dense)
             position = 0
             while position < dense.shape[0]:
+                if self.n_stored + self.n_buffered == self.core.shape[0]:
+                    self._grow()
                 row = np.empty(self.core.shape[0])
-                position, self.n_stored, evals = _core.kernel_algorithm1_dense(
+                position, self.n_stored, self.n_buffered, evals = _core.kernel_stream_dense(
                     dense,
                     sq,
                     labels,
@@ -205,6 +224,10 @@ class _KernelStreamSVMLearner(_Ball):
                     self.core_self,
                     self.alpha,
                     self.n_stored,
+                    self.n_buffered,
+                    self.lookahead,
+                    self.buffer_y,
+                    self.buffer_f,
                     self.state,
                     self.inv_C,
                     self.code,
@@ -215,20 +238,53 @@ class _KernelStreamSVMLearner(_Ball):
                     row,
                 )
                 self.n_kernel_evals += int(evals)
-                if self.n_stored == self.core.shape[0]:
-                    self._grow()
+                if self.lookahead > 1 and self.n_buffered == self.lookahead:
+                    self._enclose_buffer()
         self.n_seen += X.shape[0]
+
+    def _enclose_buffer(self):
+        """Algorithm 2 in kernel space: the MEB of the ball (feature part ``w``, e-part of
+        squared norm ``xi2``, radius ``R``) and the buffered points ``[y phi(x); C^{-1/2} e]``.
+
+        Its Gram form needs ``<w, w>`` (kept), ``<w, y_j phi(x_j)> = y_j f(x_j)`` (kept from
+        the scan) and ``y_i y_j k(x_i, x_j)`` (k^2 kernel values). With the MEB weights
+        ``lam``, ``alpha <- lam_0 alpha`` and buffered point j gets ``alpha = lam_j y_j``;
+        points of weight 0 are dropped from the storage.
+        """
+        k, n = self.n_buffered, self.n_stored
+        if k == 0:
+            return
+        labels = self.buffer_y[:k]
+        points = self.core[n : n + k]
+        gram = np.empty((k + 1, k + 1))
+        gram[0, 0] = self.state[_core.WNORM2]
+        gram[0, 1:] = gram[1:, 0] = self.buffer_f[:k]
+        gram[1:, 1:] = labels[:, None] * labels[None, :] * self.kernel.matrix(points)
+        self.n_kernel_evals += k * k
+        extra = np.concatenate([[self.state[_core.XI2]], np.full(k, self.inv_C)])
+        radii = np.concatenate([[self.state[_core.R_]], np.zeros(k)])
+        ball = meb_of_balls_and_points(augmented_gram(gram, extra), radii, tol=self.tol)
+        weights = ball.weights
+        self.alpha[:n] *= weights[0]
+        kept = np.flatnonzero(weights[1:] > 0.0)
+        for name in ("core", "core_sq", "core_self"):
+            array = getattr(self, name)
+            array[n : n + kept.size] = array[n + kept]
+        self.alpha[n : n + kept.size] = weights[1 + kept] * labels[kept]
+        self.n_stored = n + kept.size
+        self.n_buffered = 0
+        self.state[_core.WNORM2] = float(weights @ gram @ weights)
+        self.state[_core.XI2] = float(np.sum(weights**2 * extra))
+        self.state[_core.R_] = ball.radius
+        self.state[_core.N_CORE] += kept.size
+        self.n_updates += 1
+
+    def finish(self):
+        self._enclose_buffer()
 
     def decision_function(self, X):
         n = self.n_stored
-        kernel = Kernel(
-            KERNEL_NAMES[self.code],
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            normalized=self.normalized,
-        )
-        return kernel.matrix(X, self.core[:n]) @ self.alpha[:n]
+        return self.kernel.matrix(X, self.core[:n]) @ self.alpha[:n]
 
 
 class _MultiBallLearner(BinaryLearner):
@@ -316,7 +372,10 @@ class StreamSVM(StreamClassifier):
         the ball is replaced by the exact minimum enclosing ball of itself and the buffer.
         1 is Algorithm 1 (closed-form update per point). The paper uses about 10. Until
         the buffer fills, predictions use the ball without the buffered points;
-        ``finish()`` (called by ``fit``) encloses what is left.
+        ``finish()`` (called by ``fit``) encloses what is left. With a non-linear kernel
+        (an extension: the paper states Algorithm 2 for the linear case) the ball and the
+        buffer are enclosed in Gram form, and only the buffered points that the exact ball
+        gives weight become core vectors.
     tol : float, default=1e-8
         Relative accuracy of the lookahead's minimum-enclosing-ball solve.
     n_balls : int, default=1
@@ -337,7 +396,8 @@ class StreamSVM(StreamClassifier):
     ----------
     radius_ : float or ndarray, the ball radius R (one per one-vs-rest learner).
     n_core_vectors_ : int, core vectors M (ball updates, the first point included; with a
-        lookahead, the paper's upper bound: every buffered point counts).
+        lookahead, the paper's upper bound: every buffered point counts, except with a
+        non-linear kernel, where only the points kept in the storage count).
     coef_ : ndarray (1, n_features) weights in the model's input space (after centring).
     mean_ : ndarray or None, the centring mean.
 
@@ -358,6 +418,7 @@ class StreamSVM(StreamClassifier):
         {},
         {"center": False, "C": 10.0},
         {"kernel": "rbf", "C": 10.0},
+        {"kernel": "rbf", "C": 10.0, "lookahead": 4},
         {"n_balls": 3, "center": False},
     ]
 
@@ -416,11 +477,6 @@ class StreamSVM(StreamClassifier):
             raise ValueError(
                 "n_balls > 1 goes with the linear kernel and lookahead=1 (Sec. 4.3 of the paper)"
             )
-        if self.kernel != "linear" and self.lookahead > 1:
-            raise ValueError(
-                "lookahead > 1 is implemented for the linear kernel only; use lookahead=1 "
-                f"with kernel={self.kernel!r}"
-            )
 
     @property
     def _expected_failed_checks(self) -> dict:
@@ -461,7 +517,9 @@ class StreamSVM(StreamClassifier):
             float(self.coef0),
             normalized,
         )
-        return _KernelStreamSVMLearner(width, rng, C=self.C, jit_kernel=jit_kernel)
+        return _KernelStreamSVMLearner(
+            width, rng, C=self.C, jit_kernel=jit_kernel, lookahead=self.lookahead, tol=self.tol
+        )
 
     def _prepare_first(self, X):
         use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
