@@ -98,6 +98,23 @@ def test_mapping_fused_into_algorithm1_equals_the_reference_on_mapped_rows(
     np.testing.assert_allclose(model.coef_[0], centre[:width], rtol=1e-9, atol=1e-12)
     assert model.radius_ == pytest.approx(radius, rel=1e-9)
 
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_mapping_fused_into_algorithm2_equals_lookahead_on_mapped_rows(fit_intercept):
+    from streamsvm.meb.streamsvm import _StreamSVMLearner
+
+    X, y = make_synthetic_c(300, random_state=9)
+    X = X + 3.0
+    model = StreamSVM(fit_intercept=fit_intercept, lookahead=7, C=2.0)
+    model.partial_fit(X[:120], y[:120], classes=[-1, 1]).partial_fit(X[120:], y[120:]).finish()
+    mapped = model._prepare(X)
+    reference = _StreamSVMLearner(mapped.shape[1], None, C=2.0, lookahead=7, tol=1e-8)
+    reference.partial_fit(mapped[:120], y[:120].astype(float))
+    reference.partial_fit(mapped[120:], y[120:].astype(float))
+    reference.finish()
+    np.testing.assert_allclose(model.coef_[0], reference.w, rtol=1e-12, atol=1e-15)
+    assert model.radius_ == reference.radius
+
 def test_centring_matters_for_an_unbiased_hyperplane():
     X, y = make_synthetic_a(4000, random_state=5)
     X = X + np.array([6.0, -4.0])

@@ -35,6 +35,22 @@ def test_rbf_matches_reference(C):
     np.testing.assert_allclose(model.decision_function(X), expected, rtol=1e-10, atol=1e-12)
 
 
+def test_intercept_is_the_kernel_plus_one():
+    """With an intercept the feature map is [phi(x); 1]: the reference run with k + 1."""
+    X, y = make_checkerboard(80, random_state=5)
+    y = y.astype(float)
+    rbf = raw_kernel("rbf", gamma=0.7)
+    model = StreamSVM(kernel="rbf", gamma=0.7, C=3.0, center=False).fit(X, y)
+    beta, radius = naive.streamsvm_kernel_algorithm1(X, y, 3.0, lambda a, b: rbf(a, b) + 1.0)
+    learner = model.learners_[0]
+    n = learner.n_stored
+    np.testing.assert_allclose(learner.alpha[:n], (beta * y)[beta > 0], rtol=1e-10)
+    assert model.radius_ == pytest.approx(radius, rel=1e-10)
+    support = beta > 0
+    kernel = pairwise_kernels(X, X[support], metric="rbf", gamma=0.7) + 1.0
+    np.testing.assert_allclose(model.decision_function(X), kernel @ (beta * y)[support])
+
+
 def test_ball_encloses_every_point_in_kernel_space():
     X, y = make_synthetic_c(150, random_state=2)
     C, gamma = 2.0, 0.3

@@ -175,19 +175,26 @@ def _scan_one(x, label, w, state, inv_C, buffer_X, buffer_y, n_buffered):
 
 
 @njit(cache=True)
-def algorithm2_scan_dense(X, y, start, w, state, inv_C, buffer_X, buffer_y, n_buffered):
+def algorithm2_scan_dense(
+    X, mean, use_mean, append_one, normalize, y, start, w, state, inv_C, buffer_X, buffer_y,
+    n_buffered,
+):
     """Algorithm 2 (lookahead), the part between two ball updates: from row ``start`` on,
     start the ball with the first point if there is none, and append each point at
     distance ``d >= R`` from the current ball to the buffer, until the buffer holds
-    ``buffer_X.shape[0]`` points or the rows run out.
+    ``buffer_X.shape[0]`` points or the rows run out. Rows are mapped as in
+    :func:`algorithm1_dense` (pass ``use_mean = append_one = normalize = False`` for rows
+    mapped already).
 
     Returns ``(next_row, n_buffered)``; the caller replaces the ball by the exact MEB of the
     ball and the buffer when it is full (``_core`` of ``qp``), then calls again.
     """
     L = buffer_X.shape[0]
+    row = np.empty(w.shape[0])
     i = start
     while i < X.shape[0] and n_buffered < L:
-        n_buffered = _scan_one(X[i], y[i], w, state, inv_C, buffer_X, buffer_y, n_buffered)
+        _mapped_row(X, i, mean, use_mean, append_one, normalize, row)
+        n_buffered = _scan_one(row, y[i], w, state, inv_C, buffer_X, buffer_y, n_buffered)
         i += 1
     return i, n_buffered
 
@@ -231,6 +238,7 @@ def kernel_stream_dense(
     degree,
     coef0,
     normalized,
+    bias,
     row,
 ):
     """Kernelised StreamSVM (Sec. 4.2) from row ``start`` on: Algorithm 1 when
@@ -249,7 +257,8 @@ def kernel_stream_dense(
     in ``buffer_f``, until ``lookahead`` are
     buffered; the caller then replaces the ball by the MEB of the ball and the buffer.
     With ``normalized`` the kernel is ``k / sqrt(k(x,x) k(z,z))`` (``core_self`` holds the
-    raw self-kernels).
+    raw self-kernels); ``bias`` is added to every kernel value (1 for the feature map
+    ``[phi(x); 1]`` of a model with an intercept, which keeps ``k(x, x)`` constant).
 
     Returns ``(next_row, n_stored, n_buffered, kernel_evaluations)``. It stops early when
     the storage is full (the caller grows it and calls again) or the buffer is.
@@ -262,7 +271,7 @@ def kernel_stream_dense(
             return i, n_stored, n_buffered, evals
         x = X[i]
         raw_self = kernel_dense(x, x_sq[i], x, x_sq[i], code, gamma, degree, coef0)
-        kxx = (1.0 if raw_self > 0.0 else 0.0) if normalized else raw_self
+        kxx = ((1.0 if raw_self > 0.0 else 0.0) if normalized else raw_self) + bias
         evals += 1
         if state[STARTED] == 0.0:
             core[0, :] = x
@@ -280,7 +289,7 @@ def kernel_stream_dense(
         evals += n
         f = 0.0
         for m in range(n):
-            f += alpha[m] * out[m]
+            f += alpha[m] * (out[m] + bias)
         R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
         d = np.sqrt(max(wnorm2 - 2.0 * y[i] * f + kxx + xi2 + inv_C, 0.0))
         if d >= R and d > 0.0:
