@@ -1,0 +1,101 @@
+"""Who runs in the benchmark suite: every estimator of the library and the peers a user would
+pick instead (scikit-learn's SVC = LIBSVM, LinearSVC = LIBLINEAR, SGDClassifier for one epoch
+and to convergence, River's online linear models).
+
+A contender builds a fresh model for a task, says how it learns (``"stream"``: ``partial_fit``
+over the chunks in order, then ``finish()`` for ours; ``"batch"``: one ``fit`` on all the
+training data; ``"river"``: ``learn_one`` per example), and gives scores for AUC/PRBEP.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..registry import ESTIMATORS, get_estimator
+from .tasks import Task
+
+__all__ = ["Contender", "contenders", "OUR_SETTINGS"]
+
+
+@dataclass(frozen=True)
+class Contender:
+    name: str
+    family: str  # "streamsvm" or the peer library
+    mode: str  # "stream", "batch" or "river"
+    make: Callable[[Task], object]
+
+
+def _ours(estimator: str, params: Callable[[Task], dict]) -> Callable[[Task], object]:
+    def make(task: Task):
+        return get_estimator(estimator)(**params(task))
+
+    return make
+
+
+def _rbf(task: Task, **more) -> dict:
+    return {"kernel": "rbf", "gamma": task.gamma, "C": task.C, **more}
+
+
+#: How each estimator of the library is set up in the suite: label -> (estimator, params).
+#: An estimator of the registry that is missing here runs with its defaults.
+OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
+    "StreamSVM (Algo-1)": ("StreamSVM", lambda t: {}),
+    "StreamSVM (L=10)": ("StreamSVM", lambda t: {"lookahead": 10}),
+    "Perceptron": ("Perceptron", lambda t: {}),
+    "Pegasos (k=1)": ("Pegasos", lambda t: {}),
+}
+
+
+def _sklearn_contenders() -> list[Contender]:
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.svm import SVC, LinearSVC
+
+    return [
+        Contender("sklearn SVC (LIBSVM, RBF)", "scikit-learn", "batch",
+                  lambda t: SVC(kernel="rbf", gamma=t.gamma, C=t.C, cache_size=200)),
+        Contender("sklearn LinearSVC (LIBLINEAR)", "scikit-learn", "batch",
+                  lambda t: LinearSVC(C=1.0)),
+        Contender("sklearn SGDClassifier, 1 epoch", "scikit-learn", "stream",
+                  lambda t: SGDClassifier(random_state=0)),
+        Contender("sklearn SGDClassifier, converged", "scikit-learn", "batch",
+                  lambda t: SGDClassifier(max_iter=1000, tol=1e-3, random_state=0)),
+    ]
+
+
+def _river_contenders() -> list[Contender]:
+    if importlib.util.find_spec("river") is None:
+        return []
+    from river import linear_model, preprocessing
+
+    return [
+        Contender("River LogisticRegression (scaled)", "river", "river",
+                  lambda t: preprocessing.StandardScaler() | linear_model.LogisticRegression()),
+        Contender("River PAClassifier", "river", "river",
+                  lambda t: linear_model.PAClassifier(C=0.01, mode=1)),
+    ]
+
+
+def contenders(names=None) -> list[Contender]:
+    """Every contender (ours first), or those whose label contains one of ``names``."""
+    ours = [
+        Contender(label, "streamsvm", "stream", _ours(estimator, params))
+        for label, (estimator, params) in OUR_SETTINGS.items()
+    ]
+    covered = {estimator for estimator, _ in OUR_SETTINGS.values()}
+    ours += [
+        Contender(name, "streamsvm", "stream", _ours(name, lambda t: {}))
+        for name in ESTIMATORS
+        if name not in covered
+    ]
+    everyone = ours + _sklearn_contenders() + _river_contenders()
+    if not names:
+        return everyone
+    chosen = [c for c in everyone if any(n.lower() in c.name.lower() for n in names)]
+    if not chosen:
+        raise ValueError(
+            f"no contender matches {', '.join(names)}; the contenders are: "
+            + ", ".join(c.name for c in everyone)
+        )
+    return chosen

@@ -1,0 +1,164 @@
+"""Run contenders on tasks and measure them the same way, in one process.
+
+Each (contender, task) pair is run twice on the same data: once for the clock (training time
+only; data loading and the conversion of rows to River's dicts are outside it) and once
+under :mod:`tracemalloc` for the peak memory that training allocates (NumPy reports its
+buffers to tracemalloc, so arrays count as well as Python objects; memory held by native
+libraries outside NumPy, such as LIBSVM's kernel cache, is not seen). The second run is
+skipped with ``measure_memory=False``.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import metrics
+from .contenders import Contender
+from .tasks import Task
+
+__all__ = ["Result", "run_pair", "run_suite"]
+
+CHUNK = 1000
+
+
+@dataclass
+class Result:
+    task: str
+    contender: str
+    family: str
+    mode: str
+    n_train: int
+    n_test: int
+    accuracy: float | None = None
+    g_means: float | None = None
+    auc: float | None = None
+    prbep: float | None = None
+    train_seconds: float | None = None
+    us_per_example: float | None = None
+    peak_mb: float | None = None
+    model_kb: float | None = None
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------- learning
+def _chunks(X, y):
+    for start in range(0, X.shape[0], CHUNK):
+        yield X[start : start + CHUNK], y[start : start + CHUNK]
+
+
+def _river_rows(X) -> list[dict]:
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return [
+            dict(zip(X.indices[X.indptr[i] : X.indptr[i + 1]].tolist(),
+                     X.data[X.indptr[i] : X.indptr[i + 1]].tolist(), strict=True))
+            for i in range(X.shape[0])
+        ]
+    return [dict(enumerate(row)) for row in X.tolist()]
+
+
+def _train(contender: Contender, model, X, y, rows):
+    """Train ``model`` as its contender learns; returns the model (River's may be replaced)."""
+    if contender.mode == "batch":
+        model.fit(X, y)
+    elif contender.mode == "stream":
+        for X_chunk, y_chunk in _chunks(X, y):
+            model.partial_fit(X_chunk, y_chunk, classes=np.array([-1, 1]))
+        if hasattr(model, "finish"):
+            model.finish()
+    else:  # river: one example at a time, labels as booleans
+        for row, label in zip(rows, (y == 1).tolist(), strict=True):
+            model.learn_one(row, label)
+    return model
+
+
+def _scores(contender: Contender, model, X, rows):
+    """``(predicted labels ±1, scores with larger = more positive)``."""
+    if contender.mode == "river":
+        proba = [model.predict_proba_one(row).get(True, 0.0) for row in rows]
+        scores = np.asarray(proba)
+        return np.where(scores > 0.5, 1, -1), scores
+    return np.asarray(model.predict(X)), np.asarray(model.decision_function(X))
+
+
+def _model_bytes(contender: Contender, model) -> int:
+    if contender.family == "streamsvm":
+        return int(model.model_nbytes_)
+    if contender.mode == "river":
+        return len(pickle.dumps(model))
+    total = 0
+    for name, value in vars(model).items():
+        if name.endswith("_") and isinstance(value, np.ndarray):
+            total += value.nbytes
+        elif name.endswith("_") and sp.issparse(value):
+            total += value.data.nbytes + value.indices.nbytes + value.indptr.nbytes
+    return total
+
+
+def _warm_up(contender: Contender, task: Task, X, y, rows) -> None:
+    """Train a throw-away model on a few rows first, so that loading or compiling jitted code
+    (numba's cache) is not counted as training time."""
+    n = min(X.shape[0], 2 * CHUNK)
+    try:
+        _train(contender, contender.make(task), X[:n], y[:n], rows[:n] if rows else None)
+    except ValueError:  # e.g. a batch solver given one class only: nothing to warm up
+        pass
+
+
+# ----------------------------------------------------------------------------- one pair
+def run_pair(contender: Contender, task: Task, data, *, measure_memory=True) -> Result:
+    """Train and test one contender on one task's ``data = (X, y, X_test, y_test)``."""
+    X, y, Xt, yt = data
+    result = Result(task.name, contender.name, contender.family, contender.mode,
+                    X.shape[0], Xt.shape[0])
+    rows = _river_rows(X) if contender.mode == "river" else None
+    test_rows = _river_rows(Xt) if contender.mode == "river" else None
+    try:
+        _warm_up(contender, task, X, y, rows)
+        model = contender.make(task)
+        start = time.perf_counter()
+        model = _train(contender, model, X, y, rows)
+        result.train_seconds = time.perf_counter() - start
+        result.us_per_example = 1e6 * result.train_seconds / X.shape[0]
+        predicted, scores = _scores(contender, model, Xt, test_rows)
+        result.accuracy = metrics.accuracy(yt, predicted)
+        result.g_means = metrics.g_means(yt, predicted)
+        result.auc = metrics.roc_auc(yt, scores)
+        result.prbep = metrics.prbep(yt, scores)
+        result.model_kb = _model_bytes(contender, model) / 1024
+        if measure_memory:
+            tracemalloc.start()
+            try:
+                _train(contender, contender.make(task), X, y, rows)
+                result.peak_mb = tracemalloc.get_traced_memory()[1] / 2**20
+            finally:
+                tracemalloc.stop()
+    except Exception as error:  # a contender that cannot run a task is reported, not fatal
+        result.error = f"{type(error).__name__}: {error}"
+    return result
+
+
+def run_suite(tasks, contenders, *, measure_memory=True, progress=None) -> list[Result]:
+    """Every contender on every available task; ``progress(task, contender)`` is called before
+    each pair. Tasks whose data are missing give one result with the reason in ``error``."""
+    results = []
+    for task in tasks:
+        if not task.available:
+            results.append(Result(task.name, "-", "-", "-", 0, 0,
+                                  error=f"data for {task.source!r} not found (STREAMSVM_DATA)"))
+            continue
+        data = task.load()
+        for contender in contenders:
+            if progress is not None:
+                progress(task, contender)
+            results.append(run_pair(contender, task, data, measure_memory=measure_memory))
+    return results

@@ -1,0 +1,98 @@
+"""The benchmark suite (``streamsvm bench``): what it reports is what the contenders do."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.linear_model import SGDClassifier
+
+from streamsvm import Perceptron, metrics
+from streamsvm.bench import Task, contenders, get_tasks, run_pair, run_suite, to_markdown
+from streamsvm.cli import main
+
+
+def _task():
+    return get_tasks(["synthetic-a"], quick=True)[0]
+
+
+def test_reported_metrics_equal_an_independent_run():
+    task = _task()
+    X, y, Xt, yt = data = task.load()
+    (perceptron,) = contenders(["Perceptron"])
+    result = run_pair(perceptron, task, data, measure_memory=False)
+    model = Perceptron()
+    for start in range(0, X.shape[0], 1000):
+        model.partial_fit(X[start : start + 1000], y[start : start + 1000], classes=[-1, 1])
+    assert result.accuracy == metrics.accuracy(yt, model.predict(Xt))
+    assert result.auc == pytest.approx(metrics.roc_auc(yt, model.decision_function(Xt)))
+    assert result.model_kb == model.model_nbytes_ / 1024
+    assert result.n_train == X.shape[0] and result.n_test == Xt.shape[0]
+
+
+def test_batch_peer_is_fit_on_all_the_data_at_once():
+    task = _task()
+    X, y, Xt, yt = data = task.load()
+    (sgd,) = contenders(["SGDClassifier, converged"])
+    result = run_pair(sgd, task, data, measure_memory=False)
+    reference = SGDClassifier(max_iter=1000, tol=1e-3, random_state=0).fit(X, y)
+    assert result.accuracy == metrics.accuracy(yt, reference.predict(Xt))
+
+
+def test_memory_run_reports_what_training_allocates():
+    task = _task()
+    (pegasos,) = contenders(["Pegasos"])
+    result = run_pair(pegasos, task, task.load(), measure_memory=True)
+    # chunks of 1000 x 2 float64 are copied at least once while validating: > 0, and the
+    # model itself (a weight vector) is tiny
+    assert 0.0 < result.peak_mb < 50.0
+    assert result.model_kb < 1.0
+
+
+def test_missing_data_is_reported_not_raised(tmp_path, monkeypatch):
+    monkeypatch.setenv("STREAMSVM_DATA", str(tmp_path))  # an empty data folder
+    missing = Task("nowhere", "w3a")
+    assert not missing.available
+    results = run_suite([missing], contenders(["Perceptron"]), measure_memory=False)
+    assert results[0].error and "w3a" in results[0].error
+    assert "skipped" in to_markdown(results, title="t")
+
+
+def test_a_contender_that_raises_is_recorded_with_its_error():
+    from streamsvm.bench.contenders import Contender
+
+    def broken(task):
+        raise RuntimeError("cannot build")
+
+    bad = Contender("broken", "test", "batch", broken)
+    result = run_pair(bad, _task(), _task().load(), measure_memory=False)
+    assert result.error == "RuntimeError: cannot build" and result.accuracy is None
+
+
+def test_unknown_names_are_usage_errors():
+    with pytest.raises(ValueError, match="unknown task"):
+        get_tasks(["no-such-task"])
+    runner = CliRunner()
+    out = runner.invoke(main, ["bench", "--quick", "--contender", "no-such-contender"])
+    assert out.exit_code == 2 and "no contender matches" in out.output
+
+
+def test_cli_writes_markdown_and_json(tmp_path):
+    runner = CliRunner()
+    out = runner.invoke(
+        main,
+        ["bench", "--quick", "--task", "checkerboard", "--contender", "Perceptron",
+         "--contender", "LinearSVC", "--output-dir", str(tmp_path), "--no-memory"],
+    )
+    assert out.exit_code == 0, out.output
+    records = json.loads((tmp_path / "bench_quick.json").read_text())
+    assert [r["contender"] for r in records] == ["Perceptron", "sklearn LinearSVC (LIBLINEAR)"]
+    assert all(r["task"] == "checkerboard" and r["error"] is None for r in records)
+    # the checkerboard is not linearly separable: both linear models are near chance
+    assert all(0.3 < r["accuracy"] < 0.7 for r in records)
+    markdown = (tmp_path / "bench_quick.md").read_text()
+    assert "## checkerboard (3,000 train / 2,000 test)" in markdown
+    assert np.isclose(
+        float(markdown.split("| Perceptron | stream | ")[1].split(" |")[0]),
+        100 * records[0]["accuracy"], atol=0.01,
+    )
