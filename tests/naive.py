@@ -81,3 +81,46 @@ def streamsvm_kernel_algorithm1(X, y, C, kernel):
             beta[i] = a
             radius += 0.5 * (d - radius)
     return beta, radius
+
+
+def blurred_ball_cover(X, y, C, epsilon, lookahead, tol=1e-13):
+    """The Blurred Ball SVM's training (``001_…`` Algorithm 1) with the augmented points
+    written out in full, p_n = [y_n x_n; y_n; C^{-1/2} e_n] in d + 1 + n dimensions, and every
+    distance computed from coordinates. A point outside the (1+ε)-expansion of every kept ball
+    (for L > 1: a buffer of L points holding one) adds the ball MEB(buffer ∪ kept core sets),
+    its core set the points of positive weight; balls with radius < ε/4 of it are dropped.
+    The MEB is solved by the qp toolkit at a tight tolerance on the explicit Gram matrix.
+    Returns (balls, points) with balls a list of (core indices, centre, radius), oldest first."""
+    from streamsvm.qp import meb_of_points
+
+    n = X.shape[0]
+    scale = 0.0 if np.isinf(C) else 1.0 / np.sqrt(C)
+    points = np.hstack([y[:, None] * X, y[:, None], scale * np.eye(n)])
+    balls = []
+
+    def uncovered(i):
+        return all(np.linalg.norm(points[i] - c) > (1 + epsilon) * r for _, c, r in balls)
+
+    def new_ball(buffer):
+        nonlocal balls
+        kept = [int(k) for core, _, _ in balls for k in core]
+        candidates = np.array(sorted(set(buffer) | set(kept)))
+        P = points[candidates]
+        result = meb_of_points(P @ P.T, tol=tol)
+        support = result.weights > 0
+        centre = result.weights[support] @ P[support]
+        radius = float(np.max(np.linalg.norm(P - centre, axis=1)))
+        balls.append((candidates[support], centre, radius))
+        balls = [ball for ball in balls if ball[2] >= epsilon / 4 * radius]
+
+    buffer = []
+    for i in range(n):
+        buffer.append(i)
+        if len(buffer) < max(lookahead, 1):
+            continue
+        if any(uncovered(j) for j in buffer):
+            new_ball(buffer)
+        buffer = []
+    if buffer and any(uncovered(j) for j in buffer):
+        new_ball(buffer)
+    return balls, points

@@ -9,8 +9,8 @@ __version__ = "0.1.0"
 
 from .evaluate import holdout, prequential  # noqa: E402
 from .linear import Pegasos, Perceptron  # noqa: E402
-from .meb import StreamSVM  # noqa: E402
+from .meb import BlurredBallSVM, StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
 
-__all__ = ["StreamSVM", "Perceptron", "Pegasos", "save", "load", "prequential", "holdout",
-           "__version__"]
+__all__ = ["StreamSVM", "BlurredBallSVM", "Perceptron", "Pegasos", "save", "load", "prequential",
+           "holdout", "__version__"]

@@ -9,6 +9,7 @@ __all__ = ["ESTIMATORS", "available_estimators", "get_estimator"]
 #: name -> "module:Class"; every estimator of the library is listed here once.
 ESTIMATORS: dict[str, str] = {
     "StreamSVM": "streamsvm.meb.streamsvm:StreamSVM",
+    "BlurredBallSVM": "streamsvm.meb.blurred:BlurredBallSVM",
     "Perceptron": "streamsvm.linear.perceptron:Perceptron",
     "Pegasos": "streamsvm.linear.pegasos:Pegasos",
 }
