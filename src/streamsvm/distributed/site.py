@@ -160,8 +160,9 @@ class Site:
     def set_global(self, comb: Combination):
         """Install a broadcast ê; recompute every own slack. Returns (min slack, number of
         violated constraints, threshold) after the change."""
-        lookup = {int(p): (x, y) for p, x, y in zip(comb.new.ids, comb.new.X, comb.new.y)}
-        for p, x, y in zip(self._atoms.ids, self._atoms.X, self._atoms.y):
+        new = comb.new
+        lookup = {int(p): (x, y) for p, x, y in zip(new.ids, new.X, new.y, strict=True)}
+        for p, x, y in zip(self._atoms.ids, self._atoms.X, self._atoms.y, strict=True):
             lookup.setdefault(int(p), (x, y))
         X = np.empty((len(comb.ids), self.n_features))
         y = np.empty(len(comb.ids))
@@ -207,7 +208,7 @@ class Site:
             return None
         init = np.zeros(len(base))
         where = {int(p): i for i, p in enumerate(base.ids)}
-        for p, c in zip(self._atoms.ids, self._coef):
+        for p, c in zip(self._atoms.ids, self._coef, strict=True):
             if int(p) in where:
                 init[where[int(p)]] = c
         lam, f = self.objective.minimise(self.space, base, None, init if init.sum() > 0 else None)
