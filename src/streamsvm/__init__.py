@@ -13,5 +13,5 @@ from .linear import Pegasos, Perceptron  # noqa: E402
 from .meb import StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
 
-__all__ = ["StreamSVM", "Perceptron", "Pegasos", "DistributedL2SVM", "save", "load", "prequential", "holdout",
-           "__version__"]
+__all__ = ["StreamSVM", "Perceptron", "Pegasos", "DistributedL2SVM", "save", "load",
+           "prequential", "holdout", "__version__"]
