@@ -124,3 +124,32 @@ def blurred_ball_cover(X, y, C, epsilon, lookahead, tol=1e-13):
     if buffer and any(uncovered(j) for j in buffer):
         new_ball(buffer)
     return balls, points
+def l2svm_hat_gram(X, y, ids, kernel, C, task):
+    """Gram matrix of the distributed L2-SVM (``003_…`` section 4.1), entry by entry:
+    two-class y_i y_j (k(x_i, x_j) + 1) + δ_ij / C, one-class k(x_i, x_j) + δ_ij / C.
+    ``kernel(a, b)`` returns k(a, b); δ_ij compares point ids."""
+    n = len(ids)
+    G = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            k = kernel(X[i], X[j])
+            v = y[i] * y[j] * (k + 1.0) if task == "two-class" else k
+            if ids[i] == ids[j] and np.isfinite(C):
+                v += 1.0 / C
+            G[i, j] = v
+    return G
+
+
+def simplex_qp_scipy(G):
+    """min aᵀGa over the probability simplex by scipy's SLSQP (a solver of record for the
+    distributed tracker's centralised oracle). Returns (a, value)."""
+    from scipy.optimize import minimize
+
+    m = G.shape[0]
+    res = minimize(lambda a: a @ G @ a, np.full(m, 1.0 / m), jac=lambda a: 2 * G @ a,
+                   method="SLSQP", bounds=[(0, 1)] * m,
+                   constraints=[{"type": "eq", "fun": lambda a: a.sum() - 1}],
+                   options={"ftol": 1e-15, "maxiter": 2000})
+    a = np.clip(res.x, 0, None)
+    a /= a.sum()
+    return a, float(a @ G @ a)

@@ -7,10 +7,21 @@ over the same state. Models are saved and resumed mid-stream with :func:`save` /
 
 __version__ = "0.1.0"
 
+from .distributed import DistributedL2SVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
 from .linear import Pegasos, Perceptron  # noqa: E402
 from .meb import BlurredBallSVM, StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
 
-__all__ = ["StreamSVM", "BlurredBallSVM", "Perceptron", "Pegasos", "save", "load", "prequential",
-           "holdout", "__version__"]
+__all__ = [
+    "StreamSVM",
+    "BlurredBallSVM",
+    "Perceptron",
+    "Pegasos",
+    "DistributedL2SVM",
+    "save",
+    "load",
+    "prequential",
+    "holdout",
+    "__version__",
+]

@@ -1,0 +1,31 @@
+"""Distributed tracking of L2-SVMs over many sites by geometric monitoring (``003_…``).
+
+* :class:`Tracker` — the general protocol (chapters 2–3): min f over the hull of K sites'
+  fully dynamic sets, exact or ε-approximate, update method 1 or 2;
+* spaces/objectives — :class:`KernelSpace` (k̂ of the two-class / one-class L2-SVM),
+  :class:`EuclideanSpace`, :class:`SquaredNorm`, :class:`ConvexFunction` (pluggable f);
+* backends — in-process (:class:`LocalNetwork`, default) and Ray actors
+  (:class:`~streamsvm.distributed.ray_backend.RayNetwork`);
+* :class:`DistributedL2SVM` — the public estimator; :mod:`.events` — the event-log format.
+"""
+
+from .estimator import DistributedL2SVM
+from .events import Event, read_events, write_events
+from .network import CommStats, LocalNetwork
+from .objective import ConvexFunction, EuclideanSpace, KernelSpace, PointBlock, SquaredNorm
+from .protocol import Tracker
+
+__all__ = [
+    "DistributedL2SVM",
+    "Tracker",
+    "KernelSpace",
+    "EuclideanSpace",
+    "SquaredNorm",
+    "ConvexFunction",
+    "PointBlock",
+    "CommStats",
+    "LocalNetwork",
+    "Event",
+    "read_events",
+    "write_events",
+]

@@ -1,0 +1,362 @@
+"""The tracking protocol of ``003_…`` (chapters 2–3): minimise a convex differentiable f over
+the convex hull of the union of K sites' fully dynamic point sets, with every site holding
+the (exact or ε-approximate) optimum ê at all times.
+
+:class:`Tracker` is the driver. It routes events to sites, lets the sites check their local
+constraints, and when a constraint fails runs an update, moving every message between sites
+itself and counting it (:class:`~streamsvm.distributed.network.CommStats`). Synchronous
+rounds are assumed: after a broadcast a site that sees no violation stays silent, and a site
+that does reports its smallest slack (one scalar) to the broadcaster, which hands a token to
+the most violated site (the paper leaves the choice open: "one of the sites having at least
+one violation is selected").
+
+Monitoring (sections 2.4, 3.1): a new point x_N at site r is checked against
+``∇f(ê)ᵀ(x_N − ê) ≥ −ε`` (Theorems 1 and 5; ε = 0 exact, with a rounding allowance
+``monitor_tol · scale``). Relative error (section 3.3): ε = ε̂ / (1 + ε̂) · f(ê), recomputed
+whenever ê (even a temporary one) is broadcast. A deleted point with coefficient 0 in ê
+(section 2.4.2; slack > 0 implies it, Theorem 3) needs no communication.
+
+Updates after an addition (section 2.5.1 / 3.2.1):
+
+* ``method1``: the site solves problem 2.3 over its known points, broadcasts the result; the
+  most violated site (if any) solves next, until no site has a violation.
+* ``method2``: the violator is broadcast; every site cuts the rays from x_N through its known
+  points at ∂S_ε (eq. 4.2), finds the extreme points of that set (hull membership, QP or
+  the LP of Theorem 6) and sends the own-stream ones to r; r solves problem 2.4 once and
+  broadcasts. In the approximate case, if the solution lies on ∂S_ε the paper's fall-back to
+  method 1 runs at r, over its known points and the points it received.
+
+Updates after a deletion of an atom (section 2.5.2 / 3.2.2): method 1 from the site of the
+deletion. In exact mode ``deletion_check='hull'`` first collects the points on ∂S (slack 0)
+and tries to re-express ê without the deleted point (section 2.4.2).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .network import CommStats, LocalNetwork
+from .objective import PointBlock
+from .site import Site
+
+__all__ = ["Tracker"]
+
+UPDATE_METHODS = ("method1", "method2")
+
+
+class Tracker:
+    """K sites tracking min f over conv(∪_k D_k); see the module docstring.
+
+    Parameters
+    ----------
+    n_sites : int ≥ 1
+    n_features : int ≥ 1, width of every point
+    space, objective : a space and an objective of :mod:`~streamsvm.distributed.objective`
+    epsilon : float ≥ 0, 0 for exact tracking; absolute, or ε̂ when ``relative``
+    update : 'method1' or 'method2'
+    membership : 'qp' or 'lp', hull membership in method 2's extreme-point search
+    prune : the collector of method 2 discards non-extremes before solving
+    monitor_tol : rounding allowance of the constraints, relative to max k̂(x, x) of ê's atoms
+    deletion_check : 'update' (update at once) or 'hull' (exact mode: try to re-express ê)
+    backend : 'local' or 'ray'
+    max_rounds : cap on method-1 rounds per event (default 20 K + 100)
+    """
+
+    def __init__(self, n_sites, n_features, space, objective, *, epsilon=0.0, relative=False,
+                 update="method1", membership="qp", prune=True, monitor_tol=1e-9,
+                 deletion_check="update", backend="local", max_rounds=None):
+        check_int("n_sites", n_sites, 1)
+        check_int("n_features", n_features, 1)
+        if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool) \
+                or not math.isfinite(epsilon) or epsilon < 0:
+            raise ValueError(f"epsilon must be a finite float >= 0; got {epsilon!r}")
+        if update not in UPDATE_METHODS:
+            raise ValueError(f"update must be 'method1' or 'method2'; got {update!r}")
+        if membership not in ("qp", "lp"):
+            raise ValueError(f"membership must be 'qp' or 'lp'; got {membership!r}")
+        if deletion_check not in ("update", "hull"):
+            raise ValueError(f"deletion_check must be 'update' or 'hull'; got {deletion_check!r}")
+        if backend not in ("local", "ray"):
+            raise ValueError(f"backend must be 'local' or 'ray'; got {backend!r}")
+        self.n_sites = int(n_sites)
+        self.n_features = int(n_features)
+        self.space = space
+        self.objective = objective
+        self.epsilon = float(epsilon)
+        self.relative = bool(relative)
+        self.update = update
+        self.deletion_check = deletion_check
+        self.backend = backend
+        self.max_rounds = 20 * self.n_sites + 100 if max_rounds is None else int(max_rounds)
+        config = {"epsilon": self.epsilon, "relative": self.relative,
+                  "monitor_tol": float(monitor_tol), "membership": membership,
+                  "prune": bool(prune)}
+        if backend == "ray":
+            from .ray_backend import RayNetwork
+
+            self.network = RayNetwork(self.n_sites, self.n_features, space, objective, config)
+        else:
+            self.network = LocalNetwork(
+                Site(k, self.n_features, space, objective, config) for k in range(self.n_sites)
+            )
+        self.stats = CommStats(self.n_features)
+        self._owner: dict[int, int] = {}
+        self._atoms = np.empty(0, dtype=np.int64)
+        self._has_global = False
+        self._threshold = 0.0
+        self._next_id = 0
+
+    # ------------------------------------------------------------------ validation
+
+    def _check_site(self, site):
+        if isinstance(site, bool) or not isinstance(site, numbers.Integral):
+            raise TypeError(f"site must be an integer; got {type(site).__name__}")
+        if not 0 <= site < self.n_sites:
+            raise ValueError(f"unknown site {site}: sites are 0..{self.n_sites - 1}")
+        return int(site)
+
+    def _check_x(self, x):
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("x must be a vector of numbers") from exc
+        if x.ndim != 1 or x.shape[0] != self.n_features:
+            raise ValueError(f"x must be a 1-D vector of {self.n_features} features; got shape "
+                             f"{x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("x contains NaN or infinity")
+        return np.ascontiguousarray(x)
+
+    def _check_y(self, y):
+        if getattr(self.space, "task", "plain") != "two-class":
+            return 1.0
+        if isinstance(y, bool) or not isinstance(y, numbers.Real) or y not in (-1, 1):
+            raise ValueError(f"a two-class label must be -1 or +1; got {y!r}")
+        return float(y)
+
+    def _check_point_id(self, point_id, *, new):
+        if point_id is None and new:
+            while self._next_id in self._owner:
+                self._next_id += 1
+            return self._next_id
+        if isinstance(point_id, bool) or not isinstance(point_id, numbers.Integral):
+            raise TypeError(f"point_id must be an integer; got {type(point_id).__name__}")
+        point_id = int(point_id)
+        if new and point_id in self._owner:
+            raise ValueError(f"point id {point_id} is already in use (at site "
+                             f"{self._owner[point_id]})")
+        if new and point_id < 0:
+            raise ValueError(f"point id must be >= 0; got {point_id}")
+        return point_id
+
+    # ---------------------------------------------------------------------- events
+
+    def add(self, site, x, y=1.0, point_id=None):
+        """A point arrives at ``site``; returns the event's record (its ``point_id`` too)."""
+        site = self._check_site(site)
+        x = self._check_x(x)
+        y = self._check_y(y)
+        pid = self._check_point_id(point_id, new=True)
+        self.stats.begin("add", site, pid)
+        slack = self.network.call(site, "add_point", pid, x, y)
+        self._owner[pid] = site
+        self._next_id = max(self._next_id, pid + 1)
+        if not self._has_global:
+            self.stats._current["triggered"] = True
+            comb = self.network.call(site, "init_global", pid)
+            self.stats.count("rounds")
+            self._settle(site, self._broadcast(site, comb))
+        elif slack < -self._threshold:
+            self.stats._current["triggered"] = True
+            if self.update == "method1":
+                self._method1(site)
+            else:
+                self._method2(site, PointBlock([pid], [x], [y]))
+        return self._end()
+
+    def delete(self, site, point_id):
+        """Point ``point_id`` is deleted at ``site`` (where it was added)."""
+        site = self._check_site(site)
+        pid = self._check_point_id(point_id, new=False)
+        if pid not in self._owner:
+            raise ValueError(f"unknown point id {pid}: no site holds it")
+        if self._owner[pid] != site:
+            raise ValueError(f"point id {pid} is at site {self._owner[pid]}, not at site {site}")
+        self.stats.begin("delete", site, pid)
+        coef, slack = self.network.call(site, "point_certificate", pid)
+        del self._owner[pid]
+        if coef == 0.0:
+            # section 2.4.2: zero coefficient (and Theorem 3: slack > 0 implies it)
+            cert = "positive-slack" if slack > self._threshold else "zero-coefficient"
+            self.stats._current["certificate"] = cert
+            self.network.call(site, "remove_point", pid)
+            return self._end()
+        self.stats._current["triggered"] = True
+        if self.deletion_check == "hull" and self.epsilon == 0.0 and self._hull_check(site, pid):
+            self.stats._current["certificate"] = "re-expressed"
+            return self._end()
+        self.network.call(site, "remove_point", pid)
+        if not self._owner:
+            self._clear_global()
+        else:
+            self._method1(site)
+        return self._end()
+
+    def _end(self):
+        return self.stats.end(n_atoms=int(self._atoms.size), objective=self.objective_value())
+
+    # --------------------------------------------------------------------- updates
+
+    def _broadcast(self, s, comb):
+        """Site s sends ê (new atoms as vectors, all ids and coefficients) to the others;
+        every site installs it. Returns each site's (min slack, violations, threshold)."""
+        self.stats.send(self.n_sites - 1, n_vectors=len(comb.new), n_scalars=2 * len(comb.ids))
+        self.stats.count("vector_broadcasts", len(comb.new))
+        results = self.network.call_many(range(self.n_sites), "set_global", comb)
+        self._atoms = comb.ids.copy()
+        self._has_global = True
+        self._threshold = results[0][2]
+        return results
+
+    def _settle(self, s, results):
+        """Method-1 rounds until no site reports a violation (section 2.5.1)."""
+        last_f = np.inf
+        while True:
+            violators = [(r[0], k) for k, r in enumerate(results) if r[1] > 0]
+            if not violators:
+                return
+            reporters = [k for _, k in violators if k != s]
+            self.stats.send(len(reporters), n_scalars=1)
+            _, nxt = min(violators)
+            if nxt != s:
+                self.stats.send(1, n_scalars=1)  # the token
+            s = nxt
+            if self.stats._current["rounds"] >= self.max_rounds:
+                warnings.warn(f"update stopped after {self.max_rounds} rounds with violations "
+                              "left (numerical trouble?)", RuntimeWarning, stacklevel=3)
+                return
+            comb = self.network.call(s, "solve_local", None)
+            self.stats.count("rounds")
+            if comb.f >= last_f and s == violators[0][1] and len(violators) == 1:
+                warnings.warn("a local solve made no progress on its own violation; stopping "
+                              "the update", RuntimeWarning, stacklevel=3)
+                return
+            last_f = comb.f
+            results = self._broadcast(s, comb)
+
+    def _method1(self, s, extra=None):
+        comb = self.network.call(s, "solve_local", extra)
+        hops = 0
+        while comb is None:  # s knows no point any more (ê was its deleted point): pass on
+            hops += 1
+            s = (s + 1) % self.n_sites
+            self.stats.send(1, n_scalars=1)
+            comb = self.network.call(s, "solve_local", extra)
+            if hops > self.n_sites:
+                raise RuntimeError("no site holds a point, yet the tracker has points")
+        self.stats.count("rounds")
+        self._settle(s, self._broadcast(s, comb))
+
+    def _method2(self, r, violator: PointBlock):
+        others = [k for k in range(self.n_sites) if k != r]
+        self.stats.send(len(others), n_vectors=1)  # broadcast of x_N
+        self.stats.count("vector_broadcasts", 1)
+        replies = self.network.call_many(others, "ray_extremes", violator)
+        received = PointBlock.empty(self.n_features)
+        for block, solved in replies:
+            self.stats.count("membership_problems", solved)
+            if len(block):
+                self.stats.send(1, n_vectors=len(block))
+                received = received.concat(block)
+        comb, ec_slack, _ = self.network.call(r, "collect_and_solve", violator, received)
+        self.stats.count("rounds")
+        eps_abs = self.network.call(r, "epsilon_abs")
+        if self.epsilon == 0.0 or ec_slack < -eps_abs - 1e-12 * max(1.0, abs(eps_abs)):
+            self._settle(r, self._broadcast(r, comb))
+        else:
+            # e_c on ∂S_ε: fall back to method 1 (section 3.2.1), r keeps what it received
+            self.stats._current["fallback"] = True
+            self._method1(r, received)
+
+    def _hull_check(self, site, pid):
+        """Exact deletion of an atom (section 2.4.2): collect the points on ∂S and try to
+        write ê as their convex combination without x_D. Returns True if it succeeded (the
+        new combination is then broadcast and the point removed)."""
+        others = [k for k in range(self.n_sites) if k != site]
+        self.stats.send(len(others), n_scalars=1)  # request
+        collected = PointBlock.empty(self.n_features)
+        for block in self.network.call_many(others, "boundary_points", pid):
+            if len(block):
+                self.stats.send(1, n_vectors=len(block))
+                collected = collected.concat(block)
+        comb = self.network.call(site, "reexpress_without", pid, collected)
+        if comb is None:
+            return False
+        self.network.call(site, "remove_point", pid)
+        self._broadcast(site, comb)
+        return True
+
+    def _clear_global(self):
+        self._has_global = False
+        self._atoms = np.empty(0, dtype=np.int64)
+        self.network.call_many(range(self.n_sites), "clear_global")
+
+    # --------------------------------------------------------------------- queries
+
+    def objective_value(self, site=0) -> float:
+        """f(ê) as ``site`` holds it (nan before any point)."""
+        return float(self.network.call(self._check_site(site), "objective_value"))
+
+    def decision_function(self, X, site=0) -> np.ndarray:
+        """Decision values at ``site`` (no communication, section 4.4)."""
+        site = self._check_site(site)
+        if not self._has_global:
+            raise ValueError("no point has been added yet: there is no model to query")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X.reshape(1, -1)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X must have {self.n_features} features; got shape {X.shape}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("X contains NaN or infinity")
+        return self.network.call(site, "decision_function", X)
+
+    def global_vector(self, site=0):
+        """(atom ids, coefficients) of ê at ``site``."""
+        return self.network.call(self._check_site(site), "global_vector")
+
+    def site_points(self, site):
+        """(ids, slacks) of the points of ``site`` under its current ê."""
+        return self.network.call(self._check_site(site), "own_slacks")
+
+    def threshold(self) -> float:
+        """The current constraint threshold ε(ê) + rounding allowance."""
+        return self._threshold
+
+    def point_ids(self):
+        """{point id: site} of every current point."""
+        return dict(self._owner)
+
+    def report(self) -> dict:
+        """Totals of the communication, with the naive protocol's beside them (every added
+        point shipped to a coordinator: one vector and one message per addition)."""
+        out = self.stats.totals()
+        out["naive_vectors"] = out["additions"]
+        out["naive_bytes"] = out["additions"] * (8 * self.n_features + 16)
+        out["n_atoms"] = int(self._atoms.size)
+        out["n_points"] = len(self._owner)
+        return out
+
+    def close(self):
+        self.network.close()
+
+
+def check_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}; got {value}")

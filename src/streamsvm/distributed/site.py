@@ -1,0 +1,337 @@
+"""One site of the tracking protocol (``003_…`` section 1.3): its points D_k, the global
+vector ê (known to every site, as a convex combination of atoms), local constraints and local
+problems. A site never talks to other sites itself: the protocol driver
+(:mod:`~streamsvm.distributed.protocol`) moves messages between sites and counts them, so the
+same :class:`Site` runs in-process or as a Ray actor.
+
+Known points M_k = D_k ∪ atoms(ê) (section 2.3); an atom that is deleted or drops out of
+the combination is forgotten unless it is the site's own point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from .geometry import extreme_points
+from .objective import PointBlock, minimise_gram
+
+__all__ = ["Site", "Combination"]
+
+
+class Combination:
+    """A global vector as sent over the wire: atom ``ids``, convex ``coef`` and the atoms'
+    points that the receivers may not know yet (``new``)."""
+
+    __slots__ = ("ids", "coef", "new", "f")
+
+    def __init__(self, ids, coef, new: PointBlock, f: float):
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.coef = np.asarray(coef, dtype=np.float64)
+        self.new = new
+        self.f = float(f)
+
+
+class Site:
+    """State and local computations of site ``index``.
+
+    ``config``: ``epsilon`` (≥ 0), ``relative`` (ε read as ε̂ of section 3.3),
+    ``monitor_tol`` (rounding allowance of the exact constraints, relative to the scale of
+    the atoms' Gram diagonal), ``membership`` ('qp' or 'lp', for extreme points),
+    ``prune`` (the collector of method 2 discards non-extremes).
+    """
+
+    def __init__(self, index, n_features, space, objective, config):
+        self.index = int(index)
+        self.n_features = int(n_features)
+        self.space = space
+        self.objective = objective
+        self.config = dict(config)
+        cap = 16
+        self._X = np.empty((cap, self.n_features))
+        self._y = np.empty(cap)
+        self._ids = np.empty(cap, dtype=np.int64)
+        self._slacks = np.empty(cap)
+        self._n = 0
+        self._row = {}
+        self._atoms = PointBlock.empty(self.n_features)
+        self._coef = np.empty(0)
+        self._summary = None
+        self._threshold = 0.0
+        self._eps_abs = 0.0
+
+    # ------------------------------------------------------------------ own points
+
+    def own_block(self) -> PointBlock:
+        n = self._n
+        return PointBlock(self._ids[:n], self._X[:n], self._y[:n])
+
+    def has_point(self, pid) -> bool:
+        return int(pid) in self._row
+
+    def n_points(self) -> int:
+        return self._n
+
+    def _grow(self):
+        cap = 2 * self._X.shape[0]
+        n = self._n
+        for name in ("_X", "_y", "_ids", "_slacks"):
+            old = getattr(self, name)
+            new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+            new[:n] = old[:n]
+            setattr(self, name, new)
+
+    def add_point(self, pid, x, y) -> float:
+        """Store a new point; return its slack ∇f(ê)ᵀ(x − ê) (nan before any global vector)."""
+        if self._n == self._X.shape[0]:
+            self._grow()
+        n = self._n
+        self._X[n] = x
+        self._y[n] = y
+        self._ids[n] = pid
+        self._row[int(pid)] = n
+        self._n = n + 1
+        slack = np.nan
+        if self._summary is not None:
+            slack = float(self._slacks_of(PointBlock([pid], [x], [y]))[0])
+        self._slacks[n] = slack
+        return slack
+
+    def point_certificate(self, pid):
+        """(coefficient of the point in ê, its slack): the two drop-out certificates of
+        section 2.4.2 (zero coefficient; slack > 0 ⇒ zero coefficient, Theorem 3)."""
+        pid = int(pid)
+        hit = np.flatnonzero(self._atoms.ids == pid)
+        coef = float(self._coef[hit[0]]) if hit.size else 0.0
+        return coef, float(self._slacks[self._row[pid]])
+
+    def remove_point(self, pid) -> None:
+        """Delete an own point; if it is an atom, drop it from ê here (ê is then stale until
+        the update broadcasts a new one; the remaining weights warm-start the local solve)."""
+        pid = int(pid)
+        row = self._row.pop(pid)
+        last = self._n - 1
+        if row != last:
+            self._X[row] = self._X[last]
+            self._y[row] = self._y[last]
+            self._ids[row] = self._ids[last]
+            self._slacks[row] = self._slacks[last]
+            self._row[int(self._ids[row])] = row
+        self._n = last
+        keep = self._atoms.ids != pid
+        if not keep.all():
+            self._atoms = self._atoms.take(np.flatnonzero(keep))
+            self._coef = self._coef[keep]
+            total = self._coef.sum()
+            if total > 0:
+                self._coef = self._coef / total
+
+    # --------------------------------------------------------------- global vector
+
+    def has_global(self) -> bool:
+        return self._summary is not None
+
+    def _slacks_of(self, block: PointBlock) -> np.ndarray:
+        return self.objective.slacks(self.space, self._atoms, self._coef, self._summary, block)
+
+    def _known(self, extra: PointBlock | None = None, exclude=()) -> PointBlock:
+        """M_k (own points, then atoms that are not own points), plus ``extra``."""
+        own = self.own_block()
+        atoms = self._atoms
+        mask = np.array([int(i) not in self._row for i in atoms.ids], dtype=bool)
+        block = own.concat(atoms.take(np.flatnonzero(mask))) if mask.any() else own
+        if extra is not None and len(extra):
+            seen = set(block.ids.tolist())
+            fresh = [i for i, pid in enumerate(extra.ids) if int(pid) not in seen]
+            if fresh:
+                block = block.concat(extra.take(fresh))
+        if exclude:
+            keep = ~np.isin(block.ids, np.asarray(list(exclude), dtype=np.int64))
+            block = block.take(np.flatnonzero(keep))
+        return block
+
+    def init_global(self, pid) -> Combination:
+        """ê = the first point of the stream (chapter 5: the first point initialises)."""
+        row = self._row[int(pid)]
+        block = PointBlock([pid], self._X[row:row + 1], self._y[row:row + 1])
+        f = self.objective.summarise(self.space, block, np.ones(1)).f
+        return Combination([pid], [1.0], block, f)
+
+    def set_global(self, comb: Combination):
+        """Install a broadcast ê; recompute every own slack. Returns (min slack, number of
+        violated constraints, threshold) after the change."""
+        new = comb.new
+        lookup = {int(p): (x, y) for p, x, y in zip(new.ids, new.X, new.y, strict=True)}
+        for p, x, y in zip(self._atoms.ids, self._atoms.X, self._atoms.y, strict=True):
+            lookup.setdefault(int(p), (x, y))
+        X = np.empty((len(comb.ids), self.n_features))
+        y = np.empty(len(comb.ids))
+        for i, p in enumerate(comb.ids):
+            p = int(p)
+            if p in lookup:
+                X[i], y[i] = lookup[p]
+            else:
+                row = self._row[p]
+                X[i], y[i] = self._X[row], self._y[row]
+        self._atoms = PointBlock(comb.ids, X, y)
+        self._coef = comb.coef.copy()
+        self._summary = self.objective.summarise(self.space, self._atoms, self._coef)
+        eps = float(self.config["epsilon"])
+        if self.config["relative"]:
+            eps = eps / (1.0 + eps) * self._summary.f  # section 3.3
+        self._eps_abs = eps
+        self._threshold = eps + self.config["monitor_tol"] * self._summary.scale
+        n = self._n
+        if n:
+            self._slacks[:n] = self._slacks_of(self.own_block())
+        return self.violation()
+
+    def violation(self):
+        """(min own slack, number of own points below −threshold, threshold)."""
+        n = self._n
+        if n == 0:
+            return np.inf, 0, self._threshold
+        s = self._slacks[:n]
+        return float(s.min()), int(np.sum(s < -self._threshold)), self._threshold
+
+    def threshold(self) -> float:
+        """ε (absolute, after section 3.3) plus the rounding allowance."""
+        return self._threshold
+
+    def epsilon_abs(self) -> float:
+        return self._eps_abs
+
+    def solve_local(self, extra: PointBlock | None = None) -> Combination:
+        """Problem 2.3 (kernel form 4.5) over M_k (∪ ``extra``), warm-started at ê."""
+        base = self._known(extra)
+        if len(base) == 0:
+            return None
+        init = np.zeros(len(base))
+        where = {int(p): i for i, p in enumerate(base.ids)}
+        for p, c in zip(self._atoms.ids, self._coef, strict=True):
+            if int(p) in where:
+                init[where[int(p)]] = c
+        lam, f = self.objective.minimise(self.space, base, None, init if init.sum() > 0 else None)
+        return self._combination(base, lam, f)
+
+    def _combination(self, base: PointBlock, coef, f) -> Combination:
+        support = np.flatnonzero(coef > 0)
+        coef = coef[support] / coef[support].sum()
+        block = base.take(support)
+        old = set(self._atoms.ids.tolist())
+        new = [i for i, p in enumerate(block.ids) if int(p) not in old]
+        return Combination(block.ids, coef, block.take(new), f)
+
+    def clear_global(self):
+        """Forget ê (every point of every site has been deleted)."""
+        self._atoms = PointBlock.empty(self.n_features)
+        self._coef = np.empty(0)
+        self._summary = None
+
+    # ------------------------------------------------------- drop-out of the hull
+
+    def boundary_points(self, pid):
+        """Own non-atom points with slack 0 (|slack| within the rounding allowance), other
+        than ``pid``: the only points that can carry weight in another representation of ê
+        (section 2.4.2, from Theorem 3)."""
+        n = self._n
+        atoms = set(self._atoms.ids.tolist())
+        pick = [i for i in range(n) if abs(self._slacks[i]) <= self._threshold
+                and int(self._ids[i]) not in atoms and int(self._ids[i]) != int(pid)]
+        return self.own_block().take(pick)
+
+    def reexpress_without(self, pid, collected: PointBlock):
+        """ê as a convex combination of (atoms \\ {pid}) ∪ collected, or None if ê is not in
+        their hull: min_a ‖Σ a_k φ̂_k − ê‖² over the simplex (section 4.3.2, QP form)."""
+        keep = self._atoms.ids != int(pid)
+        base = self._atoms.take(np.flatnonzero(keep)).concat(collected)
+        if len(base) == 0:
+            return None
+        both = base.concat(self._atoms)
+        G = self.space.gram(both)
+        m = len(base)
+        c = self._coef
+        Gbe = G[:m, m:] @ c
+        T = G[:m, :m] - Gbe[:, None] - Gbe[None, :] + float(c @ G[m:, m:] @ c)
+        lam, dist2 = minimise_gram(0.5 * (T + T.T), None, 1e-13)
+        if dist2 > self.config["monitor_tol"] * self._summary.scale:
+            return None
+        return self._combination(base, lam, self._summary.f)
+
+    # ----------------------------------------------------------- update method 2
+
+    def _ray_points(self, violator: PointBlock, extra: PointBlock | None = None):
+        """Base [x_N, M_k \\ {x_N} (∪ extra)], the ray matrix W (eq. 4.2) and slacks."""
+        cands = self._known(extra, exclude=(int(violator.ids[0]),))
+        slacks = self._slacks_of(cands)
+        s_new = float(self._slacks_of(violator)[0])
+        lambdas = np.empty(len(cands))
+        _core.ray_lambdas(slacks, s_new, -self._eps_abs, lambdas)
+        W = _core.ray_matrix(lambdas)
+        base = violator.concat(cands)
+        return base, W, np.r_[s_new, slacks]
+
+    def ray_extremes(self, violator: PointBlock):
+        """The extreme points of D̂_k (rays from x_N through M_k \\ {x_N} cut at
+        ∂S_ε, Theorem 4) that are own points and not atoms (the collector knows the atoms).
+
+        Returns (PointBlock to send, number of hull-membership problems solved)."""
+        if self._n == 0:
+            return PointBlock.empty(self.n_features), 0
+        base, W, _ = self._ray_points(violator)
+        Gy = W @ self.space.gram(base) @ W.T
+        idx, solved = extreme_points(Gy[1:, 1:], self.config["membership"])
+        cands = base.take(np.arange(1, len(base)))
+        atoms = set(self._atoms.ids.tolist())
+        send = [i for i in idx if int(cands.ids[i]) in self._row
+                and int(cands.ids[i]) not in atoms]
+        return cands.take(send), solved
+
+    def collect_and_solve(self, violator: PointBlock, received: PointBlock):
+        """Collector of method 2: problem 2.4 over {x_N} ∪ D̂ (own rays and the received
+        points' rays), Gram by eq. 4.3. Returns (combination over original points,
+        slack of e_c w.r.t. the old ê, number of points in C)."""
+        base, W, slacks = self._ray_points(violator, received)
+        G = self.space.gram(base)
+        Gy = W @ G @ W.T
+        keep = np.arange(len(base))
+        if self.config["prune"] and len(base) > 2:
+            idx, _ = extreme_points(Gy[1:, 1:], self.config["membership"])
+            keep = np.r_[0, idx + 1]
+        Wk = W[keep]
+        mu, _f = self.objective.minimise(self.space, base, Wk, None)
+        coef = mu @ Wk
+        ec_slack = float(coef @ slacks)
+        coef[coef < 0] = 0.0
+        f = self.objective.summarise(self.space, base.take(np.flatnonzero(coef > 0)),
+                                     coef[coef > 0] / coef[coef > 0].sum()).f
+        return self._combination(base, coef, f), ec_slack, len(keep)
+
+    # --------------------------------------------------------------------- queries
+
+    def objective_value(self) -> float:
+        return np.nan if self._summary is None else self._summary.f
+
+    def global_vector(self):
+        """(atom ids, coefficients) of ê as this site knows it."""
+        return self._atoms.ids.copy(), self._coef.copy()
+
+    def decision_function(self, X) -> np.ndarray:
+        """Two-class: Σ a_i y_i (k(x_i, x) + 1) = wᵀφ(x) + b. One-class:
+        Σ a_i k(x_i, x) − ρ with ρ = f(ê) (at the optimum ρ = (K̂a)_i on the support).
+        Other spaces: the slack ∇f(ê)ᵀ(x − ê) / 2."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        task = getattr(self.space, "task", "plain")
+        if task in ("two-class", "one-class") and not getattr(self.space, "explicit", False):
+            K = self.space.raw_gram(PointBlock(np.full(len(X), -1), X, np.ones(len(X))),
+                                    self._atoms)
+            if task == "two-class":
+                return (K + 1.0) @ (self._coef * self._atoms.y)
+            return K @ self._coef - self._summary.f
+        block = PointBlock(np.full(len(X), -1), X, np.ones(len(X)))
+        return 0.5 * self._slacks_of(block)
+
+    def own_slacks(self):
+        """(ids, slacks) of the own points under the current ê (the Theorem 1 certificate)."""
+        n = self._n
+        return self._ids[:n].copy(), self._slacks[:n].copy()
