@@ -11,6 +11,11 @@ ESTIMATORS: dict[str, str] = {
     "StreamSVM": "streamsvm.meb.streamsvm:StreamSVM",
     "Perceptron": "streamsvm.linear.perceptron:Perceptron",
     "Pegasos": "streamsvm.linear.pegasos:Pegasos",
+    "LASVM": "streamsvm.lasvm.lasvm:LASVM",
+    "LASVMG": "streamsvm.lasvm.variants:LASVMG",
+    "LASVMNC": "streamsvm.lasvm.variants:LASVMNC",
+    "LASVMI": "streamsvm.lasvm.variants:LASVMI",
+    "FullSVM": "streamsvm.lasvm.variants:FullSVM",
 }
 
 

@@ -10,5 +10,6 @@ API other algorithms (active learning) build on.
 """
 
 from .lasvm import LASVM
+from .variants import LASVMG, LASVMI, LASVMNC, FullSVM
 
-__all__ = ["LASVM"]
+__all__ = ["LASVM", "LASVMG", "LASVMNC", "LASVMI", "FullSVM"]

@@ -10,10 +10,13 @@ State layout (owned by :class:`streamsvm.lasvm.lasvm._Learner`, passed in as tup
 * ``kern = (sparse, code, gamma, degree, coef0)``.
 * ``svs = (perm, alpha, g, lo, hi)``, indexed by *position* 0 .. n_S - 1 in S: the store index
   of the member, its coefficient, gradient (eq. 9 of Bordes et al.), and box ``[A, B]``
-  (eq. 5; for LASVM-NC eq. 18). The members of S come first, in any order; removing one swaps
-  it with the last (the reference implementation's reordering), so the cache keeps
-  *truncated rows of the reordered kernel matrix*: row ``id`` column ``p`` holds
-  ``K(x_id, x_perm[p])``.
+  (eq. 5; for LASVM-NC eq. 18). The cache keeps *truncated rows of the reordered kernel
+  matrix*: row ``id`` column ``p`` holds ``K(x_id, x_perm[p])``. A removal leaves a hole
+  (``perm = -1``, ``alpha = A = B = 0``, so no search selects it) instead of moving columns
+  in every cached row; when holes make up a third of the columns, :func:`reorder` compacts
+  S and every cached row at once (the reference implementation's reordering, batched: one
+  pass over the cache instead of one per removal). The finishing step's shrinking uses the
+  same reordering to put the active set first.
 * ``cache = KernelCache.state``; members of S are pinned (kept first).
 * ``work = (ws, scr0, scr1, scr2)``: CSR scatter workspace and scratch rows (used when the
   cache has no slots).
@@ -28,8 +31,6 @@ from ..kernels._core import (
     cache_acquire,
     cache_set_length,
     cache_set_pinned,
-    cache_swap_columns,
-    cache_truncate_columns,
     dot_dense,
     kernel_from_dot,
 )
@@ -45,9 +46,10 @@ N_CLEAN = 6  #: CLEAN calls that removed something
 SINCE_CLEAN = 7
 SEED_POS = 8
 SEED_NEG = 9
-N_S = 10  #: size of the expansion S
+N_COLS = 10  #: columns in use: members of S and holes left by removals
 N_CANDIDATES = 11  #: candidates scored by example selection
-N_COUNTERS = 12
+N_LIVE = 12  #: size of the expansion S
+N_COUNTERS = 13
 
 # float64 scalars
 B_ = 0  #: bias b (eq. 10)
@@ -71,6 +73,7 @@ VARIANT_I = 2
 VARIANT_FULL = 3
 
 NEED_GROW = 1
+TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
 _CURVATURE_FLOOR = 1e-12
 
 
@@ -108,6 +111,9 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
                 ws[indices[p]] = data[p]
             for j in range(valid, ncol):
                 s = perm[j]
+                if s < 0:
+                    target[j] = 0.0
+                    continue
                 dot = 0.0
                 for p in range(indptr[s], indptr[s + 1]):
                     dot += ws[indices[p]] * data[p]
@@ -118,6 +124,9 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
             x = Xd[rid]
             for j in range(valid, ncol):
                 s = perm[j]
+                if s < 0:
+                    target[j] = 0.0
+                    continue
                 target[j] = kernel_from_dot(dot_dense(x, Xd[s]), xs, sq[s], code, gamma,
                                             degree, coef0)
         cache_set_length(slot_meta, slot, ncol)
@@ -126,36 +135,10 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
 
 
 @njit(cache=True)
-def _swap(arr, p, q):
-    value = arr[p]
-    arr[p] = arr[q]
-    arr[q] = value
-
-
-@njit(cache=True)
-def swap_positions(p, q, store, svs, cache):
-    """Exchange the members at positions p and q of S (and the cache's columns)."""
-    if p == q:
-        return
-    pos_of = store[7]
-    perm, alpha, g, lo, hi = svs
-    _swap(alpha, p, q)
-    _swap(g, p, q)
-    _swap(lo, p, q)
-    _swap(hi, p, q)
-    k = perm[p]
-    perm[p] = perm[q]
-    perm[q] = k
-    pos_of[perm[p]] = p
-    pos_of[perm[q]] = q
-    cache_swap_columns(cache[0], cache[1], p, q)
-
-
-@njit(cache=True)
 def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
-    """Append example ``k`` to S with alpha = 0 and gradient ``gk``; returns its position."""
+    """Append example ``k`` to S (new last column) with alpha = 0 and gradient ``gk``."""
     perm, alpha, g, lo, hi = svs
-    p = cnt[N_S]
+    p = cnt[N_COLS]
     perm[p] = k
     alpha[p] = 0.0
     g[p] = gk
@@ -163,37 +146,107 @@ def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
     hi[p] = hi_k
     store[7][k] = p
     cache_set_pinned(cache[1], cache[2], k, True)
-    cnt[N_S] = p + 1
+    cnt[N_COLS] = p + 1
+    cnt[N_LIVE] += 1
     return p
 
 
 @njit(cache=True)
 def remove(p, store, svs, cache, cnt):
-    """Remove the member at position p from S (swap with the last, then drop it)."""
-    last = cnt[N_S] - 1
-    swap_positions(p, last, store, svs, cache)
-    k = svs[0][last]
+    """Remove the member at position p from S, leaving a hole (see the module docstring)."""
+    perm, alpha, g, lo, hi = svs
+    k = perm[p]
     store[7][k] = -1
     cache_set_pinned(cache[1], cache[2], k, False)
-    cnt[N_S] = last
-    cache_truncate_columns(cache[1], last)
+    perm[p] = -1
+    alpha[p] = 0.0
+    g[p] = 0.0
+    lo[p] = 0.0
+    hi[p] = 0.0
+    cnt[N_LIVE] -= 1
     cnt[N_REMOVED] += 1
+
+
+@njit(cache=True)
+def reorder(order, n_new, store, svs, cache, cnt, tmp):
+    """Rebuild S so that column ``t`` holds the member of old column ``order[t]``
+    (``t < n_new``; members not listed must have been removed). Every cached row is permuted
+    the same way and keeps its longest valid prefix. ``tmp`` is a float scratch of the
+    capacity. One pass over the cache."""
+    perm, alpha, g, lo, hi = svs
+    pos_of = store[7]
+    rows, slot_meta, id_meta, stats = cache
+    n_old = cnt[N_COLS]
+    for slot in range(slot_meta.shape[0] - 2):
+        length = slot_meta[slot, 1]
+        if slot_meta[slot, 0] < 0 or length == 0:
+            continue
+        for c in range(length):
+            tmp[c] = rows[slot, c]
+        t = 0
+        while t < n_new and order[t] < length:
+            rows[slot, t] = tmp[order[t]]
+            t += 1
+        slot_meta[slot, 1] = t
+    for arr in (alpha, g, lo, hi):
+        for c in range(n_old):
+            tmp[c] = arr[c]
+        for t in range(n_new):
+            arr[t] = tmp[order[t]]
+        for t in range(n_new, n_old):
+            arr[t] = 0.0
+    old_perm = perm[:n_old].copy()
+    for t in range(n_new):
+        perm[t] = old_perm[order[t]]
+        pos_of[perm[t]] = t
+    for t in range(n_new, n_old):
+        perm[t] = -1
+    cnt[N_COLS] = n_new
+
+
+@njit(cache=True)
+def compact(store, svs, cache, cnt, tmp):
+    """Drop the holes of S (:func:`reorder` keeping the members in order)."""
+    perm = svs[0]
+    n = cnt[N_COLS]
+    order = np.empty(n, dtype=np.int64)
+    m = 0
+    for c in range(n):
+        if perm[c] >= 0:
+            order[m] = c
+            m += 1
+    reorder(order, m, store, svs, cache, cnt, tmp)
+
+
+@njit(cache=True)
+def make_room(store, svs, cache, cnt, tmp):
+    """Before an insertion: compact when holes are a third of the columns or block the
+    capacity. Returns NEED_GROW if S is full even without holes."""
+    holes = cnt[N_COLS] - cnt[N_LIVE]
+    if holes > 0 and (3 * holes > cnt[N_COLS] + 96 or cnt[N_COLS] + 1 > svs[0].shape[0]):
+        compact(store, svs, cache, cnt, tmp)
+    if cnt[N_COLS] + 1 > svs[0].shape[0]:
+        return NEED_GROW
+    return 0
 
 
 @njit(cache=True)
 def extremes(n, svs):
     """``(i, g_max, j, g_min)``: argmax g with alpha < B and argmin g with alpha > A over
-    positions < n (-1 and -inf/+inf when there is none)."""
+    positions < n (-1 and -inf/+inf when there is none). Gradients within ``TIE`` of the best
+    so far count as equal and the earlier position wins: after an unclipped SMO step the
+    two examples have equal gradients up to rounding, and this makes the choice between
+    them independent of the rounding."""
     perm, alpha, g, lo, hi = svs
     i = -1
     j = -1
     gmax = -np.inf
     gmin = np.inf
     for s in range(n):
-        if alpha[s] < hi[s] and g[s] > gmax:
+        if alpha[s] < hi[s] and g[s] > gmax + TIE:
             gmax = g[s]
             i = s
-        if alpha[s] > lo[s] and g[s] < gmin:
+        if alpha[s] > lo[s] and g[s] < gmin - TIE:
             gmin = g[s]
             j = s
     return i, gmax, j, gmin
@@ -202,7 +255,7 @@ def extremes(n, svs):
 @njit(cache=True)
 def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch):
     """``y(x_k) = sum_s alpha_s K(x_k, x_s) + b`` for a stored example (eq. 2)."""
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     row = kernel_row(k, n, store, kern, svs, cache, work[0], scratch, cnt)
     alpha = svs[1]
     f = 0.0
@@ -247,7 +300,7 @@ def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
         return False
     ys = store[6]
     perm, alpha, g, lo, hi = svs
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
     f = 0.0
     for s in range(n):
@@ -275,14 +328,14 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
     pair (y = -1 and g >= g_max, or y = +1 and g <= g_min), then set b and delta (eq. 10)."""
     ys = store[6]
     perm, alpha, g, lo, hi = svs
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     i, gmax, j, gmin = extremes(n, svs)
     for s in range(n - 1, -1, -1):
-        if alpha[s] == 0.0:
+        if alpha[s] == 0.0 and perm[s] >= 0:
             y = ys[perm[s]]
             if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
                 remove(s, store, svs, cache, cnt)
-    i, gmax, j, gmin = extremes(cnt[N_S], svs)
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
     if i >= 0 and j >= 0:
         st[B_] = 0.5 * (gmax + gmin)
         st[DELTA] = gmax - gmin
@@ -302,7 +355,7 @@ def reprocess(tau, store, kern, svs, cache, work, cnt, st):
     """LASVM REPROCESS: direction search on the most violating pair of S (steps 1-3), then
     steps 4-5 (also when step 2 bails out, so that b and delta are always current and a
     just-PROCESSed example failing eq. 11 is dropped). Returns True if a step was made."""
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     i, gmax, j, gmin = extremes(n, svs)
     stepped = False
     if i >= 0 and j >= 0 and gmax - gmin > tau:
@@ -362,12 +415,11 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     ``delta < delta_max``). The first ``n_seed`` examples of each class seed S (inserted
     with alpha = 0, step 1). Stops after ``n_iter`` iterations, when the pool is empty, or
     when S fills its capacity (returns NEED_GROW: the caller grows and calls again)."""
-    capacity = svs[0].shape[0]
     ys = store[6]
     pos_of = store[7]
     done = 0
     while pstate[0] < pstate[1] and done < n_iter:
-        if cnt[N_S] + 1 > capacity:
+        if make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
             return NEED_GROW
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
                  rng)
@@ -377,7 +429,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
         seed_slot = SEED_POS if y > 0 else SEED_NEG
         if cnt[seed_slot] < n_seed and pos_of[k] < 0:
             # step 1: seed S with a few examples of each class, alpha = 0, g from eq. 9
-            n = cnt[N_S]
+            n = cnt[N_COLS]
             row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
             f = 0.0
             for s in range(n):
@@ -395,23 +447,39 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
 
 
 @njit(cache=True)
-def _shrink(n_active, store, svs, cache, cnt):
+def _shrink(n_active, store, svs, cache, cnt, tmp):
     """Shrinking of the finishing step: members of the active prefix at a bound of their box
-    that cannot join a violating pair are removed from S (alpha = 0) or moved behind the
-    active prefix (alpha = +-C). Returns the new active size."""
+    that cannot join a violating pair are removed from S (alpha = 0) or set aside behind the
+    active prefix (alpha = +-C), by one :func:`reorder`. Returns the new active size."""
     perm, alpha, g, lo, hi = svs
     i, gmax, j, gmin = extremes(n_active, svs)
-    for s in range(n_active - 1, -1, -1):
+    n = cnt[N_COLS]
+    keep = np.empty(n, dtype=np.int64)
+    aside = np.empty(n, dtype=np.int64)
+    n_keep = 0
+    n_aside = 0
+    for s in range(n_active):
+        if perm[s] < 0:
+            continue
         out = (alpha[s] >= hi[s] and i >= 0 and g[s] > gmax) or (
             alpha[s] <= lo[s] and j >= 0 and g[s] < gmin)
         if not out:
-            continue
-        swap_positions(s, n_active - 1, store, svs, cache)
-        n_active -= 1
-        if alpha[n_active] == 0.0:
-            swap_positions(n_active, cnt[N_S] - 1, store, svs, cache)
-            remove(cnt[N_S] - 1, store, svs, cache, cnt)
-    return n_active
+            keep[n_keep] = s
+            n_keep += 1
+        elif alpha[s] == 0.0:
+            remove(s, store, svs, cache, cnt)
+        else:
+            aside[n_aside] = s
+            n_aside += 1
+    if n_keep == n_active:
+        return n_active
+    for s in range(n_active, n):
+        if perm[s] >= 0:
+            aside[n_aside] = s
+            n_aside += 1
+    keep[n_keep : n_keep + n_aside] = aside[:n_aside]
+    reorder(keep, n_keep + n_aside, store, svs, cache, cnt, tmp)
+    return n_keep
 
 
 @njit(cache=True)
@@ -426,7 +494,8 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
     4-5 (removal of blatant non-support vectors, b and delta)."""
     ys = store[6]
     perm, alpha, g, lo, hi = svs
-    n_active = cnt[N_S]
+    compact(store, svs, cache, cnt, work[1])
+    n_active = cnt[N_COLS]
     steps = 0
     while True:
         i, gmax, j, gmin = extremes(n_active, svs)
@@ -435,9 +504,9 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
             cnt[N_REPROCESS_STEPS] += 1
             steps += 1
             if shrink_every > 0 and steps % shrink_every == 0:
-                n_active = _shrink(n_active, store, svs, cache, cnt)
+                n_active = _shrink(n_active, store, svs, cache, cnt, work[1])
             continue
-        n = cnt[N_S]
+        n = cnt[N_COLS]
         if n_active == n:
             break
         for s in range(n_active, n):
@@ -471,7 +540,9 @@ def duality_gap(store, svs, cnt, Cp, Cn):
     ys = store[6]
     perm, alpha, g, lo, hi = svs
     total = 0.0
-    for s in range(cnt[N_S]):
+    for s in range(cnt[N_COLS]):
+        if perm[s] < 0:
+            continue
         y = ys[perm[s]]
         c = Cp if y > 0 else Cn
         yg = y * g[s]
@@ -488,7 +559,7 @@ def gap_target(store, svs, cnt, Cp, Cn):
     s1 = 0.0
     s2 = 0.0
     count = 0
-    for s in range(cnt[N_S]):
+    for s in range(cnt[N_COLS]):
         if alpha[s] != 0.0:
             y = ys[perm[s]]
             h = (Cp if y > 0 else Cn) * y * g[s]
@@ -527,7 +598,7 @@ def single_step(p, gp, store, kern, svs, cache, work, cnt):
             alpha[p] += lam
     if lam == 0.0:
         return
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     row = kernel_row(perm[p], n, store, kern, svs, cache, work[0], work[1], cnt)
     for s in range(n):
         g[s] -= lam * row[s]
@@ -539,7 +610,7 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
     unless ``max(g_j, 0) - min(g_i, 0) > tau``; step on the one with the larger violation
     (``g_i + g_j < 0`` -> i, else j). Returns True if a step was made."""
     perm, alpha, g, lo, hi = svs
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     i = -1
     j = -1
     gmin = np.inf
@@ -568,23 +639,23 @@ def clean(max_non_sv, store, svs, cache, cnt):
     """CLEAN: if more than m non-support vectors (alpha = 0) are in the expansion, keep the
     m closest to the margin (smallest ``|g| = |1 - y f|``) and remove the others."""
     perm, alpha, g, lo, hi = svs
-    n = cnt[N_S]
+    n = cnt[N_COLS]
     count = 0
     for s in range(n):
-        if alpha[s] == 0.0:
+        if alpha[s] == 0.0 and perm[s] >= 0:
             count += 1
     if count <= max_non_sv:
         return
     values = np.empty(count)
     t = 0
     for s in range(n):
-        if alpha[s] == 0.0:
+        if alpha[s] == 0.0 and perm[s] >= 0:
             values[t] = abs(g[s])
             t += 1
     values.sort()
     threshold = values[max_non_sv]
     for s in range(n - 1, -1, -1):
-        if alpha[s] == 0.0 and abs(g[s]) >= threshold:
+        if alpha[s] == 0.0 and perm[s] >= 0 and abs(g[s]) >= threshold:
             remove(s, store, svs, cache, cnt)
     cnt[N_CLEAN] += 1
 
@@ -598,20 +669,19 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
     LASVM-NC sets ``beta = C`` if ``z < s`` (eq. 17) and the box of eq. 18; compute the gap
     target (eq. 8), PROCESS (single coefficient), then REPROCESS while the gap (eq. 9)
     exceeds ``max(C, target)``. Every ``clean_every`` examples CLEAN (not FULL SVM)."""
-    capacity = svs[0].shape[0]
     ys = store[6]
     pos_of = store[7]
     perm, alpha, g, lo, hi = svs
     done = 0
     while pstate[0] < pstate[1] and done < n_iter:
-        if cnt[N_S] + 1 > capacity:
+        if make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
             return NEED_GROW
         k = pool[pstate[0]]
         pstate[0] += 1
         done += 1
         cnt[N_ITER] += 1
         if pos_of[k] < 0:
-            n = cnt[N_S]
+            n = cnt[N_COLS]
             row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
             f = 0.0
             for s in range(n):
@@ -636,6 +706,20 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
                     gap = duality_gap(store, svs, cnt, Cp, Cn)
                 st[GAP] = gap
                 st[GAP_TARGET] = target
+        else:
+            # a later epoch meets a member of S: coordinate step on its coefficient (PROCESS
+            # without resetting alpha), then the gap loop; epochs then converge (FULL SVM)
+            p = pos_of[k]
+            target = gap_target(store, svs, cnt, Cp, Cn)
+            single_step(p, g[p], store, kern, svs, cache, work, cnt)
+            threshold = max(C, target)
+            gap = duality_gap(store, svs, cnt, Cp, Cn)
+            while gap > threshold:
+                if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
+                    break
+                gap = duality_gap(store, svs, cnt, Cp, Cn)
+            st[GAP] = gap
+            st[GAP_TARGET] = target
         cnt[SINCE_CLEAN] += 1
         if variant != VARIANT_FULL and cnt[SINCE_CLEAN] >= clean_every:
             clean(max_non_sv, store, svs, cache, cnt)

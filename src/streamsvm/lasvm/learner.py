@@ -190,7 +190,7 @@ class _Learner(BinaryLearner):
         self.cache.grow(n_columns=capacity, n_ids=max(self.n_store, 1))
 
     def _grow_expansion(self):
-        n = int(self.cnt[_core.N_S])
+        n = int(self.cnt[_core.N_COLS])
         capacity = 2 * self.perm.shape[0]
         for name in ("perm", "alpha", "g", "lo", "hi"):
             setattr(self, name, _grown(getattr(self, name), capacity, n))
@@ -200,7 +200,12 @@ class _Learner(BinaryLearner):
     def release_unused(self) -> None:
         """Keep only the rows of S in the store (renumbered by position), and the cache rows
         of those; everything else is forgotten."""
-        n = int(self.cnt[_core.N_S])
+        if self.cache is not None:
+            _core.compact(self._store(), self._svs(), self.cache.state, self.cnt,
+                          self.scratch[0])
+        else:
+            self._compact_without_cache()
+        n = int(self.cnt[_core.N_COLS])
         keep = self.perm[:n].copy()
         new_of_old = np.full(self.n_store, -1, dtype=np.int64)
         new_of_old[keep] = np.arange(n)
@@ -225,6 +230,17 @@ class _Learner(BinaryLearner):
             _core.remap_cache_ids(new_of_old, self.cache.slot_meta, self.cache.id_meta,
                                   self.cache.stats)
         self.n_store = n
+
+    def _compact_without_cache(self):
+        n = int(self.cnt[_core.N_COLS])
+        order = np.flatnonzero(self.perm[:n] >= 0)
+        m = order.shape[0]
+        for name in ("perm", "alpha", "g", "lo", "hi"):
+            array = getattr(self, name)
+            array[:m] = array[order]
+            array[m:n] = -1 if name == "perm" else 0
+        self.pos_of[self.perm[:m]] = np.arange(m)
+        self.cnt[_core.N_COLS] = m
 
     def _release_cache(self):
         if self.cache is not None:
@@ -277,7 +293,7 @@ class _Learner(BinaryLearner):
         ids = self.add_examples(X, y)
         self._run(ids)
         self.n_seen += X.shape[0]
-        n = int(self.cnt[_core.N_S])
+        n = int(self.cnt[_core.N_LIVE])
         if self.n_store - n > max(n, 256):
             self.release_unused()
 
@@ -287,14 +303,15 @@ class _Learner(BinaryLearner):
         for _ in range(self.epochs):
             pool = self.rng.permutation(n) if self.shuffle else np.arange(n)
             self._run(pool)
-        self.finish()
+        if self.finishing:
+            self.finish()
         self.release_unused()
         self._release_cache()
         self.n_seen += n
 
     def finish(self):
         """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking)."""
-        if self.algorithm != "lasvm" or not self.finishing or self.cnt[_core.N_S] == 0:
+        if self.algorithm != "lasvm" or self.cnt[_core.N_LIVE] == 0:
             return
         self._ensure_cache()
         _core.lasvm_finish(self.tau, self.shrink_every, self._store(), self._kern(),
@@ -302,7 +319,7 @@ class _Learner(BinaryLearner):
 
     # ------------------------------------------------------------------ model
     def _support(self):
-        n = int(self.cnt[_core.N_S])
+        n = int(self.cnt[_core.N_COLS])
         positions = np.flatnonzero(self.alpha[:n] != 0.0)
         return self.perm[positions], self.alpha[positions]
 
@@ -363,15 +380,15 @@ class _Learner(BinaryLearner):
     @property
     def n_expansion(self) -> int:
         """Size of S (support vectors and the non-support vectors kept with them)."""
-        return int(self.cnt[_core.N_S])
+        return int(self.cnt[_core.N_LIVE])
 
     @property
     def n_support(self) -> int:
-        return int(np.count_nonzero(self.alpha[: self.n_expansion]))
+        return int(np.count_nonzero(self.alpha[: self.cnt[_core.N_COLS]]))
 
     @property
     def n_bounded(self) -> int:
-        n = self.n_expansion
+        n = int(self.cnt[_core.N_COLS])
         a = self.alpha[:n]
         at_bound = (a != 0.0) & ((a == self.lo[:n]) | (a == self.hi[:n]))
         return int(np.count_nonzero(at_bound))
