@@ -295,6 +295,42 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
 
 
 @njit(cache=True)
+def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
+    """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
+    two; the finishing step's inner loop)."""
+    perm, alpha, g, lo, hi = svs
+    kd = store[5]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
+    rj = kernel_row(perm[j], n, store, kern, svs, cache, work[0], work[2], cnt)
+    curvature = kd[perm[i]] + kd[perm[j]] - 2.0 * ri[j]
+    if curvature < _CURVATURE_FLOOR:
+        curvature = _CURVATURE_FLOOR
+    lam = (g[i] - g[j]) / curvature
+    up = hi[i] - alpha[i]
+    down = alpha[j] - lo[j]
+    if up < lam:
+        lam = up
+    if down < lam:
+        lam = down
+    alpha[i] = hi[i] if lam == up else alpha[i] + lam
+    alpha[j] = lo[j] if lam == down else alpha[j] - lam
+    best_i = -1
+    best_j = -1
+    gmax = -np.inf
+    gmin = np.inf
+    for s in range(n):
+        gs = g[s] - lam * (ri[s] - rj[s])
+        g[s] = gs
+        if alpha[s] < hi[s] and gs > gmax + TIE:
+            gmax = gs
+            best_i = s
+        if alpha[s] > lo[s] and gs < gmin - TIE:
+            gmin = gs
+            best_j = s
+    return best_i, gmax, best_j, gmin
+
+
+@njit(cache=True)
 def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     """LASVM PROCESS(k): insert k into S (steps 1-2), direction search on the tau-violating
     pair with maximal gradient that involves k (steps 3-5). Returns False if k was in S."""
@@ -500,14 +536,16 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
     compact(store, svs, cache, cnt, work[1])
     n_active = cnt[N_COLS]
     steps = 0
+    i, gmax, j, gmin = extremes(n_active, svs)
     while True:
-        i, gmax, j, gmin = extremes(n_active, svs)
         if i >= 0 and j >= 0 and gmax - gmin > tau:
-            pair_step(i, j, n_active, store, kern, svs, cache, work, cnt)
+            i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
+                                                  work, cnt)
             cnt[N_REPROCESS_STEPS] += 1
             steps += 1
             if shrink_every > 0 and steps % shrink_every == 0:
                 n_active = _shrink(n_active, store, svs, cache, cnt, work[1])
+                i, gmax, j, gmin = extremes(n_active, svs)
             continue
         n = cnt[N_COLS]
         if n_active == n:
@@ -519,6 +557,7 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
                 f += alpha[t] * row[t]
             g[s] = ys[perm[s]] - f
         n_active = n
+        i, gmax, j, gmin = extremes(n_active, svs)
     remove_blatant_and_bias(store, svs, cache, cnt, st)
     return steps
 
