@@ -16,12 +16,12 @@ import argparse
 import time
 
 import numpy as np
+from _lasvm_data import FIG7, PREPROCESSING, load
 from sklearn.svm import SVC
 
 from streamsvm import LASVM
 
 from _common import write_markdown
-from _lasvm_data import FIG7, PREPROCESSING, load
 
 # Figure 8: LIBSVM (error %, SV, KCalc, time s), LASVM×1 (error %, SV, KCalc, time s)
 PAPER = {

@@ -18,12 +18,12 @@ import copy
 import time
 
 import numpy as np
+from _lasvm_data import load
 from sklearn.svm import SVC
 
 from streamsvm import LASVM
 
 from _common import RESULTS, write_markdown
-from _lasvm_data import load
 
 _MUTABLE = ("perm", "alpha", "g", "lo", "hi", "pos_of", "cnt", "st", "scratch", "rng_state")
 

@@ -16,12 +16,12 @@ import argparse
 import time
 
 import numpy as np
+from _lasvm_data import PREPROCESSING, TABLE2, load
 
 from streamsvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM
 from streamsvm.metrics import accuracy, g_means, prbep, roc_auc
 
 from _common import write_markdown
-from _lasvm_data import PREPROCESSING, TABLE2, load
 
 DATASETS = list(TABLE2)
 METHODS = {"FULL SVM": FullSVM, "LASVM-G": LASVMG, "LASVM-NC": LASVMNC, "LASVM-I": LASVMI}

@@ -11,6 +11,7 @@ from sklearn.svm import SVC
 
 from streamsvm import LASVM
 from streamsvm.lasvm import _core
+
 from tests import naive
 
 GAMMA = 0.1

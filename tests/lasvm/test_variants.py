@@ -9,6 +9,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 from streamsvm import LASVMG, LASVMI, LASVMNC, FullSVM
 from streamsvm.lasvm import _core
+
 from tests import naive
 
 GAMMA = 0.1
