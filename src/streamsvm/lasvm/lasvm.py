@@ -72,7 +72,9 @@ class _KernelSVMBase(StreamClassifier):
 
     @property
     def _chunk_invariant(self) -> bool:
-        return True
+        """The same model however the stream is cut, unless gamma is resolved ('scale',
+        'auto') from the first chunk."""
+        return self.kernel == "linear" or not isinstance(self.gamma, str)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -195,9 +197,9 @@ class LASVM(_KernelSVMBase):
 
     _learner_params = ()
     _test_params = [
-        {},
-        {"selection": "active", "n_candidates": 10, "random_state": 0, "C": 10.0},
-        {"epochs": 2, "delta_max": 1.0, "kernel": "poly", "cache_size": 0.01},
+        {"gamma": 0.2},
+        {"selection": "active", "n_candidates": 10, "random_state": 0, "C": 10.0, "epochs": 2,
+         "delta_max": 1.0, "kernel": "poly", "cache_size": 0.05},
     ]
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
@@ -241,8 +243,9 @@ class LASVM(_KernelSVMBase):
 
     @property
     def _chunk_invariant(self) -> bool:
-        """Random selection in stream order gives the same model however the stream is cut."""
-        return self.selection == "random"
+        """Random selection in stream order gives the same model however the stream is cut
+        (with gamma given as a number: 'scale' is resolved from the first chunk)."""
+        return self.selection == "random" and super()._chunk_invariant
 
     @property
     def delta_(self):

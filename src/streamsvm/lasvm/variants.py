@@ -46,7 +46,7 @@ class _GapBase(_KernelSVMBase):
     """Shared parameters of the LASVM-G family."""
 
     _algorithm = "g"
-    _test_params = [{}, {"C": 10.0, "kernel": "poly", "cache_size": 0.01}]
+    _test_params = [{}]
 
     def _check_params(self):
         super()._check_params()
@@ -119,6 +119,8 @@ class LASVMG(_GapBase):
     """
 
     _algorithm = "g"
+    _test_params = [{}, {"C": 10.0, "gamma": 0.1, "cache_size": 0.05, "clean_every": 20,
+                         "max_non_sv": 5}]
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0, shuffle=False,
