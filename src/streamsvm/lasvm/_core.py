@@ -288,10 +288,15 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
         lam = up
     if down < lam:
         lam = down
-    alpha[i] = hi[i] if lam == up else alpha[i] + lam
-    alpha[j] = lo[j] if lam == down else alpha[j] - lam
+    new_i = hi[i] if lam == up else alpha[i] + lam
+    new_j = lo[j] if lam == down else alpha[j] - lam
+    if new_i == alpha[i] and new_j == alpha[j]:
+        return False  # a step below rounding: a numerical stall, not a move
+    alpha[i] = new_i
+    alpha[j] = new_j
     for s in range(n):
         g[s] -= lam * (ri[s] - rj[s])
+    return True
 
 
 @njit(cache=True)
@@ -312,8 +317,12 @@ def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
         lam = up
     if down < lam:
         lam = down
-    alpha[i] = hi[i] if lam == up else alpha[i] + lam
-    alpha[j] = lo[j] if lam == down else alpha[j] - lam
+    new_i = hi[i] if lam == up else alpha[i] + lam
+    new_j = lo[j] if lam == down else alpha[j] - lam
+    if new_i == alpha[i] and new_j == alpha[j]:
+        return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
+    alpha[i] = new_i
+    alpha[j] = new_j
     best_i = -1
     best_j = -1
     gmax = -np.inf
@@ -398,9 +407,8 @@ def reprocess(tau, store, kern, svs, cache, work, cnt, st):
     i, gmax, j, gmin = extremes(n, svs)
     stepped = False
     if i >= 0 and j >= 0 and gmax - gmin > tau:
-        pair_step(i, j, n, store, kern, svs, cache, work, cnt)
+        stepped = pair_step(i, j, n, store, kern, svs, cache, work, cnt)
         cnt[N_REPROCESS_STEPS] += 1
-        stepped = True
     remove_blatant_and_bias(store, svs, cache, cnt, st)
     return stepped
 
@@ -480,8 +488,11 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
         process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt)
         stepped = reprocess(tau, store, kern, svs, cache, work, cnt, st)
         if delta_max > 0.0:
-            while stepped and st[DELTA] >= delta_max:
+            repeats = 0
+            limit = max(100, cnt[N_COLS])  # guards against steps that rounding makes void
+            while stepped and st[DELTA] >= delta_max and repeats < limit:
                 stepped = reprocess(tau, store, kern, svs, cache, work, cnt, st)
+                repeats += 1
     return 0
 
 
@@ -536,8 +547,9 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
     compact(store, svs, cache, cnt, work[1])
     n_active = cnt[N_COLS]
     steps = 0
+    limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
     i, gmax, j, gmin = extremes(n_active, svs)
-    while True:
+    while steps < limit:
         if i >= 0 and j >= 0 and gmax - gmin > tau:
             i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
                                                   work, cnt)
@@ -742,10 +754,13 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
                 cnt[N_PROCESS_STEPS] += 1
                 threshold = max(C, target)
                 gap = duality_gap(store, svs, cnt, Cp, Cn)
-                while gap > threshold:
+                repeats = 0
+                limit = max(100, 10 * cnt[N_COLS])  # guard against steps rounding makes void
+                while gap > threshold and repeats < limit:
                     if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
                         break
                     gap = duality_gap(store, svs, cnt, Cp, Cn)
+                    repeats += 1
                 st[GAP] = gap
                 st[GAP_TARGET] = target
         else:
@@ -756,10 +771,13 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
             single_step(p, g[p], store, kern, svs, cache, work, cnt)
             threshold = max(C, target)
             gap = duality_gap(store, svs, cnt, Cp, Cn)
-            while gap > threshold:
+            repeats = 0
+            limit = max(100, 10 * cnt[N_COLS])  # guard against steps rounding makes void
+            while gap > threshold and repeats < limit:
                 if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
                     break
                 gap = duality_gap(store, svs, cnt, Cp, Cn)
+                repeats += 1
             st[GAP] = gap
             st[GAP_TARGET] = target
         cnt[SINCE_CLEAN] += 1

@@ -199,7 +199,7 @@ class LASVM(_KernelSVMBase):
     _test_params = [
         {"gamma": 0.2},
         {"selection": "active", "n_candidates": 10, "random_state": 0, "C": 10.0, "epochs": 2,
-         "delta_max": 1.0, "kernel": "poly", "cache_size": 0.05},
+         "delta_max": 1.0, "cache_size": 0.05},
     ]
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
