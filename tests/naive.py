@@ -153,3 +153,84 @@ def simplex_qp_scipy(G):
     a = np.clip(res.x, 0, None)
     a /= a.sum()
     return a, float(a @ G @ a)
+def lasvm_online(K, y, C, tau=1e-3, n_seed=5):
+    """LASVM online iterations (Bordes et al. 2005, Sec. 3.2), one epoch in the given order,
+    on a precomputed kernel matrix K, following the paper's PROCESS / REPROCESS line by line
+    (REPROCESS steps 4-5 also run when step 2 bails out; the first ``n_seed`` examples of
+    each class seed S with alpha = 0). Returns (alpha over all examples, b, delta)."""
+    n = len(y)
+    alpha = np.zeros(n)
+    g = np.zeros(n)
+    S = []
+    A = np.minimum(0, C * y)
+    B = np.maximum(0, C * y)
+    b = delta = 0.0
+    seeds = {1.0: 0, -1.0: 0}
+
+    def step(i, j):
+        lam = min((g[i] - g[j]) / max(K[i, i] + K[j, j] - 2 * K[i, j], 1e-12),
+                  B[i] - alpha[i], alpha[j] - A[j])
+        alpha[i] += lam
+        alpha[j] -= lam
+        for s in S:
+            g[s] -= lam * (K[i, s] - K[j, s])
+
+    def extremes():  # first in S order among gradients within 1e-12 of the best
+        i = j = None
+        for s in S:
+            if alpha[s] < B[s] and (i is None or g[s] > g[i] + 1e-12):
+                i = s
+            if alpha[s] > A[s] and (j is None or g[s] < g[j] - 1e-12):
+                j = s
+        return i, j
+
+    for k in range(n):
+        if k in S:
+            continue
+        if seeds[y[k]] < n_seed:
+            g[k] = y[k] - sum(alpha[s] * K[k, s] for s in S)
+            S.append(k)
+            seeds[y[k]] += 1
+            continue
+        # PROCESS(k)
+        g[k] = y[k] - sum(alpha[s] * K[k, s] for s in S)
+        S.append(k)
+        i, j = extremes()
+        if y[k] > 0:
+            i = k
+        else:
+            j = k
+        if i is not None and j is not None and alpha[i] < B[i] and alpha[j] > A[j] \
+                and g[i] - g[j] > tau:
+            step(i, j)
+        # REPROCESS
+        i, j = extremes()
+        if i is not None and j is not None and g[i] - g[j] > tau:
+            step(i, j)
+        i, j = extremes()
+        for s in list(S):
+            if alpha[s] == 0:
+                if (y[s] < 0 and i is not None and g[s] >= g[i]) or \
+                        (y[s] > 0 and j is not None and g[s] <= g[j]):
+                    S.remove(s)
+        i, j = extremes()
+        if i is not None and j is not None:
+            b, delta = (g[i] + g[j]) / 2, g[i] - g[j]
+    return alpha, b, delta
+
+
+def box_qp_no_bias(K, y, C):
+    """The SVM dual without bias, max sum(alpha y) - alpha K alpha / 2 over 0 <= y alpha <= C,
+    solved by L-BFGS-B (a smooth box-constrained problem). Returns (alpha, W)."""
+    from scipy.optimize import minimize
+
+    Q = K * np.outer(y, y)
+
+    def objective(u):
+        Qu = Q @ u
+        return 0.5 * u @ Qu - u.sum(), Qu - 1.0
+
+    result = minimize(objective, np.zeros(len(y)), jac=True, method="L-BFGS-B",
+                      bounds=[(0.0, C)] * len(y),
+                      options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-11})
+    return result.x * y, -result.fun

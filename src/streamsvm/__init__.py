@@ -9,6 +9,7 @@ __version__ = "0.1.0"
 
 from .distributed import DistributedL2SVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
+from .lasvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM  # noqa: E402
 from .linear import Pegasos, Perceptron  # noqa: E402
 from .meb import BlurredBallSVM, StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
@@ -18,6 +19,11 @@ __all__ = [
     "BlurredBallSVM",
     "Perceptron",
     "Pegasos",
+    "LASVM",
+    "LASVMG",
+    "LASVMNC",
+    "LASVMI",
+    "FullSVM",
     "DistributedL2SVM",
     "save",
     "load",

@@ -12,6 +12,11 @@ ESTIMATORS: dict[str, str] = {
     "BlurredBallSVM": "streamsvm.meb.blurred:BlurredBallSVM",
     "Perceptron": "streamsvm.linear.perceptron:Perceptron",
     "Pegasos": "streamsvm.linear.pegasos:Pegasos",
+    "LASVM": "streamsvm.lasvm.lasvm:LASVM",
+    "LASVMG": "streamsvm.lasvm.variants:LASVMG",
+    "LASVMNC": "streamsvm.lasvm.variants:LASVMNC",
+    "LASVMI": "streamsvm.lasvm.variants:LASVMI",
+    "FullSVM": "streamsvm.lasvm.variants:FullSVM",
 }
 
 

@@ -45,6 +45,12 @@ OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
     "StreamSVM (L=10)": ("StreamSVM", lambda t: {"lookahead": 10}),
     "Perceptron": ("Perceptron", lambda t: {}),
     "Pegasos (k=1)": ("Pegasos", lambda t: {}),
+    "BlurredBallSVM (L=10)": ("BlurredBallSVM", lambda t: {"lookahead": 10}),
+    "LASVM": ("LASVM", lambda t: _rbf(t)),
+    "LASVM-G": ("LASVMG", lambda t: _rbf(t)),
+    "LASVM-NC": ("LASVMNC", lambda t: _rbf(t)),
+    "LASVM-I": ("LASVMI", lambda t: _rbf(t)),
+    "FULL SVM": ("FullSVM", lambda t: _rbf(t)),
 }
 
 

@@ -1,0 +1,254 @@
+"""LASVM: the online SVM of Bordes, Ertekin, Weston & Bottou (JMLR 2005), with example
+selection (RANDOM, GRADIENT, ACTIVE, AUTOACTIVE)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..base import StreamClassifier
+from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from . import _core
+from .learner import _Learner
+
+SELECTIONS = {
+    "random": _core.RANDOM,
+    "gradient": _core.GRADIENT,
+    "active": _core.ACTIVE,
+    "autoactive": _core.AUTOACTIVE,
+}
+
+
+def _check_number(name, value, *, low=None, strict=True, integer=False, allow_none=False):
+    if allow_none and value is None:
+        return
+    kind = numbers.Integral if integer else numbers.Real
+    bad = not isinstance(value, kind) or isinstance(value, bool) or not np.isfinite(value)
+    if not bad and low is not None:
+        bad = value <= low if strict else value < low
+    if bad:
+        what = "an integer" if integer else "a number"
+        bound = "" if low is None else f" {'>' if strict else '>='} {low}"
+        raise ValueError(f"{name} must be {what}{bound}; got {value!r}")
+
+
+class _KernelSVMBase(StreamClassifier):
+    """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters."""
+
+    _learner_class = _Learner
+    _algorithm = "lasvm"
+
+    def _check_params(self):
+        _check_number("C", self.C, low=0)
+        _check_number("tau", self.tau, low=0)
+        _check_number("cache_size", self.cache_size, low=0)
+        _check_number("epochs", self.epochs, low=1, strict=False, integer=True)
+        if callable(self.kernel):
+            raise ValueError(
+                f"{self._name} needs a built-in kernel ('linear', 'rbf', 'poly', 'sigmoid'): "
+                "its loops are compiled"
+            )
+        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+
+    def _prepare_first(self, X):
+        spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+        self.gamma_ = float(spec.resolve(X).gamma_) if self.kernel != "linear" else 0.0
+        return X
+
+    def _learner_options(self) -> dict:
+        return {}
+
+    def _make_learner(self):
+        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
+        self._n_learners_made += 1
+        jit_kernel = (KERNEL_CODES[self.kernel], float(self.gamma_), int(self.degree),
+                      float(self.coef0))
+        return _Learner(
+            self.n_features_in_, rng, algorithm=self._algorithm, C=self.C,
+            jit_kernel=jit_kernel, tau=self.tau, cache_size=self.cache_size,
+            epochs=self.epochs, shuffle=self.shuffle, **self._learner_options(),
+        )
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """The same model however the stream is cut, unless gamma is resolved ('scale',
+        'auto') from the first chunk."""
+        return self.kernel == "linear" or not isinstance(self.gamma, str)
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def n_support_vectors_(self) -> int:
+        """Support vectors (alpha != 0), summed over one-vs-rest learners."""
+        return self._sum_over_learners("n_support")
+
+    @property
+    def n_bounded_support_vectors_(self) -> int:
+        """Support vectors at a bound of their box (|alpha| = C)."""
+        return self._sum_over_learners("n_bounded")
+
+    @property
+    def n_expansion_(self) -> int:
+        """Size of the kernel expansion S (support vectors plus kept non-support vectors)."""
+        return self._sum_over_learners("n_expansion")
+
+    @property
+    def n_kernel_evals_(self) -> int:
+        """Kernel values computed while learning (cache misses, counted per value)."""
+        return self._sum_over_learners("n_kernel_evals")
+
+    @property
+    def cache_hits_(self) -> int:
+        """Kernel-row requests answered by the cache in full."""
+        return self._sum_over_learners("cache_hits")
+
+    @property
+    def cache_misses_(self) -> int:
+        """Kernel-row requests that computed some values (rows missing or too short)."""
+        return self._sum_over_learners("cache_misses")
+
+    def _binary_learner(self, attribute):
+        self._check_fitted()
+        if len(self.learners_) != 1:
+            raise AttributeError(f"{attribute} exists for two-class models only")
+        return self.learners_[0], self._signs[0]
+
+    @property
+    def support_vectors_(self):
+        """Support vectors of a two-class model (dense array or CSR, in expansion order)."""
+        learner, _ = self._binary_learner("support_vectors_")
+        return learner.support_rows()[0]
+
+    @property
+    def dual_coef_(self):
+        """alpha_i (= y_i times the usual multiplier), shape (1, n_SV), sign of classes_[1]."""
+        learner, sign = self._binary_learner("dual_coef_")
+        return sign * learner.support_rows()[1][None, :]
+
+    @property
+    def intercept_(self):
+        """b of the decision function (eq. 2), shape (1,); 0 for the b = 0 variants."""
+        learner, sign = self._binary_learner("intercept_")
+        return np.array([sign * learner.intercept])
+
+
+class LASVM(_KernelSVMBase):
+    """LASVM: an online kernel SVM that converges to the SVM solution (Bordes et al. 2005).
+
+    Each online iteration takes one example (in the stream order, or chosen by a selection
+    criterion), runs PROCESS (insert it in the kernel expansion S and make an SMO direction
+    search on the tau-violating pair with maximal gradient that involves it) and REPROCESS
+    (a direction search on the most violating pair of S, then removal of the blatant
+    non-support vectors, and b, delta from eq. 10). The finishing step (``finish()``, run
+    by ``fit``) repeats REPROCESS until ``delta <= tau``, i.e. a tau-approximate SVM
+    solution over S, with the shrinking heuristic. The kernel rows are kept in an LRU cache
+    of ``cache_size`` MB with the members of S kept first.
+
+    Choose it for an exact kernel SVM in one pass: one epoch plus the finishing step is
+    about as accurate as a batch SVM; several epochs reach the SVM solution.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box of eq. 5: ``0 <= y_i alpha_i <= C``.
+    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``).
+    tau : float, default=0.001
+        Tolerance of the tau-violating pairs (the paper's value).
+    epochs : int, default=1
+        Passes of online iterations that ``fit`` makes before the finishing step (LASVM×k).
+    selection : {"random", "gradient", "active", "autoactive"}, default="random"
+        How each iteration picks its example among those of the epoch (or chunk) not yet
+        processed: in order (``shuffle`` decides the order); the smallest ``y y(x)`` among
+        ``n_candidates`` random ones (eq. 12); the smallest ``|y(x)|`` among them (eq. 13);
+        or sampling until 5 lie within ``1 + delta/2`` of the boundary, at most 100.
+    n_candidates : int, default=50
+        M, the sample size of GRADIENT and ACTIVE selection.
+    n_seed : int, default=5
+        The first examples of each class seed S (alpha = 0) before PROCESS starts for them.
+    delta_max : float or None, default=None
+        Section 3.5's variant: after PROCESS, repeat REPROCESS until ``delta < delta_max``
+        (None: a single REPROCESS).
+    finishing : bool, default=True
+        Whether ``fit`` (and ``finish()``) run the finishing step.
+    cache_size : float, default=100
+        Kernel cache budget in MB (per binary problem).
+    shuffle : bool, default=False
+        Visit the examples of each ``fit`` epoch in a random order (the paper shuffles);
+        False keeps the given order.
+    random_state : int or None
+        Seeds the shuffles and the candidate sampling.
+
+    Attributes
+    ----------
+    n_support_vectors_, n_bounded_support_vectors_, n_expansion_ : counts.
+    n_kernel_evals_, cache_hits_, cache_misses_ : kernel-evaluation counters.
+    support_vectors_, dual_coef_, intercept_ : the two-class model (eq. 2).
+    delta_ : float, the last delta of eq. 10 (per binary problem for more classes).
+
+    Examples
+    --------
+    >>> from streamsvm import LASVM
+    >>> from streamsvm.datasets import make_checkerboard
+    >>> X, y = make_checkerboard(2000, random_state=0)
+    >>> model = LASVM(C=10.0, gamma=1.0).fit(X[:1500], y[:1500])
+    >>> model.score(X[1500:], y[1500:]) > 0.9
+    True
+    """
+
+    _learner_params = ()
+    _test_params = [
+        {"gamma": 0.2},
+        {"selection": "active", "n_candidates": 10, "random_state": 0, "C": 10.0, "epochs": 2,
+         "delta_max": 1.0, "cache_size": 0.05},
+    ]
+
+    def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
+                 epochs=1, selection="random", n_candidates=50, n_seed=5, delta_max=None,
+                 finishing=True, cache_size=100.0, shuffle=False, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tau = tau
+        self.epochs = epochs
+        self.selection = selection
+        self.n_candidates = n_candidates
+        self.n_seed = n_seed
+        self.delta_max = delta_max
+        self.finishing = finishing
+        self.cache_size = cache_size
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self):
+        super()._check_params()
+        if self.selection not in SELECTIONS:
+            raise ValueError(
+                f"selection must be one of {', '.join(map(repr, SELECTIONS))}; "
+                f"got {self.selection!r}"
+            )
+        _check_number("n_candidates", self.n_candidates, low=1, strict=False, integer=True)
+        _check_number("n_seed", self.n_seed, low=0, strict=False, integer=True)
+        _check_number("delta_max", self.delta_max, low=0, allow_none=True)
+
+    def _learner_options(self):
+        return {
+            "selection": SELECTIONS[self.selection],
+            "n_candidates": self.n_candidates,
+            "n_seed": self.n_seed,
+            "delta_max": 0.0 if self.delta_max is None else float(self.delta_max),
+            "finishing": bool(self.finishing),
+        }
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """Random selection in stream order gives the same model however the stream is cut
+        (with gamma given as a number: 'scale' is resolved from the first chunk)."""
+        return self.selection == "random" and super()._chunk_invariant
+
+    @property
+    def delta_(self):
+        self._check_fitted()
+        deltas = np.array([learner.st[_core.DELTA] for learner in self.learners_])
+        return float(deltas[0]) if deltas.shape[0] == 1 else deltas

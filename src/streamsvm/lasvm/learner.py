@@ -1,0 +1,422 @@
+"""The binary learner shared by LASVM and LASVM-G / -NC / -I / FULL SVM.
+
+It owns a *store* of addressable examples (the current expansion S and the examples of the
+chunk being learnt), the expansion's coefficients and gradients by position, the LRU kernel
+cache (``KernelCache``, rows keyed by store index, support vectors pinned), and calls the
+jitted loops of :mod:`streamsvm.lasvm._core` once per chunk (again only when S outgrows its
+capacity, which doubles).
+
+``fit`` points the store at the training set itself (no copy), runs the epochs and the
+finishing step, then keeps only the rows of S. ``partial_fit`` appends the chunk to the
+store and compacts it (only S is kept) when the dropped rows outnumber S.
+
+Internal API, for algorithms built on LASVM (e.g. active learning)::
+
+    ids = learner.add_examples(X, y)        # store rows (labels may be set later)
+    learner.set_labels(ids, y)              # labels of stored rows (e.g. from an oracle)
+    learner.decision_stored(ids)            # y(x) of stored rows through the kernel cache
+    learner.process_examples(ids)           # one online iteration per id, in that order
+                                            # (LASVM: PROCESS + REPROCESS; -G: PROCESS + gap loop)
+    learner.finish()                        # LASVM finishing step
+    learner.n_support, learner.n_expansion, learner.decision_function(X)
+    learner.release_unused()                # forget stored rows outside S
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..base import BinaryLearner
+from ..kernels import KernelCache
+from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
+from . import _core
+
+_INITIAL_CAPACITY = 64
+_DECISION_BLOCK = 2048
+_NO_LIMIT = np.iinfo(np.int64).max
+
+
+class _Learner(BinaryLearner):
+    """LASVM (``algorithm="lasvm"``) or the LASVM-G family (``"g"``, ``"nc"``, ``"i"``,
+    ``"full"``) for one two-class problem; see the estimators for the parameters."""
+
+    def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
+                 shuffle, selection=_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
+                 finishing=True, shrink_every=1000, s=-1.0, clean_every=300, max_non_sv=300):
+        super().__init__(n_features, rng)
+        self.algorithm = algorithm
+        self.variant = {"g": _core.VARIANT_G, "nc": _core.VARIANT_NC, "i": _core.VARIANT_I,
+                        "full": _core.VARIANT_FULL}.get(algorithm, -1)
+        self.C = float(C)
+        self.Cp = float(C)
+        self.Cn = float(C)
+        self.code, self.gamma, self.degree, self.coef0 = jit_kernel
+        self.tau = float(tau)
+        self.cache_size = float(cache_size)
+        self.epochs = int(epochs)
+        self.shuffle = bool(shuffle)
+        self.selection = int(selection)
+        self.n_candidates = int(n_candidates)
+        self.n_seed = int(n_seed)
+        self.delta_max = float(delta_max)
+        self.finishing = bool(finishing)
+        self.shrink_every = int(shrink_every)
+        self.s = float(s)
+        self.clean_every = int(clean_every)
+        self.max_non_sv = int(max_non_sv)
+        self.sparse = None  # fixed by the first data
+        self.n_store = 0
+        self.Xd = np.zeros((0, n_features))
+        self.indptr = np.zeros(1, dtype=np.int64)
+        self.indices = np.zeros(0, dtype=np.int32)
+        self.data = np.zeros(0)
+        self.sq = np.zeros(0)
+        self.kd = np.zeros(0)
+        self.ys = np.zeros(0)
+        self.pos_of = np.zeros(0, dtype=np.int64)
+        self.perm = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)
+        self.alpha = np.zeros(_INITIAL_CAPACITY)
+        self.g = np.zeros(_INITIAL_CAPACITY)
+        self.lo = np.zeros(_INITIAL_CAPACITY)
+        self.hi = np.zeros(_INITIAL_CAPACITY)
+        self.scratch = np.zeros((3, _INITIAL_CAPACITY))
+        self.ws = np.zeros(n_features)
+        self.cnt = np.zeros(_core.N_COUNTERS, dtype=np.int64)
+        self.st = np.zeros(_core.N_FLOATS)
+        self.rng_state = np.array([rng.integers(0, 2**63 - 1)], dtype=np.uint64)
+        self.cache = None
+        self.cache_totals = np.zeros(3, dtype=np.int64)  # hits, partial hits, misses released
+
+    # ------------------------------------------------------------------ tuples for _core
+    def _store(self):
+        return (self.Xd, self.indptr, self.indices, self.data, self.sq, self.kd, self.ys,
+                self.pos_of)
+
+    def _kern(self):
+        return (bool(self.sparse), int(self.code), float(self.gamma), int(self.degree),
+                float(self.coef0))
+
+    def _svs(self):
+        return (self.perm, self.alpha, self.g, self.lo, self.hi)
+
+    def _work(self):
+        return (self.ws, self.scratch[0], self.scratch[1], self.scratch[2])
+
+    # ------------------------------------------------------------------ store
+    def _as_kind(self, X):
+        if self.sparse is None:
+            self.sparse = bool(sp.issparse(X))
+        if self.sparse and not sp.issparse(X):
+            X = sp.csr_matrix(X)
+        elif not self.sparse and sp.issparse(X):
+            X = X.toarray()
+        if self.sparse:
+            X = sp.csr_matrix(X)
+            if not X.has_sorted_indices:
+                X = X.sorted_indices()
+        return X
+
+    def _norms(self, X):
+        if self.sparse:
+            sq = sqnorms_csr(X.indptr, X.data.astype(np.float64), np.empty(X.shape[0]))
+        else:
+            sq = sqnorms_dense(X, np.empty(X.shape[0]))
+        kd = self_kernels(sq, self.code, self.gamma, self.degree, self.coef0,
+                          np.empty(X.shape[0]))
+        return sq, kd
+
+    def _use_training_set(self, X, y):
+        """Point the store at the training set (fit: no copy)."""
+        X = self._as_kind(X)
+        sq, kd = self._norms(X)
+        if self.sparse:
+            self.indptr = X.indptr.astype(np.int64)
+            self.indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+        else:
+            self.Xd = np.ascontiguousarray(X, dtype=np.float64)
+        self.sq, self.kd = sq, kd
+        self.ys = np.asarray(y, dtype=np.float64).copy()
+        self.pos_of = np.full(X.shape[0], -1, dtype=np.int64)
+        self.n_store = X.shape[0]
+
+    def add_examples(self, X, y=None) -> np.ndarray:
+        """Append rows to the store (not yet learnt); returns their store ids. ``y`` (±1)
+        may be given later with :meth:`set_labels`."""
+        X = self._as_kind(X)
+        m = X.shape[0]
+        start = self.n_store
+        need = start + m
+        sq, kd = self._norms(X)
+        if need > self.sq.shape[0]:
+            capacity = max(need, 2 * self.sq.shape[0], _INITIAL_CAPACITY)
+            self.sq = _grown(self.sq, capacity, start)
+            self.kd = _grown(self.kd, capacity, start)
+            self.ys = _grown(self.ys, capacity, start)
+            self.pos_of = _grown(self.pos_of, capacity, start, fill=-1)
+            if not self.sparse:
+                self.Xd = _grown(self.Xd, capacity, start)
+            else:
+                self.indptr = _grown(self.indptr, capacity + 1, start + 1)
+        if self.sparse:
+            nnz0 = int(self.indptr[start])
+            nnz = nnz0 + X.nnz
+            if nnz > self.data.shape[0]:
+                capacity = max(nnz, 2 * self.data.shape[0], 1024)
+                self.data = _grown(self.data, capacity, nnz0)
+                self.indices = _grown(self.indices, capacity, nnz0)
+            self.data[nnz0:nnz] = X.data
+            self.indices[nnz0:nnz] = X.indices
+            self.indptr[start + 1 : need + 1] = nnz0 + X.indptr[1:]
+        else:
+            self.Xd[start:need] = X
+        self.sq[start:need] = sq
+        self.kd[start:need] = kd
+        self.ys[start:need] = 0.0 if y is None else y
+        self.pos_of[start:need] = -1
+        self.n_store = need
+        return np.arange(start, need, dtype=np.int64)
+
+    def set_labels(self, ids, y) -> None:
+        """Labels (±1) of stored rows."""
+        self.ys[np.asarray(ids, dtype=np.int64)] = y
+
+    def _ensure_cache(self):
+        capacity = self.perm.shape[0]
+        if self.cache is None:
+            self.cache = KernelCache(self.cache_size, n_columns=capacity,
+                                     n_ids=max(self.n_store, 1))
+        self.cache.grow(n_columns=capacity, n_ids=max(self.n_store, 1))
+
+    def _grow_expansion(self):
+        n = int(self.cnt[_core.N_COLS])
+        capacity = 2 * self.perm.shape[0]
+        for name in ("perm", "alpha", "g", "lo", "hi"):
+            setattr(self, name, _grown(getattr(self, name), capacity, n))
+        self.scratch = np.zeros((3, capacity))
+        self.cache.grow(n_columns=capacity)
+
+    def release_unused(self) -> None:
+        """Keep only the rows of S in the store (renumbered by position), and the cache rows
+        of those; everything else is forgotten."""
+        if self.cache is not None:
+            _core.compact(self._store(), self._svs(), self.cache.state, self.cnt,
+                          self.scratch[0])
+        else:
+            self._compact_without_cache()
+        n = int(self.cnt[_core.N_COLS])
+        keep = self.perm[:n].copy()
+        new_of_old = np.full(self.n_store, -1, dtype=np.int64)
+        new_of_old[keep] = np.arange(n)
+        if self.sparse:
+            starts, stops = self.indptr[keep], self.indptr[keep + 1]
+            lengths = stops - starts
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(lengths, out=indptr[1:])
+            take = (np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])).astype(
+                np.int64)
+            self.data = self.data[take]
+            self.indices = self.indices[take]
+            self.indptr = indptr
+        else:
+            self.Xd = self.Xd[keep]
+        self.sq = self.sq[keep]
+        self.kd = self.kd[keep]
+        self.ys = self.ys[keep]
+        self.pos_of = np.arange(n, dtype=np.int64)
+        self.perm[:n] = np.arange(n)
+        if self.cache is not None:
+            _core.remap_cache_ids(new_of_old, self.cache.slot_meta, self.cache.id_meta,
+                                  self.cache.stats)
+        self.n_store = n
+
+    def _compact_without_cache(self):
+        n = int(self.cnt[_core.N_COLS])
+        order = np.flatnonzero(self.perm[:n] >= 0)
+        m = order.shape[0]
+        for name in ("perm", "alpha", "g", "lo", "hi"):
+            array = getattr(self, name)
+            array[:m] = array[order]
+            array[m:n] = -1 if name == "perm" else 0
+        self.pos_of[self.perm[:m]] = np.arange(m)
+        self.cnt[_core.N_COLS] = m
+
+    def _release_cache(self):
+        if self.cache is not None:
+            self.cache_totals += [self.cache.hits, self.cache.partial_hits, self.cache.misses]
+            self.cache = None
+
+    # ------------------------------------------------------------------ running
+    def _run(self, pool, n_iter=_NO_LIMIT) -> None:
+        """Online iterations over the store ids in ``pool`` (in the order the selection
+        criterion takes them) until the pool is used up or ``n_iter`` iterations."""
+        pool = np.ascontiguousarray(pool, dtype=np.int64)
+        pstate = np.array([0, pool.shape[0]], dtype=np.int64)
+        start_iter = int(self.cnt[_core.N_ITER])
+        while True:
+            self._ensure_cache()
+            left = n_iter - (int(self.cnt[_core.N_ITER]) - start_iter)
+            args = (self._store(), self._kern(), self._svs(), self.cache.state, self._work(),
+                    self.cnt, self.st)
+            if self.algorithm == "lasvm":
+                status = _core.lasvm_online(pool, pstate, left, self.selection,
+                                            self.n_candidates, self.n_seed, self.tau,
+                                            self.delta_max, self.Cp, self.Cn, *args,
+                                            self.rng_state)
+            else:
+                status = _core.lasvmg_online(pool, pstate, left, self.variant, self.s,
+                                             self.clean_every, self.max_non_sv, self.tau,
+                                             self.C, self.Cp, self.Cn, *args)
+            if status != _core.NEED_GROW:
+                return
+            self._grow_expansion()
+
+    def process_examples(self, ids) -> None:
+        """One online iteration per stored id, in the given order (no selection)."""
+        selection = self.selection
+        self.selection = _core.RANDOM
+        try:
+            self._run(ids)
+        finally:
+            self.selection = selection
+
+    def decision_stored(self, ids) -> np.ndarray:
+        """``y(x)`` of stored rows (eq. 2) through the kernel cache."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        self._ensure_cache()
+        out = np.empty(ids.shape[0])
+        return _core.decision_values(ids, self._store(), self._kern(), self._svs(),
+                                     self.cache.state, self._work(), self.cnt, self.st, out)
+
+    def partial_fit(self, X, y):
+        ids = self.add_examples(X, y)
+        self._run(ids)
+        self.n_seen += X.shape[0]
+        n = int(self.cnt[_core.N_LIVE])
+        if self.n_store - n > max(n, 256):
+            self.release_unused()
+
+    def fit_pass(self, X, y):
+        self._use_training_set(X, y)
+        n = X.shape[0]
+        for _ in range(self.epochs):
+            pool = self.rng.permutation(n) if self.shuffle else np.arange(n)
+            self._run(pool)
+        if self.finishing:
+            self.finish()
+        self.release_unused()
+        if self.finishing:  # without it, finish() is likely to follow: keep the cache
+            self._release_cache()
+        self.n_seen += n
+
+    def finish(self):
+        """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking)."""
+        if self.algorithm != "lasvm" or self.cnt[_core.N_LIVE] == 0:
+            return
+        self._ensure_cache()
+        _core.lasvm_finish(self.tau, self.shrink_every, self._store(), self._kern(),
+                           self._svs(), self.cache.state, self._work(), self.cnt, self.st)
+
+    # ------------------------------------------------------------------ model
+    def _support(self):
+        n = int(self.cnt[_core.N_COLS])
+        positions = np.flatnonzero(self.alpha[:n] != 0.0)
+        return self.perm[positions], self.alpha[positions]
+
+    def support_rows(self):
+        """``(rows, coefficients)``: the support vectors (dense array or CSR) and alphas."""
+        ids, coef = self._support()
+        if self.sparse:
+            matrix = sp.csr_matrix((self.data, self.indices, self.indptr[: self.n_store + 1]),
+                                   shape=(self.n_store, self.n_features))
+            return matrix[ids], coef
+        if self.sparse is None:
+            return np.zeros((0, self.n_features)), coef
+        return self.Xd[ids], coef
+
+    @property
+    def intercept(self) -> float:
+        return float(self.st[_core.B_]) if self.algorithm == "lasvm" else 0.0
+
+    def decision_function(self, X):
+        ids, coef = self._support()
+        b = self.intercept
+        n_rows = X.shape[0]
+        out = np.empty(n_rows)
+        if ids.shape[0] == 0:
+            out[:] = b
+            return out
+        code, gamma, degree, coef0 = self.code, self.gamma, self.degree, self.coef0
+        if self.sparse:
+            X = sp.csr_matrix(X)
+            if not X.has_sorted_indices:
+                X = X.sorted_indices()
+            starts, stops = self.indptr[ids], self.indptr[ids + 1]
+            lengths = stops - starts
+            sv_indptr = np.zeros(ids.shape[0] + 1, dtype=np.int64)
+            np.cumsum(lengths, out=sv_indptr[1:])
+            take = np.repeat(starts - sv_indptr[:-1], lengths) + np.arange(sv_indptr[-1])
+            sv_indices, sv_data = self.indices[take], self.data[take]
+            ws = np.zeros(self.n_features)
+            for a in range(0, n_rows, _DECISION_BLOCK):
+                block = X[a : a + _DECISION_BLOCK]
+                data = block.data.astype(np.float64)
+                x_sq = sqnorms_csr(block.indptr, data, np.empty(block.shape[0]))
+                _core.decision_rows_csr(block.indptr, block.indices, data, x_sq, sv_indptr,
+                                        sv_indices, sv_data, self.sq[ids], coef, b, code,
+                                        gamma, degree, coef0, ws, out[a : a + block.shape[0]])
+            return out
+        SV = self.Xd[ids]
+        for a in range(0, n_rows, _DECISION_BLOCK):
+            block = X[a : a + _DECISION_BLOCK]
+            block = block.toarray() if sp.issparse(block) else block
+            block = np.ascontiguousarray(block, dtype=np.float64)
+            x_sq = sqnorms_dense(block, np.empty(block.shape[0]))
+            _core.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
+                                      degree, coef0, out[a : a + block.shape[0]])
+        return out
+
+    # ------------------------------------------------------------------ counters
+    @property
+    def n_expansion(self) -> int:
+        """Size of S (support vectors and the non-support vectors kept with them)."""
+        return int(self.cnt[_core.N_LIVE])
+
+    @property
+    def n_support(self) -> int:
+        return int(np.count_nonzero(self.alpha[: self.cnt[_core.N_COLS]]))
+
+    @property
+    def n_bounded(self) -> int:
+        n = int(self.cnt[_core.N_COLS])
+        a = self.alpha[:n]
+        at_bound = (a != 0.0) & ((a == self.lo[:n]) | (a == self.hi[:n]))
+        return int(np.count_nonzero(at_bound))
+
+    @property
+    def n_kernel_evals(self) -> int:
+        return int(self.cnt[_core.KEVALS])
+
+    def _cache_counts(self):
+        counts = self.cache_totals.copy()
+        if self.cache is not None:
+            counts += [self.cache.hits, self.cache.partial_hits, self.cache.misses]
+        return counts
+
+    @property
+    def cache_hits(self) -> int:
+        return int(self._cache_counts()[0])
+
+    @property
+    def cache_misses(self) -> int:
+        counts = self._cache_counts()
+        return int(counts[1] + counts[2])
+
+
+def _grown(array, capacity, keep, fill=0):
+    """A copy of ``array`` with first dimension ``capacity``, the first ``keep`` entries kept."""
+    shape = (capacity,) + array.shape[1:]
+    out = np.full(shape, fill, dtype=array.dtype) if fill else np.zeros(shape, dtype=array.dtype)
+    out[:keep] = array[:keep]
+    return out

@@ -1,0 +1,210 @@
+"""LASVM-G, LASVM-NC, LASVM-I and FULL SVM (Ertekin, Bottou & Giles, "Ignorance is Bliss:
+Non-Convex Online Support Vector Machines").
+
+All four drop the bias (b = 0), so there is no equality constraint and PROCESS / REPROCESS
+move a single coefficient: ``lambda = g_k / K_kk`` clipped to the box. After each PROCESS
+they REPROCESS while the duality gap exceeds ``max(C, gap target)``.
+
+Misprints of the paper, fixed here by derivation:
+
+* PROCESS step 2 prints ``lambda = max{B_i - alpha_i, g_i / K_ii}`` for ``g_i >= 0``; the
+  maximiser of ``W(alpha + lambda e_i) = W + lambda g_i - lambda^2 K_ii / 2`` clipped to
+  ``[A_i - alpha_i, B_i - alpha_i]`` is ``min{B_i - alpha_i, g_i / K_ii}`` (as REPROCESS
+  step 4 has it). REPROCESS step 4 uses ``A_i, B_i, K_ii`` also when the chosen coordinate
+  is j: we use the chosen one's.
+* Eq. 9 prints the gap as ``-sum(alpha_i g_i + max(0, C g_i))``. With ``g = y - f`` and
+  ``||w||^2 = sum alpha f``: ``J - G = ||w||^2 - sum alpha y + C sum max(0, 1 - y f)
+  = sum_l [C max(0, y_l g_l) - alpha_l g_l]`` (the text's derivation drops the
+  ``-alpha g`` term of examples beyond the margin). For LASVM-NC's convexified problem
+  (eq. 16-18, primal ``||w||^2/2 + sum C H_1(y f) + beta y f``, whose dual has the constant
+  ``sum beta``) the gap is ``sum_l [C max(0, y_l g_l) - (alpha_l y_l + beta_l) y_l g_l]``.
+  Every term is >= 0 because ``alpha_l y_l + beta_l`` lies in ``[0, C]``.
+* REPROCESS bails out unless ``(i, j)`` is tau-violating, ``g_j - g_i > tau``. With b = 0 the
+  optimality conditions are per coordinate (``g <= 0`` at A, ``g >= 0`` at B, ``g = 0``
+  between), so a same-sign pair such as ``g_i = 2.0, g_j = 2.0`` is not optimal although
+  ``g_j - g_i = 0``; we bail out when ``max(g_j, 0) - min(g_i, 0) <= tau``, which is the
+  paper's test whenever ``g_i <= 0 <= g_j``, and pick the coordinate with the larger
+  violation (the paper's ``g_i + g_j < 0``).
+* Eq. 8 sums ``h_i = C y_i g_i`` "over i = 1..n" with l the number of support vectors; we sum
+  over the l support vectors (a spread of the hinge terms, never negative).
+* CLEAN keeps the m non-support vectors with the smallest ``|g_i|`` (= ``|1 - y_i f(x_i)|``,
+  the closest to the margin) and removes the others: the text says it removes "the
+  instances that have the lowest possibility of becoming SVs".
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _core
+from .lasvm import _check_number, _KernelSVMBase
+
+
+class _GapBase(_KernelSVMBase):
+    """Shared parameters of the LASVM-G family."""
+
+    _algorithm = "g"
+    _test_params = [{}]
+
+    def _check_params(self):
+        super()._check_params()
+        if hasattr(self, "clean_every"):
+            _check_number("clean_every", self.clean_every, low=1, strict=False, integer=True)
+            _check_number("max_non_sv", self.max_non_sv, low=0, strict=False, integer=True)
+        if hasattr(self, "s"):
+            s = self.s
+            if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s < 1:
+                raise ValueError(f"s must be a number < 1 (-inf allowed); got {s!r}")
+
+    def _learner_options(self):
+        options = {}
+        if hasattr(self, "clean_every"):
+            options["clean_every"] = self.clean_every
+            options["max_non_sv"] = self.max_non_sv
+        if hasattr(self, "s"):
+            options["s"] = float(self.s)
+        return options
+
+    @property
+    def duality_gap_(self):
+        """Duality gap over the expansion after the last example (eq. 9, corrected)."""
+        self._check_fitted()
+        gaps = np.array([learner.st[_core.GAP] for learner in self.learners_])
+        return float(gaps[0]) if gaps.shape[0] == 1 else gaps
+
+
+_COMMON_DOC = """
+    Parameters
+    ----------
+    C : float, default=1.0
+        Box ``0 <= y_i alpha_i <= C``.
+    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``).
+    tau : float, default=0.001
+        Tolerance of REPROCESS's violating pairs.
+    epochs : int, default=1
+        Passes ``fit`` makes (the paper makes one).
+    cache_size : float, default=100
+        Kernel cache budget in MB (per binary problem).
+    shuffle : bool, default=False
+        Random order in each ``fit`` epoch; False keeps the given order.
+    random_state : int or None
+"""
+
+_CLEAN_DOC = """    clean_every : int, default=300
+        CLEAN after this many examples (the paper's value).
+    max_non_sv : int, default=300
+        m: the number of non-support vectors CLEAN keeps (not given in the paper).
+"""
+
+
+class LASVMG(_GapBase):
+    __doc__ = """LASVM-G: LASVM without bias, driven by the primal-dual gap.
+
+    After each PROCESS it runs REPROCESS while the duality gap (eq. 9) exceeds
+    ``max(C, gap target)`` (eq. 8), and every ``clean_every`` examples CLEAN removes the
+    non-support vectors beyond the ``max_non_sv`` closest to the margin. No finishing step:
+    the intermediate models are already good. See :mod:`streamsvm.lasvm.variants` for the
+    paper's misprints and their fixes.
+    """ + _COMMON_DOC + _CLEAN_DOC + """
+    Examples
+    --------
+    >>> from streamsvm import LASVMG
+    >>> from streamsvm.datasets import make_checkerboard
+    >>> X, y = make_checkerboard(2000, random_state=0)
+    >>> model = LASVMG(C=10.0, gamma=1.0).fit(X[:1500], y[:1500])
+    >>> model.score(X[1500:], y[1500:]) > 0.9
+    True
+    """
+
+    _algorithm = "g"
+    _test_params = [{}, {"C": 10.0, "gamma": 0.1, "cache_size": 0.05, "clean_every": 20,
+                         "max_non_sv": 5}]
+
+    def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
+                 epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0, shuffle=False,
+                 random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tau = tau
+        self.epochs = epochs
+        self.clean_every = clean_every
+        self.max_non_sv = max_non_sv
+        self.cache_size = cache_size
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+
+class LASVMNC(_GapBase):
+    __doc__ = """LASVM-NC: LASVM-G with the ramp loss ``R_s = H_1 - H_s`` (non-convex, by CCCP).
+
+    A fresh example with score ``z = y f(x) < s`` gets ``beta = C`` (eq. 17) and the shifted
+    box of eq. 18 (``A = min(0, C y) - beta y``, ``B = max(0, C y) - beta y``), which keeps
+    such outliers from becoming support vectors. With ``s`` very negative it is LASVM-G.
+    """ + _COMMON_DOC + _CLEAN_DOC + """    s : float, default=-1
+        Ramp point (the paper's s = -1).
+    """
+
+    _algorithm = "nc"
+
+    def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
+                 s=-1.0, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
+                 shuffle=False, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tau = tau
+        self.s = s
+        self.epochs = epochs
+        self.clean_every = clean_every
+        self.max_non_sv = max_non_sv
+        self.cache_size = cache_size
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+
+class LASVMI(LASVMNC):
+    __doc__ = """LASVM-I: LASVM-G that ignores the examples outside the ramp region.
+
+    A fresh example with ``z = y f(x) > 1`` or ``z < s`` is skipped before PROCESS (it
+    costs one kernel row and nothing else); the others are learnt as by LASVM-G (convex).
+    """ + _COMMON_DOC + _CLEAN_DOC + """    s : float, default=-1
+        Ramp point (the paper's s = -1).
+    """
+
+    _algorithm = "i"
+
+    @property
+    def n_skipped_(self) -> int:
+        """Examples filtered out by the ramp test."""
+        self._check_fitted()
+        return int(sum(learner.cnt[_core.N_SKIPPED] for learner in self.learners_))
+
+
+class FullSVM(_GapBase):
+    __doc__ = """FULL SVM: LASVM-G without CLEAN (the third paper's baseline).
+
+    Every example stays in the kernel expansion, so any of them can become a support vector
+    again later; it converges to the SVM without bias over several epochs.
+    """ + _COMMON_DOC
+
+    _algorithm = "full"
+
+    def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
+                 epochs=1, cache_size=100.0, shuffle=False, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tau = tau
+        self.epochs = epochs
+        self.cache_size = cache_size
+        self.shuffle = shuffle
+        self.random_state = random_state

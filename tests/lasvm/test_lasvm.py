@@ -1,0 +1,206 @@
+"""LASVM against scikit-learn's SVC (the SVM optimum), the paper's PROCESS / REPROCESS written
+out in tests/naive.py, and the invariants of the algorithm (box, sum alpha = 0, no
+tau-violating pair after finishing, cache budget)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC
+
+from streamsvm import LASVM
+from streamsvm.lasvm import _core
+
+from tests import naive
+
+GAMMA = 0.1
+C = 10.0
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(300, 8, random_state=0, flip_y=0.1)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+@pytest.fixture(scope="module")
+def sparse_data():
+    rng = np.random.default_rng(1)
+    X = rng.random((300, 40))
+    X[X < 0.8] = 0.0
+    w = rng.normal(size=40)
+    y = np.where(X @ w + 0.3 * rng.normal(size=300) > np.median(X @ w), 1.0, -1.0)
+    return sp.csr_matrix(X), y
+
+
+def dual_objective(alpha, SV, gamma=GAMMA):
+    """W(alpha) of eq. 4 over the support vectors (alpha signed)."""
+    return np.abs(alpha).sum() - 0.5 * alpha @ rbf_kernel(SV, SV, gamma=gamma) @ alpha
+
+
+def svc_objective(svc):
+    coef = svc.dual_coef_
+    coef = coef.toarray() if sp.issparse(coef) else coef
+    return dual_objective(coef.ravel(), svc.support_vectors_)
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_matches_svc_after_epochs_and_finishing(data, sparse_data, kind):
+    X, y = data if kind == "dense" else sparse_data
+    svc = SVC(C=C, gamma=GAMMA, tol=1e-3).fit(X, y)
+    model = LASVM(C=C, gamma=GAMMA, epochs=3).fit(X, y)
+    ours = dual_objective(model.dual_coef_.ravel(), model.support_vectors_)
+    assert abs(ours - svc_objective(svc)) <= 1e-3 * abs(svc_objective(svc))
+    assert np.mean(model.predict(X) == svc.predict(X)) >= 0.99
+    np.testing.assert_allclose(model.decision_function(X), svc.decision_function(X), atol=0.05)
+
+
+def test_no_tau_violating_pair_after_finishing(data):
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA).fit(X, y)
+    learner = model.learners_[0]
+    SV, alpha = learner.support_rows()
+    # recompute the gradient of every member of S from scratch (eq. 9)
+    n = learner.cnt[_core.N_COLS]
+    members = learner.perm[:n][learner.perm[:n] >= 0]
+    Xs = learner.Xd[members]
+    g = learner.ys[members] - rbf_kernel(Xs, SV, gamma=GAMMA) @ alpha
+    a = learner.alpha[:n][learner.perm[:n] >= 0]
+    lo = np.minimum(0, C * learner.ys[members])
+    hi = np.maximum(0, C * learner.ys[members])
+    gmax = g[a < hi].max()
+    gmin = g[a > lo].min()
+    assert gmax - gmin <= model.tau + 1e-9
+    assert model.intercept_[0] * model._signs[0] == pytest.approx((gmax + gmin) / 2, abs=1e-9)
+    assert model.delta_ <= model.tau
+
+
+def test_one_epoch_follows_the_papers_process_and_reprocess(data):
+    X, y = data
+    K = rbf_kernel(X, X, gamma=GAMMA)
+    alpha_ref, b_ref, _ = naive.lasvm_online(K, y, C)
+    model = LASVM(C=C, gamma=GAMMA, finishing=False).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), K @ alpha_ref + b_ref, atol=1e-8)
+
+
+@pytest.mark.parametrize("selection", ["random", "gradient", "active", "autoactive"])
+def test_box_and_equality_constraint_hold_after_every_chunk(data, selection):
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA, selection=selection, n_candidates=7, random_state=0)
+    for start in range(0, 300, 37):
+        model.partial_fit(X[start : start + 37], y[start : start + 37], classes=[-1.0, 1.0])
+        learner = model.learners_[0]
+        n = learner.cnt[_core.N_COLS]
+        a, lo, hi = learner.alpha[:n], learner.lo[:n], learner.hi[:n]
+        assert np.all(lo <= a) and np.all(a <= hi)
+        assert abs(a.sum()) <= 1e-9 * C
+    model.finish()
+    a = model.learners_[0].alpha
+    assert abs(a.sum()) <= 1e-9 * C
+
+
+@pytest.mark.parametrize("selection", ["gradient", "active", "autoactive"])
+def test_selection_processes_every_example_once_per_epoch(data, selection):
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA, selection=selection, epochs=3, random_state=0).fit(X, y)
+    learner = model.learners_[0]
+    assert learner.cnt[_core.N_ITER] == 3 * len(y)
+    candidates = learner.cnt[_core.N_CANDIDATES]
+    if selection == "autoactive":
+        assert 3 * len(y) <= candidates <= 3 * len(y) * _core.AUTOACTIVE_MAX
+    else:  # M sampled while at least M remain, then all that remain
+        remaining = np.arange(len(y), 0, -1)
+        assert candidates == 3 * np.minimum(remaining, 50).sum()
+    # every example was processed, so epochs + finishing still reach the SVM
+    svc = SVC(C=C, gamma=GAMMA, tol=1e-3).fit(X, y)
+    ours = dual_objective(model.dual_coef_.ravel(), model.support_vectors_)
+    assert abs(ours - svc_objective(svc)) <= 1e-3 * abs(svc_objective(svc))
+
+
+def test_active_selection_takes_the_candidate_closest_to_the_boundary(data):
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA, finishing=False).fit(X[:100], y[:100])
+    learner = model.learners_[0]
+    learner.selection = _core.ACTIVE
+    learner.n_candidates = 200
+    ids = learner.add_examples(X[100:], y[100:])
+    scores = np.abs(learner.decision_stored(ids))
+    pool = ids.copy()
+    pstate = np.array([0, len(pool)])
+    learner._ensure_cache()
+    chosen = _core.pick(pool, pstate, _core.ACTIVE, 500, learner._store(), learner._kern(),
+                        learner._svs(), learner.cache.state, learner._work(), learner.cnt,
+                        learner.st, learner.rng_state)
+    assert chosen == ids[np.argmin(scores)]
+
+
+def test_repeated_reprocess_reaches_delta_max(data):
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA, delta_max=0.5, finishing=False).fit(X, y)
+    assert model.delta_ < 0.5
+    plain = LASVM(C=C, gamma=GAMMA, finishing=False).fit(X, y)
+    assert plain.learners_[0].cnt[_core.N_REPROCESS_STEPS] < \
+        model.learners_[0].cnt[_core.N_REPROCESS_STEPS]
+
+
+def test_cache_budget_and_counters(data):
+    X, y = data
+    small = LASVM(C=C, gamma=GAMMA, cache_size=0.05)
+    large = LASVM(C=C, gamma=GAMMA, cache_size=50.0)
+    for start in range(0, 300, 50):
+        for model in (small, large):
+            model.partial_fit(X[start : start + 50], y[start : start + 50], classes=[-1, 1])
+        cache = small.learners_[0].cache
+        assert cache.nbytes <= cache.budget_bytes
+    for model in (small, large):
+        model.finish()
+    # the cache changes the cost, never the result
+    np.testing.assert_array_equal(small.decision_function(X), large.decision_function(X))
+    assert small.n_kernel_evals_ > large.n_kernel_evals_ > 0
+    assert large.cache_hits_ > small.cache_hits_
+    learner = large.learners_[0]
+    alpha = learner.alpha[: learner.cnt[_core.N_COLS]]
+    assert large.n_support_vectors_ == np.count_nonzero(alpha)
+    assert large.n_bounded_support_vectors_ == np.count_nonzero(np.abs(alpha) == C)
+    assert 0 < large.n_bounded_support_vectors_ < large.n_support_vectors_
+    assert large.n_support_vectors_ <= large.n_expansion_
+
+
+def test_internal_api_matches_the_estimator(data):
+    """The learner methods active learning builds on: add rows, score them through the
+    cache, process chosen ones, finish."""
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA).fit(X[:100], y[:100])
+    learner = model.learners_[0]
+    ids = learner.add_examples(X[100:])
+    np.testing.assert_allclose(learner.decision_stored(ids),
+                               learner.decision_function(X[100:]), atol=1e-10)
+    learner.set_labels(ids, y[100:] * model._signs[0])
+    learner.process_examples(ids[:50])
+    learner.finish()
+    reference = LASVM(C=C, gamma=GAMMA).fit(X[:100], y[:100])
+    reference.partial_fit(X[100:150], y[100:150])
+    reference.finish()
+    np.testing.assert_allclose(model.decision_function(X), reference.decision_function(X),
+                               atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"C": -1.0}, "C must be"),
+        ({"tau": 0.0}, "tau must be"),
+        ({"epochs": 0}, "epochs must be"),
+        ({"selection": "best"}, "selection must be"),
+        ({"n_candidates": 0}, "n_candidates must be"),
+        ({"delta_max": -1.0}, "delta_max must be"),
+        ({"cache_size": 0}, "cache_size must be"),
+        ({"kernel": "precomputed"}, "kernel must be"),
+        ({"kernel": lambda a, b: a @ b.T}, "built-in kernel"),
+    ],
+)
+def test_bad_parameters_are_named(data, params, message):
+    X, y = data
+    with pytest.raises(ValueError, match=message):
+        LASVM(**params).fit(X, y)
