@@ -7,6 +7,7 @@ over the same state. Models are saved and resumed mid-stream with :func:`save` /
 
 __version__ = "0.1.0"
 
+from .active import ActiveLearner, ActiveSVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
 from .lasvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM  # noqa: E402
 from .linear import Pegasos, Perceptron  # noqa: E402
@@ -14,4 +15,4 @@ from .meb import StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
 
 __all__ = ["StreamSVM", "Perceptron", "Pegasos", "LASVM", "LASVMG", "LASVMNC", "LASVMI",
-           "FullSVM", "save", "load", "prequential", "holdout", "__version__"]
+           "FullSVM", "ActiveSVM", "ActiveLearner", "save", "load", "prequential", "holdout", "__version__"]

@@ -5,8 +5,11 @@
   p = eta = 5%).
 * :class:`ActiveSVM`: a LASVM estimator trained by small-pool active selection with early
   stopping (labels known: ``fit`` simulates the oracle).
+* :class:`ActiveLearner`: the same over an unlabelled pool (array, sparse, streamed file),
+  asking a labelling function or the caller for each label, with a budget.
 """
 
 from .estimator import ActiveSVM, pool_size
+from .oracle import ActiveLearner, Query
 
-__all__ = ["ActiveSVM", "pool_size"]
+__all__ = ["ActiveSVM", "ActiveLearner", "Query", "pool_size"]

@@ -72,9 +72,11 @@ class ActiveSVM(_KernelSVMBase):
     tolerance : float, default=0.02
     max_labels : int or None, default=None
         Label budget of each binary problem: selection stops once this many are spent.
-    class_weight : None or "balanced", default=None
+    class_weight : None, "balanced" or dict, default=None
+        Per-class C (the paper's DC baseline; with ``pool_size=1`` it is DC in LASVM).
         "balanced" gives the minority class ``C`` times the imbalance ratio of the labels
-        seen so far (the paper's DC baseline); combine with ``pool_size=1`` for DC in LASVM.
+        seen so far (the paper's setting), the majority ``C``; a dict maps labels to
+        multipliers of ``C``.
     random_state : int or None
         Seeds the candidate draws.
 
@@ -146,8 +148,13 @@ class ActiveSVM(_KernelSVMBase):
         _check_number("tolerance", self.tolerance, low=0, strict=False)
         _check_number("max_labels", self.max_labels, low=0, strict=False, integer=True,
                       allow_none=True)
-        if self.class_weight not in (None, "balanced"):
-            raise ValueError(f"class_weight must be None or 'balanced'; got {self.class_weight!r}")
+        weights = self.class_weight
+        if isinstance(weights, dict):
+            for label, weight in weights.items():
+                _check_number(f"class_weight[{label!r}]", weight, low=0)
+        elif weights not in (None, "balanced"):
+            raise ValueError("class_weight must be None, 'balanced' or a dict label -> weight; "
+                             f"got {weights!r}")
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
@@ -160,8 +167,32 @@ class ActiveSVM(_KernelSVMBase):
             selection=_lasvm_core.RANDOM, n_seed=0, finishing=bool(self.finishing),
             pool_size=self.pool_size, stopping=self.stopping, window=self.window,
             tolerance=self.tolerance, max_labels=self.max_labels,
-            class_weight=self.class_weight,
+            class_weight="balanced" if self.class_weight == "balanced" else None,
         )
+
+    def _learn(self, X, y, *, whole_pass):
+        if isinstance(self.class_weight, dict):
+            self._set_costs(y)
+        super()._learn(X, y, whole_pass=whole_pass)
+
+    def _set_costs(self, y):
+        """Per-class C from a dict of weights: the positive side of each binary problem gets
+        ``C * w[label]``; the other side (one class, or the rest in one-vs-rest) gets ``C``
+        times the mean weight of its examples in ``y``."""
+        weights = self.class_weight
+        labels, counts = np.unique(y, return_counts=True)
+        for learner, target, sign in zip(self.learners_, self._targets, self._signs,
+                                         strict=True):
+            w_target = float(weights.get(target, 1.0))
+            rest = labels != target
+            if rest.any():
+                w_rest = float(np.average([weights.get(c, 1.0) for c in labels[rest]],
+                                          weights=counts[rest]))
+            else:
+                w_rest = 1.0
+            w_pos, w_neg = (w_target, w_rest) if sign > 0 else (w_rest, w_target)
+            learner.Cp = self.C * w_pos
+            learner.Cn = self.C * w_neg
 
     @property
     def _chunk_invariant(self) -> bool:
