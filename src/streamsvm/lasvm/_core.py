@@ -177,13 +177,16 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     pos_of = store[7]
     rows, slot_meta, id_meta, stats = cache
     n_old = cnt[N_COLS]
+    first = 0  # columns before the first moved one stay as they are
+    while first < n_new and order[first] == first:
+        first += 1
     for slot in range(slot_meta.shape[0] - 2):
         length = slot_meta[slot, 1]
-        if slot_meta[slot, 0] < 0 or length == 0:
+        if slot_meta[slot, 0] < 0 or length <= first:
             continue
-        for c in range(length):
+        for c in range(first, length):
             tmp[c] = rows[slot, c]
-        t = 0
+        t = first
         while t < n_new and order[t] < length:
             rows[slot, t] = tmp[order[t]]
             t += 1
@@ -471,8 +474,8 @@ def _shrink(n_active, store, svs, cache, cnt, tmp):
         else:
             aside[n_aside] = s
             n_aside += 1
-    if n_keep == n_active:
-        return n_active
+    if n_active - n_keep < max(16, n_active // 20) and n_keep + n_aside == n_active:
+        return n_active  # too little to set aside to pay for a pass over the cache
     for s in range(n_active, n):
         if perm[s] >= 0:
             aside[n_aside] = s

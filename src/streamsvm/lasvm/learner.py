@@ -306,7 +306,8 @@ class _Learner(BinaryLearner):
         if self.finishing:
             self.finish()
         self.release_unused()
-        self._release_cache()
+        if self.finishing:  # without it, finish() is likely to follow: keep the cache
+            self._release_cache()
         self.n_seen += n
 
     def finish(self):

@@ -1,0 +1,146 @@
+"""LASVM-G, -NC, -I and FULL SVM: the b = 0 dual solved by L-BFGS-B (tests/naive.py), weak
+duality (0 <= W* - W <= gap), the gap never negative, NC's boxes (eq. 18), NC = G when
+s -> -inf, I's ramp filter, CLEAN's bound on the kept non-support vectors."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.metrics.pairwise import rbf_kernel
+
+from streamsvm import LASVMG, LASVMI, LASVMNC, FullSVM
+from streamsvm.lasvm import _core
+from tests import naive
+
+GAMMA = 0.1
+C = 10.0
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(300, 8, random_state=0, flip_y=0.15)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+def members(learner):
+    """(store ids, alpha, lo, hi, g) of the live members of S."""
+    n = learner.cnt[_core.N_COLS]
+    live = learner.perm[:n] >= 0
+    return (learner.perm[:n][live], learner.alpha[:n][live], learner.lo[:n][live],
+            learner.hi[:n][live], learner.g[:n][live])
+
+
+def gap_from_scratch(learner, C):
+    """Eq. 9 corrected, from alpha and the kernel matrix of the expansion."""
+    ids, alpha, lo, hi, _ = members(learner)
+    Xs = learner.Xd[ids]
+    ys = learner.ys[ids]
+    g = ys - rbf_kernel(Xs, Xs, gamma=GAMMA) @ alpha
+    beta = (np.minimum(0, C * ys) - lo) * ys
+    return float(np.sum(C * np.maximum(0, ys * g) - alpha * g - beta * ys * g))
+
+
+def test_full_svm_approaches_the_no_bias_optimum(data):
+    X, y = data
+    K = rbf_kernel(X, X, gamma=GAMMA)
+    _, best = naive.box_qp_no_bias(K, y, C)
+    previous = -np.inf
+    for epochs in (1, 3, 10):
+        model = FullSVM(C=C, gamma=GAMMA, epochs=epochs).fit(X, y)
+        learner = model.learners_[0]
+        assert model.n_expansion_ == len(y)  # no CLEAN: everything stays
+        alpha = np.zeros(len(y))
+        ids, a, *_ = members(learner)
+        alpha[ids] = a
+        W = alpha @ y - 0.5 * alpha @ K @ alpha
+        gap = gap_from_scratch(learner, C)
+        assert model.intercept_[0] == 0.0
+        assert W <= best + 1e-6  # the dual is below its optimum ...
+        assert best - W <= gap + 1e-6  # ... by at most the duality gap (weak duality)
+        assert W >= previous - 1e-9  # and epochs only raise it
+        previous = W
+    assert (best - W) / best < 1e-2
+
+
+@pytest.mark.parametrize("cls", [LASVMG, LASVMNC, LASVMI, FullSVM])
+def test_duality_gap_is_never_negative(data, cls):
+    X, y = data
+    model = cls(C=C, gamma=GAMMA, clean_every=40, max_non_sv=10) if cls is not FullSVM \
+        else cls(C=C, gamma=GAMMA)
+    for t in range(0, 200, 5):
+        model.partial_fit(X[t : t + 5], y[t : t + 5], classes=[-1.0, 1.0])
+        learner = model.learners_[0]
+        _, alpha, lo, hi, g = members(learner)
+        assert np.all(lo <= alpha) and np.all(alpha <= hi)
+        gap = gap_from_scratch(learner, C)
+        assert gap >= -1e-9
+        assert _core.duality_gap(learner._store(), learner._svs(), learner.cnt, C, C) == \
+            pytest.approx(gap, abs=1e-8)
+
+
+def test_nc_with_s_to_minus_infinity_is_lasvm_g(data):
+    X, y = data
+    g = LASVMG(C=C, gamma=GAMMA).fit(X, y)
+    nc = LASVMNC(C=C, gamma=GAMMA, s=-np.inf).fit(X, y)
+    np.testing.assert_array_equal(g.decision_function(X), nc.decision_function(X))
+    assert g.n_support_vectors_ == nc.n_support_vectors_
+
+
+def test_nc_boxes_follow_eq_18(data):
+    X, y = data
+    model = LASVMNC(C=C, gamma=GAMMA, s=-0.5).fit(X, y)
+    learner = model.learners_[0]
+    ids, alpha, lo, hi, _ = members(learner)
+    ys = learner.ys[ids]
+    beta = (np.minimum(0, C * ys) - lo) * ys
+    assert set(np.round(beta, 12)) <= {0.0, C}
+    assert (beta == C).any()  # some outliers got beta = C ...
+    np.testing.assert_allclose(hi, np.maximum(0, C * ys) - beta * ys)
+    assert np.all(lo <= alpha) and np.all(alpha <= hi)
+    # ... and can only hold a coefficient of the opposite sign to their label
+    assert np.all(alpha[beta == C] * ys[beta == C] <= 0)
+    assert model.n_support_vectors_ < LASVMG(C=C, gamma=GAMMA).fit(X, y).n_support_vectors_
+
+
+def test_lasvm_i_skips_exactly_the_examples_outside_the_ramp(data):
+    X, y = data
+    s = -1.0
+    model = LASVMI(C=C, gamma=GAMMA, s=s)
+    model.partial_fit(X[:20], y[:20], classes=[-1.0, 1.0])
+    for t in range(20, 300):
+        z = y[t] * model.decision_function(X[t : t + 1])[0]
+        learner = model.learners_[0]
+        skipped, size = learner.cnt[_core.N_SKIPPED], learner.n_expansion
+        model.partial_fit(X[t : t + 1], y[t : t + 1])
+        outside = z > 1 or z < s
+        assert learner.cnt[_core.N_SKIPPED] == skipped + outside
+        if outside:
+            assert learner.n_expansion <= size
+    assert model.n_skipped_ > 0
+
+
+def test_clean_bounds_the_kept_non_support_vectors(data):
+    X, y = data
+    model = LASVMG(C=C, gamma=GAMMA, clean_every=30, max_non_sv=5).fit(X, y)
+    learner = model.learners_[0]
+    _, alpha, *_ = members(learner)
+    assert np.count_nonzero(alpha == 0) <= 5 + 30
+    assert learner.cnt[_core.N_CLEAN] > 0
+    full = FullSVM(C=C, gamma=GAMMA).fit(X, y)
+    assert full.n_expansion_ == len(y)
+    assert model.n_kernel_evals_ < full.n_kernel_evals_
+
+
+@pytest.mark.parametrize(
+    "cls, params, message",
+    [
+        (LASVMNC, {"s": 1.5}, "s must be"),
+        (LASVMI, {"s": "low"}, "s must be"),
+        (LASVMG, {"clean_every": 0}, "clean_every must be"),
+        (LASVMG, {"max_non_sv": -1}, "max_non_sv must be"),
+        (FullSVM, {"C": 0.0}, "C must be"),
+    ],
+)
+def test_bad_parameters_are_named(data, cls, params, message):
+    X, y = data
+    with pytest.raises(ValueError, match=message):
+        cls(**params).fit(X, y)
