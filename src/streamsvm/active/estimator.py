@@ -66,7 +66,7 @@ class ActiveSVM(_KernelSVMBase):
     stopping : {"sv_count", "margin", "either", None}, default="sv_count"
         Early-stopping rule (Section 3.4); None runs through the whole pool (the points at
         which the rules held are still recorded).
-    window : int, default=50
+    window : int, default=100
         SV-count rule: stop when the number of support vectors changed by at most
         ``tolerance * n_SV`` over the last ``window`` queries.
     tolerance : float, default=0.02
@@ -109,11 +109,12 @@ class ActiveSVM(_KernelSVMBase):
         {"pool_size": 10, "random_state": 0, "C": 10.0},
         # rbf only: LASVM's finishing step does not end on sklearn's ill-conditioned poly
         # check data (see the report of issue 7)
-        {"pool_size": "full", "stopping": "either", "window": 20, "class_weight": "balanced"},
+        {"pool_size": "full", "stopping": "either", "window": 20, "class_weight": "balanced",
+         "random_state": 1, "gamma": 0.5},
     ]
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
-                 pool_size=59, stopping="sv_count", window=50, tolerance=0.02,
+                 pool_size=59, stopping="sv_count", window=100, tolerance=0.02,
                  max_labels=None, class_weight=None, finishing=True, cache_size=100.0,
                  random_state=None):
         self.C = C

@@ -167,7 +167,8 @@ class ActiveLearner:
             X = model._prepare_first(X)
             model._grow_classes(self.classes)
             self._learner = model.learners_[0]
-            self._learner.max_labels = -1 if self.budget is None else self.budget
+            caps = [c for c in (self.budget, model.max_labels) if c is not None]
+            self._learner.max_labels = min(caps) if caps else -1
         else:
             X = model._prepare(check_features(X, n_features=model.n_features_in_,
                                               estimator_name="ActiveLearner"))
