@@ -27,6 +27,7 @@ from streamsvm.active.baselines import (
     evaluate,
     imbalance_ratio,
     oversample_smote,
+    random_sampling,
     undersample,
 )
 from streamsvm.datasets import DatasetNotFoundError, load_dataset
@@ -104,6 +105,8 @@ def tables(datasets, lines):
         params = dict(C=C, gamma=gamma)
         svc, t_batch = _timed(batch, X, y, **params)
         r_batch = evaluate(svc, Xt, yt)
+        rs, t_rs = _timed(random_sampling, X, y, random_state=SEED, **params)
+        r_rs = evaluate(rs, Xt, yt)
         al, t_al = _timed(ActiveSVM(pool_size=59, stopping="sv_count", random_state=SEED,
                                     **params).fit, X, y)
         r_al = evaluate(al, Xt, yt)
@@ -127,11 +130,11 @@ def tables(datasets, lines):
             f"| {label} | {100 * r_batch['prbep']:.2f} ({p3[0]:.2f}) | "
             f"{100 * r_us['prbep']:.2f} ({p3[1]:.2f}) | {100 * r_smote['prbep']:.2f} "
             f"({p3[2]:.2f}) | {100 * r_dc['prbep']:.2f} ({p3[3]:.2f}) | "
-            f"{100 * r_al['prbep']:.2f} ({p3[4]:.2f}) | {t_batch:.1f} | {t_smote:.1f} ({p3[5]}) | "
-            f"{t_al:.1f} ({p3[6]}) |")
+            f"{100 * r_al['prbep']:.2f} ({p3[4]:.2f}) | {100 * r_rs['prbep']:.2f} | "
+            f"{t_batch:.1f} | {t_rs:.1f} | {t_smote:.1f} ({p3[5]}) | {t_al:.1f} ({p3[6]}) |")
         close = 100 * (r_al["prbep"] - r_batch["prbep"]) >= -1.0
-        fast = t_al <= t_batch / 4
-        summary.append((label, close, fast, t_al / t_batch))
+        close_rs = 100 * (r_al["prbep"] - r_rs["prbep"]) >= -1.0
+        summary.append((label, close, t_al / t_batch, close_rs, t_al / t_rs))
         print(rows1[-1], rows3[-1], sep="\n", flush=True)
     lines += [
         "## Table 1: g-means and AUC of Batch and AL (early stopped), paper in brackets", "",
@@ -139,16 +142,22 @@ def tables(datasets, lines):
         "(AL) | data efficiency |",
         "|---|---|---|---|---|---|---|---|", *rows1, "",
         "## Table 3: PRBEP and training time (s), paper in brackets", "",
-        "| dataset | Batch | US | SMOTE | DC | AL | time Batch | time SMOTE | time AL |",
-        "|---|---|---|---|---|---|---|---|---|", *rows3, "",
+        "Batch = SVC on all data; RS = LASVM over all data in random order (what the paper's "
+        "Table 1 calls Batch); times include SMOTE's resampling.", "",
+        "| dataset | Batch | US | SMOTE | DC | AL | RS (all) | time Batch | time RS | "
+        "time SMOTE | time AL |",
+        "|---|---|---|---|---|---|---|---|---|---|---|", *rows3, "",
     ]
-    n_ok = sum(1 for _, close, fast, _ in summary if close and fast)
+    ok_svc = sum(1 for s in summary if s[1] and s[2] <= 0.25)
+    ok_rs = sum(1 for s in summary if s[3] and s[4] <= 0.25)
     lines += [
         "Acceptance check (AL's PRBEP within 1 point of Batch or better, at no more than a "
-        f"quarter of Batch's training time): **{n_ok} of {len(summary)}** datasets.", "",
-        "| dataset | PRBEP within 1 point | time AL / time Batch |", "|---|---|---|",
-        *(f"| {label} | {'yes' if close else 'no'} | {r:.2f} |"
-          for label, close, _, r in summary), ""]
+        f"quarter of Batch's training time): **{ok_svc} of {len(summary)}** datasets with "
+        f"Batch = SVC, **{ok_rs} of {len(summary)}** with Batch = LASVM on all data (RS).", "",
+        "| dataset | PRBEP within 1 point of SVC | time AL / SVC | within 1 point of RS | "
+        "time AL / RS |", "|---|---|---|---|---|",
+        *(f"| {label} | {'yes' if c1 else 'no'} | {r1:.2f} | {'yes' if c2 else 'no'} | "
+          f"{r2:.2f} |" for label, c1, r1, c2, r2 in summary), ""]
 
 
 def curve(X, y, Xt, yt, model, n_points=25):
