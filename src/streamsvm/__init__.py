@@ -15,4 +15,5 @@ from .meb import StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
 
 __all__ = ["StreamSVM", "Perceptron", "Pegasos", "LASVM", "LASVMG", "LASVMNC", "LASVMI",
-           "FullSVM", "ActiveSVM", "ActiveLearner", "save", "load", "prequential", "holdout", "__version__"]
+           "FullSVM", "ActiveSVM", "ActiveLearner", "save", "load", "prequential", "holdout",
+           "__version__"]
