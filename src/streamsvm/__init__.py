@@ -7,6 +7,7 @@ over the same state. Models are saved and resumed mid-stream with :func:`save` /
 
 __version__ = "0.1.0"
 
+from .active import ActiveLearner, ActiveSVM  # noqa: E402
 from .distributed import DistributedL2SVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
 from .lasvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM  # noqa: E402
@@ -24,6 +25,8 @@ __all__ = [
     "LASVMNC",
     "LASVMI",
     "FullSVM",
+    "ActiveSVM",
+    "ActiveLearner",
     "DistributedL2SVM",
     "save",
     "load",

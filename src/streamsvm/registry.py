@@ -17,6 +17,7 @@ ESTIMATORS: dict[str, str] = {
     "LASVMNC": "streamsvm.lasvm.variants:LASVMNC",
     "LASVMI": "streamsvm.lasvm.variants:LASVMI",
     "FullSVM": "streamsvm.lasvm.variants:FullSVM",
+    "ActiveSVM": "streamsvm.active.estimator:ActiveSVM",
 }
 
 

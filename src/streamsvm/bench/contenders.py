@@ -51,6 +51,7 @@ OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
     "LASVM-NC": ("LASVMNC", lambda t: _rbf(t)),
     "LASVM-I": ("LASVMI", lambda t: _rbf(t)),
     "FULL SVM": ("FullSVM", lambda t: _rbf(t)),
+    "ActiveSVM (pool 59, early stop)": ("ActiveSVM", lambda t: _rbf(t, random_state=0)),
 }
 
 
