@@ -218,7 +218,7 @@ def main():
     parser.add_argument("--part", choices=["a", "b", "both"], default="both",
                         help="a: chapter 5 (distributed.md); b: real data "
                              "(distributed_realdata.md)")
-    parser.add_argument("--n-chessboard", type=int, default=20_000)
+    parser.add_argument("--n-chessboard", type=int, default=10_000)
     parser.add_argument("--n-method2", type=int, default=2_000)
     parser.add_argument("--n-real", type=int, default=2_000)
     parser.add_argument("--window", type=int, default=500)
