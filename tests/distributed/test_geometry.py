@@ -63,8 +63,9 @@ def test_ray_intersections_lie_on_the_hyperplane_and_gram_matches_eq_4_3():
     # eq. 4.3 as the product W G Wᵀ over the base [x_N, x_i...]
     base = np.vstack([x_new, X[keep]])
     W = _core.ray_matrix(lam)
-    np.testing.assert_allclose(W @ (base @ base.T) @ W.T, np.vstack([x_new, Y]) @
-                               np.vstack([x_new, Y]).T, atol=1e-12)
+    explicit = np.vstack([x_new, Y]) @ np.vstack([x_new, Y]).T
+    np.testing.assert_allclose(W @ (base @ base.T) @ W.T, explicit, atol=1e-12)
+    np.testing.assert_allclose(_core.ray_gram(base @ base.T, lam), explicit, atol=1e-12)
 
 
 def test_slacks_use_the_corrected_eq_4_1():
