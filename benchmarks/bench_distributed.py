@@ -215,14 +215,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true")
-    parser.add_argument("--n-chessboard", type=int, default=20_000)
+    parser.add_argument("--part", choices=["a", "b", "both"], default="both",
+                        help="a: chapter 5 (distributed.md); b: real data "
+                             "(distributed_realdata.md)")
+    parser.add_argument("--n-chessboard", type=int, default=10_000)
     parser.add_argument("--n-method2", type=int, default=2_000)
-    parser.add_argument("--n-real", type=int, default=4_000)
-    parser.add_argument("--window", type=int, default=1_000)
+    parser.add_argument("--n-real", type=int, default=2_000)
+    parser.add_argument("--window", type=int, default=500)
     args = parser.parse_args()
     if args.smoke:
         args.n_chessboard, args.n_method2, args.n_real, args.window = 600, 200, 400, 150
-    lines = [
+    intro = [
         "Reproduction of chapter 5 of 003 (Chrysogelos 2016) and the issue's extension. "
         "Counting: a *vector broadcast* is one point sent to all other sites (the quantity of "
         "the thesis' Figures 5.2 and 5.4); *vector copies sent* counts it once per recipient "
@@ -231,26 +234,37 @@ def main():
         "coordinator holds the model; keeping the 10 sites' models current would add its "
         "broadcasts).",
         "",
-        "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/path/to/data nice python "
-        "benchmarks/bench_distributed.py` (the committed run; `--smoke` for a quick one).",
+        "Regenerate: `PYTHONPATH=src:benchmarks STREAMSVM_DATA=/path/to/data nice python "
+        f"benchmarks/bench_distributed.py --part {args.part}` (defaults = the committed run; "
+        "`--smoke` for a quick one).",
         "",
     ]
     if args.smoke:
-        lines.insert(0, "**Smoke run (tiny sizes) — not the committed numbers.**\n")
-    part_a(args.n_chessboard, args.n_method2, lines, plots=not args.smoke)
-    lines += ["## Part B — extension: two-class on real data, sliding window", ""]
-    for name, dataset, gamma, C in [("IJCNN1", "ijcnn1", 1.0, 10.0),
-                                    ("Adult (a9a)", "adult", 0.05, 1.0)]:
-        try:
-            load_dataset(dataset, subset="test")
-        except (OSError, ValueError) as exc:
-            lines += [f"### {name}", "", f"skipped: {exc}", ""]
-            continue
-        part_b(name, dataset, gamma, C, args.n_real, args.window, args.n_method2 // 2,
-               1000 if args.smoke else 2000, lines)
-    out = "distributed_smoke.md" if args.smoke else "distributed.md"
-    path = write_markdown(out, "Distributed L2-SVM tracking (003)", lines)
-    print(path.read_text())
+        intro.insert(0, "**Smoke run (tiny sizes) — not the committed numbers.**\n")
+    suffix = "_smoke" if args.smoke else ""
+    if args.part in ("a", "both"):
+        lines = list(intro)
+        part_a(args.n_chessboard, args.n_method2, lines, plots=not args.smoke)
+        path = write_markdown(f"distributed{suffix}.md", "Distributed L2-SVM tracking (003): "
+                              "chapter 5", lines)
+        print(path.read_text())
+    if args.part in ("b", "both"):
+        lines = list(intro) + [
+            "## Part B — extension: two-class on real data, sliding window", "",
+            f"Reduced for this 2-core machine: {args.n_real:,} points per dataset, window "
+            f"{args.window:,}, method 2 on the first {args.n_method2 // 2:,} points.", ""]
+        for name, dataset, gamma, C in [("IJCNN1", "ijcnn1", 1.0, 10.0),
+                                        ("Adult (a9a)", "adult", 0.05, 1.0)]:
+            try:
+                load_dataset(dataset, subset="test")
+            except (OSError, ValueError) as exc:
+                lines += [f"### {name}", "", f"skipped: {exc}", ""]
+                continue
+            part_b(name, dataset, gamma, C, args.n_real, args.window, args.n_method2 // 2,
+                   1000 if args.smoke else 2000, lines)
+        path = write_markdown(f"distributed_realdata{suffix}.md",
+                              "Distributed L2-SVM tracking (003): two-class on real data", lines)
+        print(path.read_text())
 
 
 if __name__ == "__main__":

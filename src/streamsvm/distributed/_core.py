@@ -98,6 +98,32 @@ def ray_matrix(lambdas):
 
 
 @njit(cache=True)
+def ray_gram(G, lambdas):
+    """W G Wᵀ for the ray matrix W of :func:`ray_matrix`, in O(m²) (eq. 4.3):
+    k̂(y_i, y_j) = λ_iλ_j k̂(x_i, x_j) + (1−λ_i)(1−λ_j) k̂(x_N, x_N)
+    + (1−λ_i)λ_j k̂(x_N, x_j) + (1−λ_j)λ_i k̂(x_N, x_i), and
+    k̂(y_i, x_N) = λ_i k̂(x_i, x_N) + (1−λ_i) k̂(x_N, x_N) (index 0 is x_N)."""
+    m = lambdas.shape[0]
+    out = np.empty((m + 1, m + 1))
+    gnn = G[0, 0]
+    out[0, 0] = gnn
+    for i in range(m):
+        li = lambdas[i]
+        v = li * G[i + 1, 0] + (1.0 - li) * gnn
+        out[i + 1, 0] = v
+        out[0, i + 1] = v
+    for i in range(m):
+        li = lambdas[i]
+        for j in range(i, m):
+            lj = lambdas[j]
+            v = (li * lj * G[i + 1, j + 1] + (1.0 - li) * (1.0 - lj) * gnn
+                 + (1.0 - li) * lj * G[0, j + 1] + (1.0 - lj) * li * G[0, i + 1])
+            out[i + 1, j + 1] = v
+            out[j + 1, i + 1] = v
+    return out
+
+
+@njit(cache=True)
 def affinely_independent(G, rel_tol):
     """True when the points with Gram matrix G are affinely independent.
 

@@ -269,7 +269,7 @@ class Site:
         _core.ray_lambdas(slacks, s_new, -self._eps_abs, lambdas)
         W = _core.ray_matrix(lambdas)
         base = violator.concat(cands)
-        return base, W, np.r_[s_new, slacks]
+        return base, W, lambdas, np.r_[s_new, slacks]
 
     def ray_extremes(self, violator: PointBlock):
         """The extreme points of D̂_k (rays from x_N through M_k \\ {x_N} cut at
@@ -278,8 +278,8 @@ class Site:
         Returns (PointBlock to send, number of hull-membership problems solved)."""
         if self._n == 0:
             return PointBlock.empty(self.n_features), 0
-        base, W, _ = self._ray_points(violator)
-        Gy = W @ self.space.gram(base) @ W.T
+        base, _W, lambdas, _ = self._ray_points(violator)
+        Gy = _core.ray_gram(self.space.gram(base), lambdas)
         idx, solved = extreme_points(Gy[1:, 1:], self.config["membership"])
         cands = base.take(np.arange(1, len(base)))
         atoms = set(self._atoms.ids.tolist())
@@ -291,16 +291,21 @@ class Site:
         """Collector of method 2: problem 2.4 over {x_N} ∪ D̂ (own rays and the received
         points' rays), Gram by eq. 4.3. Returns (combination over original points,
         slack of e_c w.r.t. the old ê, number of points in C)."""
-        base, W, slacks = self._ray_points(violator, received)
-        G = self.space.gram(base)
-        Gy = W @ G @ W.T
+        base, W, lambdas, slacks = self._ray_points(violator, received)
         keep = np.arange(len(base))
-        if self.config["prune"] and len(base) > 2:
-            idx, _ = extreme_points(Gy[1:, 1:], self.config["membership"])
-            keep = np.r_[0, idx + 1]
-        Wk = W[keep]
-        mu, _f = self.objective.minimise(self.space, base, Wk, None)
-        coef = mu @ Wk
+        if getattr(self.objective, "name", "") == "squared_norm":
+            Gy = _core.ray_gram(self.space.gram(base), lambdas)
+            if self.config["prune"] and len(base) > 2:
+                idx, _ = extreme_points(Gy[1:, 1:], self.config["membership"])
+                keep = np.r_[0, idx + 1]
+            mu, _f = minimise_gram(Gy[np.ix_(keep, keep)], None, self.objective.tol)
+        else:
+            if self.config["prune"] and len(base) > 2:
+                Gy = W @ self.space.gram(base) @ W.T
+                idx, _ = extreme_points(Gy[1:, 1:], self.config["membership"])
+                keep = np.r_[0, idx + 1]
+            mu, _f = self.objective.minimise(self.space, base, W[keep], None)
+        coef = mu @ W[keep]
         ec_slack = float(coef @ slacks)
         coef[coef < 0] = 0.0
         f = self.objective.summarise(self.space, base.take(np.flatnonzero(coef > 0)),
