@@ -11,6 +11,7 @@ ESTIMATORS: dict[str, str] = {
     "StreamSVM": "streamsvm.meb.streamsvm:StreamSVM",
     "Perceptron": "streamsvm.linear.perceptron:Perceptron",
     "Pegasos": "streamsvm.linear.pegasos:Pegasos",
+    "IncrementalSVM": "streamsvm.budget.incremental:IncrementalSVM",
 }
 
 
