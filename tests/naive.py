@@ -81,3 +81,30 @@ def streamsvm_kernel_algorithm1(X, y, C, kernel):
             beta[i] = a
             radius += 0.5 * (d - radius)
     return beta, radius
+
+
+def tvm_best_neighbours(Q, weights, side):
+    """Twin Vector Machine (Wang & Vucetic 2009, Sec. 4.2.1), brute force: for each twin i,
+    the twin j != i on the same side minimising ``s_i s_j ||q_i - q_j||^2 / (s_i + s_j)``.
+    Returns (neighbour, distortion) arrays (-1 and inf when there is none)."""
+    n = Q.shape[0]
+    s = weights.sum(axis=1)
+    best = np.full(n, np.inf)
+    who = np.full(n, -1)
+    for i in range(n):
+        for j in range(n):
+            if i == j or side[i] != side[j]:
+                continue
+            d = s[i] * s[j] / (s[i] + s[j]) * float(np.sum((Q[i] - Q[j]) ** 2))
+            if d < best[i]:
+                best[i], who[i] = d, j
+    return who, best
+
+
+def rbf_preimage_on_segment(qi, qj, si, sj, gamma, n_grid=20001):
+    """Point of the segment [qi, qj] closest in RBF feature space to the weighted mean of
+    phi(qi), phi(qj), by a dense grid (Nguyen & Ho 2005 / TVM eq. 4.2)."""
+    h = np.linspace(0.0, 1.0, n_grid)
+    dist2 = float(np.sum((qj - qi) ** 2))
+    value = si * np.exp(-gamma * h**2 * dist2) + sj * np.exp(-gamma * (1 - h) ** 2 * dist2)
+    return qi + h[np.argmax(value)] * (qj - qi)

@@ -12,6 +12,7 @@ ESTIMATORS: dict[str, str] = {
     "Perceptron": "streamsvm.linear.perceptron:Perceptron",
     "Pegasos": "streamsvm.linear.pegasos:Pegasos",
     "IncrementalSVM": "streamsvm.budget.incremental:IncrementalSVM",
+    "TwinVectorMachine": "streamsvm.budget.tvm:TwinVectorMachine",
 }
 
 

@@ -2,5 +2,6 @@
 Vector Machine on a budget (Wang & Vucetic), and the budget baselines of the TVM paper."""
 
 from .incremental import IncrementalSVM
+from .tvm import TwinVectorMachine
 
-__all__ = ["IncrementalSVM"]
+__all__ = ["IncrementalSVM", "TwinVectorMachine"]
