@@ -7,11 +7,18 @@ over the same state. Models are saved and resumed mid-stream with :func:`save` /
 
 __version__ = "0.1.0"
 
-from .budget import IncrementalSVM, TwinVectorMachine  # noqa: E402
+from .budget import (  # noqa: E402
+    BudgetPerceptron,
+    Forgetron,
+    IncrementalSVM,
+    RandomBudgetSVM,
+    TwinVectorMachine,
+)
 from .evaluate import holdout, prequential  # noqa: E402
 from .linear import Pegasos, Perceptron  # noqa: E402
 from .meb import StreamSVM  # noqa: E402
 from .persistence import load, save  # noqa: E402
 
-__all__ = ["StreamSVM", "IncrementalSVM", "TwinVectorMachine", "Perceptron", "Pegasos",
-           "save", "load", "prequential", "holdout", "__version__"]
+__all__ = ["StreamSVM", "IncrementalSVM", "TwinVectorMachine", "RandomBudgetSVM", "Forgetron",
+           "BudgetPerceptron", "Perceptron", "Pegasos", "save", "load", "prequential", "holdout",
+           "__version__"]

@@ -13,6 +13,9 @@ ESTIMATORS: dict[str, str] = {
     "Pegasos": "streamsvm.linear.pegasos:Pegasos",
     "IncrementalSVM": "streamsvm.budget.incremental:IncrementalSVM",
     "TwinVectorMachine": "streamsvm.budget.tvm:TwinVectorMachine",
+    "RandomBudgetSVM": "streamsvm.budget.baselines:RandomBudgetSVM",
+    "Forgetron": "streamsvm.budget.baselines:Forgetron",
+    "BudgetPerceptron": "streamsvm.budget.baselines:BudgetPerceptron",
 }
 
 

@@ -339,6 +339,8 @@ def _drive(m, mode, c, target, stop_at_margin):
     work_v = np.zeros(n + 2)
     work_b = np.zeros(n + 2)
     blocked = np.zeros(n, dtype=np.bool_)
+    u_direction = 0.0
+    sigma = 0.0
     qscale = 0.0
     for i in range(n):
         qscale = max(qscale, abs(G[i, i]))
@@ -358,21 +360,22 @@ def _drive(m, mode, c, target, stop_at_margin):
             return True
         d = 1.0 if remaining > 0 else -1.0
         t_end = abs(remaining)
-        # rates of the driven variables: u_i = sum_k Q_ik r_k, sigma = sum_k y_k r_k
-        sigma = 0.0
-        for i in range(n):
-            u[i] = 0.0
-        if mode == 0:
-            sigma = y[c] * d
+        # rates of the driven variables: u_i = sum_k Q_ik r_k, sigma = sum_k y_k r_k; for a
+        # change of C computed once per direction and then updated in O(N) whenever a
+        # member joins or leaves E (r_k = d s_k on E)
+        if d != u_direction:
+            u_direction = d
+            sigma = 0.0
             for i in range(n):
-                u[i] = d * y[i] * y[c] * G[i, c]
-        else:
-            for k in range(n):
-                if status[k] == ERROR:
-                    rk = d * s[k]
-                    sigma += y[k] * rk
-                    for i in range(n):
-                        u[i] += y[i] * y[k] * G[i, k] * rk
+                u[i] = 0.0
+            if mode == 0:
+                sigma = y[c] * d
+                for i in range(n):
+                    u[i] = d * y[i] * y[c] * G[i, c]
+            else:
+                for k in range(n):
+                    if status[k] == ERROR:
+                        sigma += _error_rates(m, u, k, d * s[k])
         # ---------------------------------------------------------- S empty: move b alone
         if P == 0 and (mode == 0 or abs(sigma) > 1e-9 * (1.0 + C)):
             rho = 1.0 if sigma > 0 else -1.0
@@ -410,6 +413,8 @@ def _drive(m, mode, c, target, stop_at_margin):
                         status[c] = ERROR if alpha[c] >= s[c] * C else RESERVE
                 return True
             if _expand(m, who, work_v, work_b):
+                if mode == 1 and status[who] == ERROR:
+                    sigma += _error_rates(m, u, who, -d * s[who])
                 status[who] = MARGIN
             else:
                 blocked[who] = True
@@ -523,14 +528,28 @@ def _drive(m, mode, c, target, stop_at_margin):
             else:
                 alpha[who] = s[who] * fs[F_C]
                 status[who] = ERROR
+                if mode == 1:
+                    sigma += _error_rates(m, u, who, d * s[who])
             g[who] = 0.0
             continue
         g[who] = 0.0
         if _expand(m, who, work_v, work_b):
+            if mode == 1 and status[who] == ERROR:
+                sigma += _error_rates(m, u, who, -d * s[who])
             status[who] = MARGIN
         else:
             blocked[who] = True
     return False
+
+
+@njit(cache=True)
+def _error_rates(m, u, k, rate):
+    """Add the rate ``rate`` of ``a_k`` to ``u_i = sum_k Q_ik r_k``; returns ``y_k rate``."""
+    y, G, ist = m[2], m[7], m[12]
+    yk = y[k] * rate
+    for i in range(ist[I_N]):
+        u[i] += y[i] * G[i, k] * yk
+    return yk
 
 
 @njit(cache=True)
