@@ -149,11 +149,11 @@ def _q(m, i, j):
 @njit(cache=True)
 def _bordered_column(m, i, v):
     """``v[:P+1] = [y_i; Q_S,i]``."""
-    y, S, ist = m[2], m[8], m[12]
+    y, G, S, ist = m[2], m[7], m[8], m[12]
     P = ist[I_P]
     v[0] = y[i]
     for k in range(P):
-        v[k + 1] = _q(m, S[k], i)
+        v[k + 1] = y[S[k]] * y[i] * G[S[k], i]
 
 
 @njit(cache=True)
@@ -432,9 +432,10 @@ def _drive(m, mode, c, target, stop_at_margin):
                 res0 += y[S[k]] * beta[k + 1]
             resid = abs(res0)
             for a in range(P):
-                total = h[a + 1] + y[S[a]] * beta[0]
+                sa = S[a]
+                total = h[a + 1] + y[sa] * beta[0]
                 for k in range(P):
-                    total += _q(m, S[a], S[k]) * beta[k + 1]
+                    total += y[sa] * y[S[k]] * G[sa, S[k]] * beta[k + 1]
                 resid = max(resid, abs(total))
                 worst = max(worst, abs(h[a + 1]))
             if resid > 1e-8 * (1.0 + worst):
@@ -451,14 +452,17 @@ def _drive(m, mode, c, target, stop_at_margin):
             usum = max(usum, abs(u[i]))
         tiny_beta = 1e-11 * max(bsum, abs(beta[0]) + 1.0)
         tiny_gamma = 1e-10 * (qscale * bsum + usum + abs(beta[0]))
+        # gamma_i = u_i + y_i (beta_b + sum_k y_Sk G_i,Sk beta_k): the y_Sk beta_k once
+        for k in range(P):
+            work_v[k] = y[S[k]] * beta[k + 1]
         for i in range(n):
             if status[i] == MARGIN:
                 gam[i] = 0.0
                 continue
-            total = u[i] + y[i] * beta[0]
+            total = beta[0]
             for k in range(P):
-                total += _q(m, i, S[k]) * beta[k + 1]
-            gam[i] = total
+                total += G[i, S[k]] * work_v[k]
+            gam[i] = u[i] + y[i] * total
         # ---------------------------------------------------------- step length
         best = t_end
         kind = 0  # 0 end, 1 driver to S, 2 S leaves to R, 3 S leaves to E, 4 enters S
