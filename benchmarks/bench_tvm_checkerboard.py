@@ -15,7 +15,6 @@ import argparse
 import json
 import time
 
-import numpy as np
 from sklearn.svm import SVC
 
 from streamsvm import IncrementalSVM, TwinVectorMachine
