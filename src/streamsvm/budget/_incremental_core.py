@@ -452,17 +452,9 @@ def _drive(m, mode, c, target, stop_at_margin):
             usum = max(usum, abs(u[i]))
         tiny_beta = 1e-11 * max(bsum, abs(beta[0]) + 1.0)
         tiny_gamma = 1e-10 * (qscale * bsum + usum + abs(beta[0]))
-        # gamma_i = u_i + y_i (beta_b + sum_k y_Sk G_i,Sk beta_k): the y_Sk beta_k once
-        for k in range(P):
-            work_v[k] = y[S[k]] * beta[k + 1]
-        for i in range(n):
-            if status[i] == MARGIN:
-                gam[i] = 0.0
-                continue
-            total = beta[0]
-            for k in range(P):
-                total += G[i, S[k]] * work_v[k]
-            gam[i] = u[i] + y[i] * total
+        # gamma_i = u_i + y_i (beta_b + sum_k y_Sk G_Sk,i beta_k), accumulated a row of G
+        # at a time (G is symmetric: contiguous rows instead of a gather per entry)
+        _sensitivities(G, y, S, P, beta, u, status, gam, n)
         # ---------------------------------------------------------- step length
         best = t_end
         kind = 0  # 0 end, 1 driver to S, 2 S leaves to R, 3 S leaves to E, 4 enters S
@@ -554,6 +546,22 @@ def _error_rates(m, u, k, rate):
     for i in range(ist[I_N]):
         u[i] += y[i] * G[i, k] * yk
     return yk
+
+
+@njit(cache=True, fastmath=True)
+def _sensitivities(G, y, S, P, beta, u, status, gam, n):
+    for i in range(n):
+        gam[i] = beta[0]
+    for k in range(P):
+        w = y[S[k]] * beta[k + 1]
+        row = G[S[k]]
+        for i in range(n):
+            gam[i] += row[i] * w
+    for i in range(n):
+        if status[i] == MARGIN:
+            gam[i] = 0.0
+        else:
+            gam[i] = u[i] + y[i] * gam[i]
 
 
 @njit(cache=True)
