@@ -28,6 +28,18 @@ PAPER = {"TVM 10M": 98.7, "TVM 100k (Table 3)": 97.1, "LIBSVM 100k": 96.9,
          "IDSVM 10k": 95.8, "TVM 100k runtime (s)": 1778, "LIBSVM 100k runtime (s)": 3604}
 
 
+READING = """**Reading.** Up to 10,000 examples TVM follows the exact SVMs (IDSVM, SVC on the same
+prefix), as in the paper's Figure 2e, with O(B^2) memory that never changes (the model
+bytes column of the JSON is constant). Past 20,000 examples our TVM stays at 95.6-96.2%,
+where the paper's keeps rising (97.1% at 100k, 98.7% at 10M). The Beneficial test keeps
+about 23% of the examples all along (nearly all of them merged, no rejections after the
+first replacements), where the paper says this share falls as the margin shrinks; so our
+runtime is linear in the stream at about 0.2 CPU ms per example (1M examples: about 210 CPU
+s, above the issue's 2-minute target; the 10M run, about 35 CPU minutes, was not made on the
+shared machine in the time of this session). TVM CPU time is linear where IDSVM's grows
+superlinearly (Figure 2f); the paper's Matlab TVM took 1778 s for 100k examples, ours 18 s."""
+
+
 def checkpoints(n_max):
     points = []
     for exponent in range(2, 9):
@@ -127,32 +139,42 @@ def plot(tvm, idsvm, svc, path):
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--part", choices=["all", "tvm", "baselines", "report"], default="all")
     parser.add_argument("--n-max", type=int, default=10_000_000)
     parser.add_argument("--idsvm-max", type=int, default=10_000)
     parser.add_argument("--idsvm-seconds", type=float, default=300.0)
     parser.add_argument("--svc-max", type=int, default=20_000)
     args = parser.parse_args()
     Xt, yt = make_checkerboard(5000, random_state=12345, standardize=True)
-    state = {"args": vars(args), "tvm": [], "idsvm": [], "svc": []}
     json_path = RESULTS / "tvm_checkerboard.json"
     RESULTS.mkdir(parents=True, exist_ok=True)
+    # the parts may run as separate processes; each rewrites only its own keys
+    def load():
+        if json_path.exists():
+            return json.loads(json_path.read_text())
+        return {"args": vars(args), "tvm": [], "idsvm": [], "svc": []}
 
-    def save():
+    def save(**parts):
+        state = load()
+        state.update(parts)
+        state.setdefault("args", {}).update({k: v for k, v in vars(args).items()
+                                             if k != "part"})
         json_path.write_text(json.dumps(state, indent=1))
+        return state
 
-    state["svc"] = run_svc(args.svc_max, Xt, yt)
-    save()
-    state["idsvm"] = run_idsvm(args.idsvm_max, Xt, yt, args.idsvm_seconds)
-    save()
+    if args.part in ("all", "baselines"):
+        save(svc=run_svc(args.svc_max, Xt, yt))
+        save(idsvm=run_idsvm(args.idsvm_max, Xt, yt, args.idsvm_seconds))
+    if args.part in ("all", "tvm"):
+        curve = []
 
-    def log(point):
-        state["tvm"].append(point)
-        print(point, flush=True)
-        save()
+        def log(point):
+            curve.append(point)
+            print(point, flush=True)
+            report(save(tvm=curve))
 
-    _, _ = run_tvm(args.n_max, Xt, yt, log)
-    save()
-    report(state)
+        run_tvm(args.n_max, Xt, yt, log)
+    report(load())
 
 
 def report(state):
@@ -163,9 +185,9 @@ def report(state):
         "stream (15% of labels flipped, attributes standardised), tested on 5000 noise-free "
         "checkerboard points. CPU seconds (process time, one core; the machine was shared "
         "with other jobs, so wall time was larger). IDSVM is the exact incremental SVM "
-        f"(C = 100), stopped after {state['args']['idsvm_seconds']:.0f} CPU s or "
-        f"{state['args']['idsvm_max']} examples; SVC (scikit-learn's LIBSVM) is retrained "
-        "on each prefix.",
+        f"(C = 100), stopped after {state['args'].get('idsvm_seconds', 300):.0f} CPU s or "
+        f"{state['args'].get('idsvm_max', 10000)} examples; SVC (scikit-learn's LIBSVM) is "
+        "retrained on each prefix.",
         "",
         "![accuracy and runtime](tvm_checkerboard.png)",
         "",
@@ -184,7 +206,7 @@ def report(state):
             + (f"{s['accuracy']:.2f} | {s['cpu_s']:.1f} |" if s else "– | – |")
         )
     lines += ["", "Paper (Sec. 5.3, Tables 2-3): " + ", ".join(f"{k}: {v}" for k, v in
-                                                              PAPER.items()), ""]
+                                                              PAPER.items()), "", READING, ""]
     write_markdown("tvm_checkerboard.md", "TVM on a long N-Checkerboard stream (Figure 2)",
                    lines)
 
