@@ -13,6 +13,7 @@ changed, tst (int counters), tfs (float state)``.
 import numpy as np
 from numba import njit
 
+from ..kernels._core import kernel_dense
 from . import _incremental_core as core
 
 # int state
@@ -142,17 +143,18 @@ def _kernel(m, a, asq, b, bsq):
 
 
 @njit(cache=True)
-def _distortion(m, tw, opts, i, j):
+def _distortion(Q, Qsq, wp, wn, i, j, feature, code, gamma, degree, coef0):
     """Minimal distortion of merging twins i and j: input space
     ``d*_ij = s_i s_j ||q_i - q_j||^2 / (s_i + s_j)`` (Sec. 4.2.1); feature space the same
     with ``||phi(q_i) - phi(q_j)||^2 = k_ii + k_jj - 2 k_ij`` (Sec. 4.2.2, the distortion of
-    the optimal ``phi`` of the merged twin, before the pre-image approximation)."""
-    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
+    the optimal ``phi`` of the merged twin, before the pre-image approximation). Plain
+    arrays and scalars: it runs O(B) times per changed twin."""
     si = wp[i] + wn[i]
     sj = wp[j] + wn[j]
-    if opts[O_FEATURE]:
-        dist = (_kernel(m, Q[i], Qsq[i], Q[i], Qsq[i]) + _kernel(m, Q[j], Qsq[j], Q[j], Qsq[j])
-                - 2.0 * _kernel(m, Q[i], Qsq[i], Q[j], Qsq[j]))
+    if feature:
+        dist = (kernel_dense(Q[i], Qsq[i], Q[i], Qsq[i], code, gamma, degree, coef0)
+                + kernel_dense(Q[j], Qsq[j], Q[j], Qsq[j], code, gamma, degree, coef0)
+                - 2.0 * kernel_dense(Q[i], Qsq[i], Q[j], Qsq[j], code, gamma, degree, coef0))
     else:
         dist = 0.0
         for k in range(Q.shape[1]):
@@ -166,7 +168,12 @@ def _update_neighbours(m, tw, opts, side):
     """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated in O(B) per
     twin that changed (moved, or crossed the boundary in one-sided mode) instead of the
     O(B^2) of a full search."""
+    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
     nb, nbd, nb_side, changed, tst = tw[6], tw[7], tw[8], tw[9], tw[10]
+    fs, ist = m[11], m[12]
+    code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
+    gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
+    feature = opts[O_FEATURE] != 0
     n = tst[T_NTW]
     moved = np.zeros(n, dtype=np.bool_)
     redo = np.zeros(n, dtype=np.bool_)
@@ -180,7 +187,7 @@ def _update_neighbours(m, tw, opts, side):
             continue
         for k in range(n):
             if moved[k] and k != i and side[k] == side[i]:
-                dk = _distortion(m, tw, opts, i, k)
+                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
                 if dk < nbd[i]:
                     nbd[i] = dk
                     nb[i] = k
@@ -191,7 +198,7 @@ def _update_neighbours(m, tw, opts, side):
         who = -1
         for k in range(n):
             if k != i and side[k] == side[i]:
-                dk = _distortion(m, tw, opts, i, k)
+                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
                 if dk < best:
                     best = dk
                     who = k
@@ -345,8 +352,10 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
         return
     far = -1.0
     k_far = -1
+    slot_p, slot_n, my, mg = tw[4], tw[5], m[2], m[5]
     for j in range(n):
-        fq[j] = twin_f(m, tw, j)
+        slot = slot_p[j] if slot_p[j] >= 0 else slot_n[j]
+        fq[j] = my[slot] * (mg[slot] + 1.0)  # f(q_j), as twin_f
         if abs(fq[j]) > far:
             far = abs(fq[j])
             k_far = j
