@@ -234,3 +234,77 @@ def box_qp_no_bias(K, y, C):
                       bounds=[(0.0, C)] * len(y),
                       options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-11})
     return result.x * y, -result.fun
+def tvm_best_neighbours(Q, weights, side):
+    """Twin Vector Machine (Wang & Vucetic 2009, Sec. 4.2.1), brute force: for each twin i,
+    the twin j != i on the same side minimising ``s_i s_j ||q_i - q_j||^2 / (s_i + s_j)``.
+    Returns (neighbour, distortion) arrays (-1 and inf when there is none)."""
+    n = Q.shape[0]
+    s = weights.sum(axis=1)
+    best = np.full(n, np.inf)
+    who = np.full(n, -1)
+    for i in range(n):
+        for j in range(n):
+            if i == j or side[i] != side[j]:
+                continue
+            d = s[i] * s[j] / (s[i] + s[j]) * float(np.sum((Q[i] - Q[j]) ** 2))
+            if d < best[i]:
+                best[i], who[i] = d, j
+    return who, best
+
+
+def rbf_preimage_on_segment(qi, qj, si, sj, gamma, n_grid=20001):
+    """Point of the segment [qi, qj] closest in RBF feature space to the weighted mean of
+    phi(qi), phi(qj), by a dense grid (Nguyen & Ho 2005 / TVM eq. 4.2)."""
+    h = np.linspace(0.0, 1.0, n_grid)
+    dist2 = float(np.sum((qj - qi) ** 2))
+    value = si * np.exp(-gamma * h**2 * dist2) + sj * np.exp(-gamma * (1 - h) ** 2 * dist2)
+    return qi + h[np.argmax(value)] * (qj - qi)
+
+
+def _rbf(a, b, gamma):
+    return float(np.exp(-gamma * np.sum((a - b) ** 2)))
+
+
+def self_tuned_forgetron(X, y, budget, gamma):
+    """Self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer 2008), RBF kernel, written out:
+    lists of (x, y, sigma) oldest first. Returns (support vectors, coefficients sigma*y)."""
+    svs, Q, M = [], 0.0, 0
+    for x, label in zip(X, y, strict=True):
+        f = sum(s * yy * _rbf(v, x, gamma) for v, yy, s in svs)
+        if label * f > 0:
+            continue
+        M += 1
+        svs.append([x, label, 1.0])
+        if len(svs) <= budget:
+            continue
+        v_r, y_r, s_r = svs[0]
+        mu = y_r * sum(s * yy * _rbf(v, v_r, gamma) for v, yy, s in svs)
+        c = 15 / 32 * M - Q
+        phis = np.linspace(1.0, 0.0, 200001)
+        lam = s_r * phis
+        ok = lam**2 + 2 * lam - 2 * lam * mu <= c
+        phi = float(phis[np.argmax(ok)]) if ok.any() else 0.0
+        lam = s_r * phi
+        Q += lam**2 + 2 * lam - 2 * lam * mu
+        for entry in svs:
+            entry[2] *= phi
+        svs.pop(0)
+    return np.array([v for v, _, _ in svs]), np.array([s * yy for _, yy, s in svs])
+
+
+def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0):
+    """Budget kernel perceptron (Crammer, Kandola & Singer 2004), RBF kernel, written out.
+    Returns the set of stored rows (as tuples) and their coefficients by row."""
+    svs = []  # [x, coef]
+    for x, label in zip(X, y, strict=True):
+        f = sum(a * _rbf(v, x, gamma) for v, a in svs)
+        if label * f > beta:
+            continue
+        if len(svs) == budget:
+            scores = []
+            for v, a in svs:
+                fv = sum(b * _rbf(u, v, gamma) for u, b in svs)
+                scores.append(np.sign(a) * (fv - a * _rbf(v, v, gamma)))
+            svs.pop(int(np.argmax(scores)))
+        svs.append([x, float(label)])
+    return {tuple(v): a for v, a in svs}

@@ -8,6 +8,13 @@ over the same state. Models are saved and resumed mid-stream with :func:`save` /
 __version__ = "0.1.0"
 
 from .active import ActiveLearner, ActiveSVM  # noqa: E402
+from .budget import (  # noqa: E402
+    BudgetPerceptron,
+    Forgetron,
+    IncrementalSVM,
+    RandomBudgetSVM,
+    TwinVectorMachine,
+)
 from .distributed import DistributedL2SVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
 from .lasvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM  # noqa: E402
@@ -20,6 +27,11 @@ __all__ = [
     "BlurredBallSVM",
     "Perceptron",
     "Pegasos",
+    "IncrementalSVM",
+    "TwinVectorMachine",
+    "RandomBudgetSVM",
+    "Forgetron",
+    "BudgetPerceptron",
     "LASVM",
     "LASVMG",
     "LASVMNC",

@@ -18,6 +18,11 @@ ESTIMATORS: dict[str, str] = {
     "LASVMI": "streamsvm.lasvm.variants:LASVMI",
     "FullSVM": "streamsvm.lasvm.variants:FullSVM",
     "ActiveSVM": "streamsvm.active.estimator:ActiveSVM",
+    "IncrementalSVM": "streamsvm.budget.incremental:IncrementalSVM",
+    "TwinVectorMachine": "streamsvm.budget.tvm:TwinVectorMachine",
+    "RandomBudgetSVM": "streamsvm.budget.baselines:RandomBudgetSVM",
+    "Forgetron": "streamsvm.budget.baselines:Forgetron",
+    "BudgetPerceptron": "streamsvm.budget.baselines:BudgetPerceptron",
 }
 
 

@@ -52,6 +52,15 @@ OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
     "LASVM-I": ("LASVMI", lambda t: _rbf(t)),
     "FULL SVM": ("FullSVM", lambda t: _rbf(t)),
     "ActiveSVM (pool 59, early stop)": ("ActiveSVM", lambda t: _rbf(t, random_state=0)),
+    "IncrementalSVM (exact)": ("IncrementalSVM", lambda t: _rbf(t)),
+    "TVM (B=100)": ("TwinVectorMachine", lambda t: _rbf(t, budget=100)),
+    "Random budget SVM (B=100)": ("RandomBudgetSVM",
+                                  lambda t: _rbf(t, budget=100, random_state=0)),
+    "Forgetron (B=100)": ("Forgetron", lambda t: {"kernel": "rbf", "gamma": t.gamma,
+                                                 "budget": 100}),
+    "Budget perceptron (B=100)": ("BudgetPerceptron", lambda t: {"kernel": "rbf",
+                                                                 "gamma": t.gamma,
+                                                                 "budget": 100}),
 }
 
 

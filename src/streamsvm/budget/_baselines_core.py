@@ -1,0 +1,178 @@
+"""Jitted loops of the budget baselines of the TVM paper: Random (the incremental SVM on a
+reservoir sample), the self-tuned Forgetron, and the budget kernel perceptron."""
+
+import numpy as np
+from numba import njit
+
+from ..kernels._core import kernel_dense, kernel_row_dense
+from . import _incremental_core as core
+
+
+# ------------------------------------------------------------------ Random (reservoir IDSVM)
+@njit(cache=True)
+def reservoir_run(m, slot_of, B, X, sq, y, draws, t0, start, failed):
+    """Vitter's reservoir (Algorithm R) of size B with the exact SVM kept on it: example t
+    (from 0) is stored if t < B, else it replaces reservoir entry ``draws[r]`` (uniform in
+    0..t) when that is < B (decremental unlearning of the old entry, incremental learning of
+    the new). ``slot_of[p]`` is the machine slot of reservoir entry p (its id is p).
+    Returns the next row; stops after a row whose update needs a re-solve (``failed[0]``)."""
+    krow = np.zeros(m[0].shape[0])
+    for r in range(start, X.shape[0]):
+        t = t0 + r
+        if t < B:
+            p = t
+        elif draws[r] < B:
+            p = draws[r]
+            slot = slot_of[p]
+            moved = core.remove_slot(m, slot)
+            if moved >= 0:
+                slot_of[m[10][slot]] = slot
+            if m[12][core.I_FAIL] >= 1000000:
+                failed[0] = 1
+        else:
+            continue
+        row = core.kernel_row(m, X[r], sq[r], krow)
+        slot = core.add_example(m, X[r], sq[r], y[r], 1.0, p, row)
+        if slot < 0:
+            slot = m[12][core.I_N] - 1
+            failed[0] = 1
+        slot_of[p] = slot
+        if failed[0]:
+            return r + 1
+    return X.shape[0]
+
+
+# ------------------------------------------------------------------ self-tuned Forgetron
+@njit(cache=True)
+def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, gamma, degree,
+                  coef0):
+    """Self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer 2008) over the rows of a chunk.
+
+    ``f(x) = sum_i sigma_i y_i K(v_i, x)`` over at most B stored examples. On a mistake
+    (``y f(x) <= 0``, M += 1) the example is added with ``sigma = 1``; if that makes B + 1,
+    the oldest ``r`` is removed after every ``sigma`` is shrunk by
+
+        phi = max { phi in (0, 1] : Psi(sigma_r phi, mu) + Q <= 15/32 M },
+        Psi(lam, mu) = lam^2 + 2 lam - 2 lam mu,   mu = y_r f'(v_r)
+
+    (``f'`` the hypothesis after adding the new example), and ``Q += Psi(sigma_r phi, mu)``.
+    The condition is quadratic in ``lam = sigma_r phi``; its largest root is
+    ``lam* = -(1 - mu) + sqrt((1 - mu)^2 + c)`` with ``c = 15/32 M - Q``.
+
+    ``order`` is a ring of slot indices, oldest first (``state = [n, head, mistakes, B]``);
+    ``fstate = [Q]``. Returns the number of mistakes in the chunk.
+    """
+    B = state[3]
+    krow = np.zeros(V.shape[0])
+    mistakes = 0
+    for r in range(X.shape[0]):
+        n = state[0]
+        f = 0.0
+        if n > 0:
+            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+            for i in range(n):
+                f += sigma[i] * labels[i] * krow[i]
+        if y[r] * f > 0.0:
+            continue
+        mistakes += 1
+        state[2] += 1
+        V[n, :] = X[r]
+        Vsq[n] = sq[r]
+        sigma[n] = 1.0
+        labels[n] = y[r]
+        order[(state[1] + n) % (B + 1)] = n
+        state[0] = n + 1
+        if n + 1 <= B:
+            continue
+        oldest = order[state[1] % (B + 1)]
+        f_old = 0.0
+        kernel_row_dense(V[oldest], Vsq[oldest], V[: n + 1], Vsq[: n + 1], code, gamma, degree,
+                         coef0, krow)
+        for i in range(n + 1):
+            f_old += sigma[i] * labels[i] * krow[i]
+        mu = labels[oldest] * f_old
+        c = 15.0 / 32.0 * state[2] - fstate[0]
+        s_r = sigma[oldest]
+        psi_full = s_r * s_r + 2.0 * s_r - 2.0 * s_r * mu
+        if psi_full <= c:
+            phi = 1.0
+        else:
+            disc = (1.0 - mu) * (1.0 - mu) + c
+            lam = -(1.0 - mu) + np.sqrt(max(disc, 0.0))
+            phi = min(max(lam / s_r, 0.0), 1.0)
+        lam = s_r * phi
+        fstate[0] += lam * lam + 2.0 * lam - 2.0 * lam * mu
+        for i in range(n + 1):
+            sigma[i] *= phi
+        # remove the oldest: the last slot moves into its place
+        last = n
+        if oldest != last:
+            V[oldest, :] = V[last, :]
+            Vsq[oldest] = Vsq[last]
+            sigma[oldest] = sigma[last]
+            labels[oldest] = labels[last]
+            for k in range(B + 1):
+                if order[k] == last:
+                    order[k] = oldest
+        state[1] = (state[1] + 1) % (B + 1)
+        state[0] = n
+    return mistakes
+
+
+# ------------------------------------------------------------------ budget kernel perceptron
+@njit(cache=True)
+def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, code, gamma, degree,
+                          coef0):
+    """Budget kernel perceptron (Crammer, Kandola & Singer 2004) over a chunk.
+
+    ``f(x) = sum_i coef_i K(v_i, x)``. An example with ``y f(x) <= beta`` is added with
+    ``coef = y``; when the B slots are full, first the stored example whose removal costs
+    least is removed: ``argmax_i y_i (f(v_i) - coef_i K(v_i, v_i))``, the margin of ``v_i``
+    under the model without it. ``fsv[i] = f(v_i)`` is kept up to date in O(B) per change
+    (``state = [n, B]``). Returns the number of updates."""
+    B = state[1]
+    krow = np.zeros(V.shape[0])
+    updates = 0
+    for r in range(X.shape[0]):
+        n = state[0]
+        f = 0.0
+        if n > 0:
+            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+            for i in range(n):
+                f += coef[i] * krow[i]
+        if y[r] * f > beta:
+            continue
+        updates += 1
+        if n == B:
+            best = -np.inf
+            who = 0
+            for i in range(n):
+                yi = 1.0 if coef[i] > 0 else -1.0
+                kii = kernel_dense(V[i], Vsq[i], V[i], Vsq[i], code, gamma, degree, coef0)
+                score = yi * (fsv[i] - coef[i] * kii)
+                if score > best:
+                    best = score
+                    who = i
+            kernel_row_dense(V[who], Vsq[who], V[:n], Vsq[:n], code, gamma, degree, coef0,
+                             krow)
+            for i in range(n):
+                fsv[i] -= coef[who] * krow[i]
+            last = n - 1
+            V[who, :] = V[last, :]
+            Vsq[who] = Vsq[last]
+            coef[who] = coef[last]
+            fsv[who] = fsv[last]
+            n -= 1
+            # the row of the new example over the remaining slots
+            f = 0.0
+            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+            for i in range(n):
+                f += coef[i] * krow[i]
+        for i in range(n):
+            fsv[i] += y[r] * krow[i]
+        V[n, :] = X[r]
+        Vsq[n] = sq[r]
+        coef[n] = y[r]
+        fsv[n] = f + y[r] * kernel_dense(X[r], sq[r], X[r], sq[r], code, gamma, degree, coef0)
+        state[0] = n + 1
+    return updates

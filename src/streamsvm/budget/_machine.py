@@ -1,0 +1,190 @@
+"""The Python owner of a jitted incremental SVM (:mod:`._incremental_core`): arrays, capacity,
+kernel parameters, and the read-only views the estimators expose."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import KERNEL_CODES, Kernel
+from . import _incremental_core as core
+
+KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
+
+
+class Machine:
+    """State of one exact incremental C-SVM over stored examples (dense rows).
+
+    ``m`` is the tuple of arrays the jitted functions take (see
+    :func:`._incremental_core.new_machine`). Capacity grows by doubling on demand
+    (:meth:`reserve`) unless ``fixed`` (budgeted models allocate once).
+    """
+
+    def __init__(self, n_features, *, capacity, jit_kernel, C, tol=1e-9):
+        code, gamma, degree, coef0 = jit_kernel
+        self.n_features = int(n_features)
+        self.m = core.new_machine(int(capacity), self.n_features, int(code), float(gamma),
+                                  int(degree), float(coef0), float(C), float(tol))
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def capacity(self) -> int:
+        return self.m[0].shape[0]
+
+    @property
+    def n(self) -> int:
+        return int(self.m[12][core.I_N])
+
+    @property
+    def P(self) -> int:
+        return int(self.m[12][core.I_P])
+
+    @property
+    def C(self) -> float:
+        return float(self.m[11][core.F_C])
+
+    @property
+    def b(self) -> float:
+        return float(self.m[11][core.F_B])
+
+    def reserve(self, extra: int) -> None:
+        """Make room for ``extra`` more examples (doubling)."""
+        need = self.n + int(extra)
+        if need <= self.capacity:
+            return
+        cap = max(need, 2 * self.capacity, 16)
+        old = self.m
+        n, P = self.n, self.P
+        fs, ist = old[11], old[12]
+        new = core.new_machine(cap, self.n_features, int(ist[core.I_CODE]),
+                               float(fs[core.F_GAMMA]), int(ist[core.I_DEGREE]),
+                               float(fs[core.F_COEF0]), float(fs[core.F_C]), float(fs[core.F_TOL]))
+        for k in (0, 1, 2, 3, 4, 5, 6, 10):
+            new[k][:n] = old[k][:n]
+        new[7][:n, :n] = old[7][:n, :n]
+        new[8][:P] = old[8][:P]
+        new[9][: P + 1, : P + 1] = old[9][: P + 1, : P + 1]
+        new[11][:] = fs
+        new[12][:] = ist
+        self.m = new
+
+    # ------------------------------------------------------------------ operations
+    def add(self, X, y, weights, ids) -> None:
+        """Learn the rows of dense ``X`` in order."""
+        self.reserve(X.shape[0])
+        sq = np.einsum("ij,ij->i", X, X)
+        krow = np.zeros(self.capacity)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        start = 0
+        while start < X.shape[0]:
+            start = core.add_many(self.m, X, sq, y, weights, ids, krow, start)
+            if start < X.shape[0] or self.n_failed:
+                self.rebuild()
+
+    def remove(self, slot) -> int:
+        moved = core.remove_slot(self.m, slot)
+        if self.n_failed:
+            self.rebuild()
+        return moved
+
+    def set_weight(self, slot, weight) -> None:
+        if not core.set_weight(self.m, slot, float(weight)):
+            self.rebuild()
+
+    def set_C(self, C) -> None:
+        if float(C) != self.C and not core.set_C(self.m, float(C)):
+            self.rebuild()
+
+    @property
+    def n_failed(self) -> int:
+        return int(self.m[12][core.I_FAIL]) >= 1_000_000
+
+    def rebuild(self) -> None:
+        """Fallback for numerically degenerate problems, where the adiabatic update failed
+        even after a refactorisation: re-solve the weighted SVM on the stored examples with
+        scikit-learn's SVC on the stored Gram matrix, then rebuild the sets and R."""
+        from sklearn.svm import SVC
+
+        X, sq, y, s, alpha, g, status, G, S, R, ids, fs, ist = self.m
+        n = self.n
+        ist[core.I_FAIL] = ist[core.I_FAIL] % 1_000_000 + 1
+        C = self.C
+        labels = y[:n]
+        weights = s[:n]
+        alpha[:n] = 0.0
+        if np.unique(labels[weights > 0]).size == 2:
+            svc = SVC(kernel="precomputed", C=C, tol=1e-10, max_iter=10_000_000)
+            svc.fit(G[:n, :n], labels, sample_weight=weights)
+            alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+            fs[core.F_B] = float(svc.intercept_[0])
+        else:
+            fs[core.F_B] = float(labels[0]) if n else 0.0
+        upper = weights * C
+        alpha[:n] = np.clip(alpha[:n], 0.0, upper)
+        tol = 1e-9 * np.maximum(upper, 1e-300)
+        at_zero = alpha[:n] <= tol
+        at_upper = alpha[:n] >= upper - tol
+        alpha[:n][at_zero] = 0.0
+        alpha[:n][at_upper & ~at_zero] = upper[at_upper & ~at_zero]
+        status[:n] = np.where(at_zero, core.RESERVE, np.where(at_upper, core.ERROR,
+                                                                core.MARGIN))
+        margin = np.flatnonzero(status[:n] == core.MARGIN)
+        S[: margin.size] = margin
+        ist[core.I_P] = margin.size
+        core.refresh(self.m)
+
+    # ------------------------------------------------------------------ views
+    def kernel(self) -> Kernel:
+        fs, ist = self.m[11], self.m[12]
+        code = int(ist[core.I_CODE])
+        return Kernel(KERNEL_NAMES[code], gamma=float(fs[core.F_GAMMA]) or 1.0,
+                      degree=int(ist[core.I_DEGREE]), coef0=float(fs[core.F_COEF0]))
+
+    def support(self) -> np.ndarray:
+        """Slots with ``alpha > 0``."""
+        return np.flatnonzero(self.m[4][: self.n] > 0)
+
+    def decision_function(self, X) -> np.ndarray:
+        sv = self.support()
+        if sv.size == 0:
+            return np.full(X.shape[0], self.b)
+        coef = self.m[2][sv] * self.m[4][sv]
+        kernel = self.kernel()
+        return kernel.matrix(X, self.m[0][sv]) @ coef + self.b
+
+    def sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Slots of the margin, error and reserve sets."""
+        status = self.m[6][: self.n]
+        return (np.flatnonzero(status == core.MARGIN), np.flatnonzero(status == core.ERROR),
+                np.flatnonzero(status == core.RESERVE))
+
+    def dual_objective(self) -> float:
+        """``W = 1/2 a'Qa - sum a`` at the current solution."""
+        n = self.n
+        y, alpha, G = self.m[2][:n], self.m[4][:n], self.m[7][:n, :n]
+        ya = y * alpha
+        return float(0.5 * ya @ G @ ya - alpha.sum())
+
+    def kkt_violation(self) -> tuple[float, float]:
+        worst, balance = core.kkt_violation(self.m)
+        return float(worst), float(balance)
+
+    def slot_of(self, example_id: int) -> int:
+        hits = np.flatnonzero(self.m[10][: self.n] == example_id)
+        return int(hits[0]) if hits.size else -1
+
+    def ids(self) -> np.ndarray:
+        return self.m[10][: self.n].copy()
+
+    @property
+    def n_refactorizations(self) -> int:
+        return int(self.m[12][core.I_REFACTOR])
+
+    @property
+    def n_events(self) -> int:
+        return int(self.m[12][core.I_EVENTS])
+
+    @property
+    def n_kernel_evals(self) -> int:
+        return int(self.m[12][core.I_KEVALS])

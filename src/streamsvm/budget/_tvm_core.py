@@ -1,0 +1,411 @@
+"""Jitted Twin Vector Machine (Wang & Vucetic, SDM 2009), Algorithms 1-3 and Sec. 4.2-4.3,
+over the exact incremental SVM of :mod:`._incremental_core`.
+
+Twin ``j`` is a pivot ``q_j`` with weights ``s_j^+``, ``s_j^-``; each non-zero weight is one
+example ``(q_j, ±1)`` of the incremental SVM with bound ``s_j^± C`` (Sec. 3.1), whose id is
+``2 j`` (positive) or ``2 j + 1`` (negative). ``f(q_j)`` is read from that example's gradient
+(``f = y (g + 1)``), so ``max_j |f(q_j)|`` and the one-sided regions cost O(B).
+
+Tuple ``tw`` of twin arrays: ``Q (B, d), Qsq, wp, wn, slot_p, slot_n, nb, nbd, nb_side,
+changed, tst (int counters), tfs (float state)``.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..kernels._core import kernel_dense
+from . import _incremental_core as core
+
+# int state
+T_NTW = 0
+T_ADD = 1
+T_REPL = 2
+T_MERGE = 3
+T_REJECT = 4
+T_BENEF = 5
+T_SEEN = 6
+T_FAILED = 7
+T_SIZE = 8
+# float state
+TF_TOTAL = 0  # sum of twin weights
+TF_CPROD = 1  # C * total kept constant (or C itself when not rescaled)
+TF_SIZE = 2
+
+# option flags (int array ``opts``)
+O_B = 0
+O_FEATURE = 1
+O_ONE_SIDED = 2
+O_REJECTION = 3
+O_SCALE_C = 4
+O_TRIES = 5
+O_SIZE = 6
+# float parameters (``fpar``)
+P_M1 = 0
+P_M2 = 1
+P_ETA = 2
+P_SIZE = 3
+
+
+def new_twins(B, n_features):
+    return (
+        np.zeros((B, n_features)),
+        np.zeros(B),
+        np.zeros(B),
+        np.zeros(B),
+        np.full(B, -1, dtype=np.int64),
+        np.full(B, -1, dtype=np.int64),
+        np.full(B, -1, dtype=np.int64),
+        np.full(B, np.inf),
+        np.zeros(B, dtype=np.int64),
+        np.zeros(B, dtype=np.int64),
+        np.zeros(T_SIZE, dtype=np.int64),
+        np.zeros(TF_SIZE),
+    )
+
+
+# ------------------------------------------------------------------ twins <-> examples
+@njit(cache=True)
+def twin_f(m, tw, j):
+    """``f(q_j)`` from the gradient of one of twin j's examples."""
+    slot_p, slot_n = tw[4], tw[5]
+    slot = slot_p[j] if slot_p[j] >= 0 else slot_n[j]
+    return m[2][slot] * (m[5][slot] + 1.0)
+
+
+@njit(cache=True)
+def _fix_moved(m, tw, slot, moved):
+    """After ``remove_slot`` moved the example of old slot ``moved`` into ``slot``."""
+    if moved < 0:
+        return
+    example = m[10][slot]
+    twin = example // 2
+    if example % 2 == 0:
+        tw[4][twin] = slot
+    else:
+        tw[5][twin] = slot
+
+
+@njit(cache=True)
+def _remove_twin(m, tw, j):
+    """Decremental unlearning of twin j's examples."""
+    slot_p, slot_n, tst = tw[4], tw[5], tw[10]
+    for sign in range(2):
+        slot = slot_p[j] if sign == 0 else slot_n[j]
+        if slot < 0:
+            continue
+        if sign == 0:
+            slot_p[j] = -1
+        else:
+            slot_n[j] = -1
+        moved = core.remove_slot(m, slot)
+        _fix_moved(m, tw, slot, moved)
+        if m[12][core.I_FAIL] >= 1000000:
+            tst[T_FAILED] = 1
+
+
+@njit(cache=True)
+def _add_twin(m, tw, j, krow):
+    """Incremental learning of twin j's examples (one per non-zero weight)."""
+    Q, Qsq, wp, wn, slot_p, slot_n, tst = tw[0], tw[1], tw[2], tw[3], tw[4], tw[5], tw[10]
+    for sign in range(2):
+        weight = wp[j] if sign == 0 else wn[j]
+        if weight <= 0.0:
+            continue
+        row = core.kernel_row(m, Q[j], Qsq[j], krow)
+        label = 1.0 if sign == 0 else -1.0
+        slot = core.add_example(m, Q[j], Qsq[j], label, weight, 2 * j + sign, row)
+        if slot < 0:
+            slot = m[12][core.I_N] - 1
+            tst[T_FAILED] = 1
+        if sign == 0:
+            slot_p[j] = slot
+        else:
+            slot_n[j] = slot
+
+
+@njit(cache=True)
+def _set_C(m, tw, opts):
+    """Sec. 4.3: keep ``C * sum_j (s_j^+ + s_j^-)`` constant."""
+    tfs, tst = tw[11], tw[10]
+    if opts[O_SCALE_C]:
+        C_new = tfs[TF_CPROD] / tfs[TF_TOTAL]
+    else:
+        C_new = tfs[TF_CPROD]
+    if C_new != m[11][core.F_C]:
+        if not core.set_C(m, C_new):
+            tst[T_FAILED] = 1
+
+
+# ------------------------------------------------------------------ merging (Sec. 4.2)
+@njit(cache=True)
+def _kernel(m, a, asq, b, bsq):
+    return core.kernel_value(m, a, asq, b, bsq)
+
+
+@njit(cache=True)
+def _distortion(Q, Qsq, wp, wn, i, j, feature, code, gamma, degree, coef0):
+    """Minimal distortion of merging twins i and j: input space
+    ``d*_ij = s_i s_j ||q_i - q_j||^2 / (s_i + s_j)`` (Sec. 4.2.1); feature space the same
+    with ``||phi(q_i) - phi(q_j)||^2 = k_ii + k_jj - 2 k_ij`` (Sec. 4.2.2, the distortion of
+    the optimal ``phi`` of the merged twin, before the pre-image approximation). Plain
+    arrays and scalars: it runs O(B) times per changed twin."""
+    si = wp[i] + wn[i]
+    sj = wp[j] + wn[j]
+    if feature:
+        dist = (kernel_dense(Q[i], Qsq[i], Q[i], Qsq[i], code, gamma, degree, coef0)
+                + kernel_dense(Q[j], Qsq[j], Q[j], Qsq[j], code, gamma, degree, coef0)
+                - 2.0 * kernel_dense(Q[i], Qsq[i], Q[j], Qsq[j], code, gamma, degree, coef0))
+    else:
+        dist = 0.0
+        for k in range(Q.shape[1]):
+            diff = Q[i, k] - Q[j, k]
+            dist += diff * diff
+    return si * sj / (si + sj) * max(dist, 0.0)
+
+
+@njit(cache=True)
+def _update_neighbours(m, tw, opts, side):
+    """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated in O(B) per
+    twin that changed (moved, or crossed the boundary in one-sided mode) instead of the
+    O(B^2) of a full search."""
+    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
+    nb, nbd, nb_side, changed, tst = tw[6], tw[7], tw[8], tw[9], tw[10]
+    fs, ist = m[11], m[12]
+    code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
+    gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
+    feature = opts[O_FEATURE] != 0
+    n = tst[T_NTW]
+    moved = np.zeros(n, dtype=np.bool_)
+    redo = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        moved[i] = changed[i] != 0 or nb_side[i] != side[i]
+    for i in range(n):
+        k = nb[i]
+        redo[i] = moved[i] or k < 0 or k >= n or moved[k] or side[k] != side[i]
+    for i in range(n):
+        if redo[i]:
+            continue
+        for k in range(n):
+            if moved[k] and k != i and side[k] == side[i]:
+                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
+                if dk < nbd[i]:
+                    nbd[i] = dk
+                    nb[i] = k
+    for i in range(n):
+        if not redo[i]:
+            continue
+        best = np.inf
+        who = -1
+        for k in range(n):
+            if k != i and side[k] == side[i]:
+                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
+                if dk < best:
+                    best = dk
+                    who = k
+        nb[i] = who
+        nbd[i] = best
+        nb_side[i] = side[i]
+    for i in range(n):
+        changed[i] = 0
+
+
+@njit(cache=True)
+def _preimage(m, tw, i, j, out):
+    """Approximate pre-image of ``(s_i phi(q_i) + s_j phi(q_j)) / (s_i + s_j)`` (eq. 4.2) on the
+    segment ``q_i + h (q_j - q_i)``, h in [0, 1] (where it lies for RBF and polynomial
+    kernels, Nguyen & Ho 2005): minimise ``k(z, z) - 2 (m_i k(z, q_i) + m_j k(z, q_j))`` by a
+    grid of 21 points and golden-section refinement around the best."""
+    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
+    si = wp[i] + wn[i]
+    sj = wp[j] + wn[j]
+    mi = si / (si + sj)
+    mj = sj / (si + sj)
+    best_h = 0.0
+    best_v = np.inf
+    for step in range(21):
+        h = step / 20.0
+        v = _segment_objective(m, Q, Qsq, i, j, mi, mj, h, out)
+        if v < best_v:
+            best_v = v
+            best_h = h
+    lo = max(0.0, best_h - 0.05)
+    hi = min(1.0, best_h + 0.05)
+    ratio = 0.6180339887498949
+    a = hi - ratio * (hi - lo)
+    b = lo + ratio * (hi - lo)
+    fa = _segment_objective(m, Q, Qsq, i, j, mi, mj, a, out)
+    fb = _segment_objective(m, Q, Qsq, i, j, mi, mj, b, out)
+    for _ in range(30):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = _segment_objective(m, Q, Qsq, i, j, mi, mj, a, out)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = _segment_objective(m, Q, Qsq, i, j, mi, mj, b, out)
+    h = 0.5 * (lo + hi)
+    if min(fa, fb) > best_v:
+        h = best_h
+    for k in range(Q.shape[1]):
+        out[k] = Q[i, k] + h * (Q[j, k] - Q[i, k])
+
+
+@njit(cache=True)
+def _segment_objective(m, Q, Qsq, i, j, mi, mj, h, z):
+    sq = 0.0
+    for k in range(Q.shape[1]):
+        z[k] = Q[i, k] + h * (Q[j, k] - Q[i, k])
+        sq += z[k] * z[k]
+    return (_kernel(m, z, sq, z, sq) - 2.0 * (mi * _kernel(m, z, sq, Q[i], Qsq[i])
+                                               + mj * _kernel(m, z, sq, Q[j], Qsq[j])))
+
+
+@njit(cache=True)
+def _merged_pivot(m, tw, opts, i, j, out):
+    Q, wp, wn = tw[0], tw[2], tw[3]
+    if opts[O_FEATURE]:
+        _preimage(m, tw, i, j, out)
+        return
+    si = wp[i] + wn[i]
+    sj = wp[j] + wn[j]
+    for k in range(Q.shape[1]):
+        out[k] = (si * Q[i, k] + sj * Q[j, k]) / (si + sj)
+
+
+@njit(cache=True)
+def _choose_merge(m, tw, opts, fpar, fq, qnew, krow):
+    """Best pair by remembered neighbours; with Rejection (Sec. 4.2.4), the merge is kept
+    only if ``f(q_new)`` lies strictly between ``(1 -+ eta) f_hat``, ``f_hat = (s_i f(q_i) +
+    s_j f(q_j)) / (s_i + s_j)``; otherwise the next best remembered pairs are tried, in
+    order of distortion, ``opts[O_TRIES]`` pairs in all. Returns ``(i, j)`` or ``(-1, -1)``;
+    ``qnew`` holds the merged pivot."""
+    wp, wn, nb, nbd, tst = tw[2], tw[3], tw[6], tw[7], tw[10]
+    n = tst[T_NTW]
+    tries = opts[O_TRIES] if opts[O_REJECTION] else 1
+    order = np.argsort(nbd[:n])
+    tried_a = np.full(n, -1, dtype=np.int64)
+    tried_b = np.full(n, -1, dtype=np.int64)
+    n_tried = 0
+    for idx in range(n):
+        if n_tried >= tries:
+            break
+        bi = order[idx]
+        bj = nb[bi]
+        if bj < 0 or not np.isfinite(nbd[bi]):
+            break
+        mirror = False
+        for a in range(n_tried):
+            if tried_a[a] == bj and tried_b[a] == bi:
+                mirror = True
+        if mirror:
+            continue
+        tried_a[n_tried] = bi
+        tried_b[n_tried] = bj
+        n_tried += 1
+        _merged_pivot(m, tw, opts, bi, bj, qnew)
+        if not opts[O_REJECTION]:
+            return bi, bj
+        sq = 0.0
+        for k in range(qnew.shape[0]):
+            sq += qnew[k] * qnew[k]
+        f_new = core.decision_from_row(m, core.kernel_row(m, qnew, sq, krow))
+        si = wp[bi] + wn[bi]
+        sj = wp[bj] + wn[bj]
+        f_hat = (si * fq[bi] + sj * fq[bj]) / (si + sj)
+        lo = min((1.0 - fpar[P_ETA]) * f_hat, (1.0 + fpar[P_ETA]) * f_hat)
+        hi = max((1.0 - fpar[P_ETA]) * f_hat, (1.0 + fpar[P_ETA]) * f_hat)
+        if lo < f_new < hi:
+            return bi, bj
+    return -1, -1
+
+
+# ------------------------------------------------------------------ one example
+@njit(cache=True)
+def _place(tw, j, x, xsq, label):
+    Q, Qsq, wp, wn, changed = tw[0], tw[1], tw[2], tw[3], tw[9]
+    Q[j, :] = x
+    Qsq[j] = xsq
+    wp[j] = 1.0 if label > 0 else 0.0
+    wn[j] = 0.0 if label > 0 else 1.0
+    changed[j] = 1
+
+
+@njit(cache=True)
+def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
+    """Algorithm 1 for one example: Beneficial, UpdateTV, UpdateTVM."""
+    Q, Qsq, wp, wn, changed, tst, tfs = tw[0], tw[1], tw[2], tw[3], tw[9], tw[10], tw[11]
+    B = opts[O_B]
+    tst[T_SEEN] += 1
+    n = tst[T_NTW]
+    f = core.decision_from_row(m, core.kernel_row(m, x, xsq, krow))
+    if n >= B and abs(f) > fpar[P_M1]:  # Algorithm 2
+        return
+    tst[T_BENEF] += 1
+    if n < B:  # Algorithm 3, first case: room in the reservoir
+        _place(tw, n, x, xsq, label)
+        tst[T_NTW] = n + 1
+        tfs[TF_TOTAL] += 1.0
+        _set_C(m, tw, opts)
+        _add_twin(m, tw, n, krow)
+        tst[T_ADD] += 1
+        return
+    far = -1.0
+    k_far = -1
+    slot_p, slot_n, my, mg = tw[4], tw[5], m[2], m[5]
+    for j in range(n):
+        slot = slot_p[j] if slot_p[j] >= 0 else slot_n[j]
+        fq[j] = my[slot] * (mg[slot] + 1.0)  # f(q_j), as twin_f
+        if abs(fq[j]) > far:
+            far = abs(fq[j])
+            k_far = j
+    if far > fpar[P_M2]:  # second case: replace the twin farthest beyond the margin
+        tfs[TF_TOTAL] -= wp[k_far] + wn[k_far]
+        _remove_twin(m, tw, k_far)
+        _place(tw, k_far, x, xsq, label)
+        tfs[TF_TOTAL] += 1.0
+        _set_C(m, tw, opts)
+        _add_twin(m, tw, k_far, krow)
+        tst[T_REPL] += 1
+        return
+    for j in range(n):  # third case: merge the best pair (one-sided: within a region)
+        side[j] = (1 if fq[j] > 0 else -1) if opts[O_ONE_SIDED] else 0
+    _update_neighbours(m, tw, opts, side)
+    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow)
+    if i < 0:
+        tst[T_REJECT] += 1
+        return
+    new_p = wp[i] + wp[j]
+    new_n = wn[i] + wn[j]
+    _remove_twin(m, tw, i)
+    _remove_twin(m, tw, j)
+    sq = 0.0
+    for k in range(qnew.shape[0]):
+        Q[i, k] = qnew[k]
+        sq += qnew[k] * qnew[k]
+    Qsq[i] = sq
+    wp[i] = new_p
+    wn[i] = new_n
+    changed[i] = 1
+    _place(tw, j, x, xsq, label)
+    tfs[TF_TOTAL] += 1.0
+    _set_C(m, tw, opts)
+    _add_twin(m, tw, i, krow)
+    _add_twin(m, tw, j, krow)
+    tst[T_MERGE] += 1
+
+
+@njit(cache=True)
+def tvm_run(m, tw, opts, fpar, X, sq, y, start):
+    """:func:`tvm_step` over rows ``start:`` of a chunk; returns the next row, early after a
+    step whose incremental update needs a re-solve (``tst[T_FAILED]``)."""
+    B = opts[O_B]
+    krow = np.zeros(m[0].shape[0])
+    qnew = np.zeros(X.shape[1])
+    fq = np.zeros(B)
+    side = np.zeros(B, dtype=np.int64)
+    for r in range(start, X.shape[0]):
+        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side)
+        if tw[10][T_FAILED]:
+            return r + 1
+    return X.shape[0]

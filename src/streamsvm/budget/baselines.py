@@ -1,0 +1,311 @@
+"""Budget baselines of the TVM paper's tables: Random (exact SVM on a reservoir sample), the
+self-tuned Forgetron, and the budget kernel perceptron."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..base import BinaryLearner
+from ..kernels import Kernel
+from . import _baselines_core as bcore
+from ._common import KernelStreamClassifier, check_positive, dense_blocks
+from ._machine import KERNEL_NAMES, Machine
+
+
+def _decision_blocks(X, fn):
+    out = np.empty(X.shape[0])
+    position = 0
+    for (dense,) in dense_blocks(X):
+        out[position : position + dense.shape[0]] = fn(dense)
+        position += dense.shape[0]
+    return out
+
+
+class _RandomLearner(BinaryLearner):
+    def __init__(self, n_features, rng, *, budget, C, jit_kernel):
+        super().__init__(n_features, rng)
+        self.budget = int(budget)
+        self.machine = Machine(n_features, capacity=self.budget + 1, jit_kernel=jit_kernel, C=C)
+        self.slot_of = np.full(self.budget, -1, dtype=np.int64)
+
+    def partial_fit(self, X, y):
+        for dense, labels in dense_blocks(X, y):
+            t0 = self.n_seen
+            stream_index = np.arange(t0, t0 + dense.shape[0])
+            draws = self.rng.integers(0, stream_index + 1)  # Algorithm R: uniform in 0..t
+            sq = np.einsum("ij,ij->i", dense, dense)
+            labels = np.ascontiguousarray(labels, dtype=np.float64)
+            failed = np.zeros(1, dtype=np.int64)
+            start = 0
+            while start < dense.shape[0]:
+                start = bcore.reservoir_run(self.machine.m, self.slot_of, self.budget, dense, sq,
+                                            labels, draws, t0, start, failed)
+                if failed[0]:
+                    self.machine.rebuild()
+                    failed[0] = 0
+            self.n_seen += dense.shape[0]
+
+    def decision_function(self, X):
+        return _decision_blocks(X, self.machine.decision_function)
+
+
+class RandomBudgetSVM(KernelStreamClassifier):
+    """"Random" of the TVM paper: the exact SVM (:class:`IncrementalSVM`) on a uniform
+    reservoir sample of ``budget`` examples of the stream (Vitter's Algorithm R), kept exact
+    after every replacement by decremental unlearning and incremental learning.
+
+    The paper's lower bound for a budgeted SVM ("the model-free approach"). Memory
+    O(B^2 + B d); a stored example costs O(B^2), the others O(1).
+
+    Parameters
+    ----------
+    budget : int, default=100
+    C : float, default=100.0 (fixed; no rescaling)
+    kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
+    random_state : int or None
+
+    Examples
+    --------
+    >>> from streamsvm import RandomBudgetSVM
+    >>> from streamsvm.datasets import make_gauss
+    >>> X, y = make_gauss(2000, random_state=0)
+    >>> model = RandomBudgetSVM(budget=50, C=1.0, random_state=0).fit(X, y)
+    >>> model.n_support_ <= 50, model.score(X, y) > 0.7
+    (True, True)
+    """
+
+    _learner_class = _RandomLearner
+    _bounded_memory = True
+    _test_params = [{"budget": 20, "C": 10.0, "random_state": 0},
+                    {"budget": 10, "kernel": "linear", "C": 1.0, "random_state": 1}]
+
+    def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
+                 random_state=None):
+        self.budget = budget
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.random_state = random_state
+
+    def _check_params(self):
+        check_positive("budget", self.budget, integer=True)
+        check_positive("C", self.C)
+        self._check_kernel()
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        return False  # the reservoir draws depend on the chunking
+
+    def _make_learner(self):
+        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
+        self._n_learners_made += 1
+        return _RandomLearner(self.n_features_in_, rng, budget=int(self.budget), C=float(self.C),
+                              jit_kernel=self._jit_kernel)
+
+    @property
+    def n_support_(self) -> int:
+        self._check_fitted()
+        return int(sum(lr.machine.support().size for lr in self.learners_))
+
+
+# ------------------------------------------------------------------ kernel perceptrons
+class _KernelPerceptronLearner(BinaryLearner):
+    """Stored examples ``V``, their squared norms and coefficients (fixed size)."""
+
+    def __init__(self, n_features, rng, *, budget, jit_kernel):
+        super().__init__(n_features, rng)
+        self.budget = int(budget)
+        self.jit_kernel = tuple(jit_kernel)
+        self.V = np.zeros((self.budget + 1, n_features))
+        self.Vsq = np.zeros(self.budget + 1)
+        self.n_updates = 0
+
+    @property
+    def _n_sv(self) -> int:
+        return self._n()
+
+    def _coefficients(self):
+        raise NotImplementedError
+
+    def _n(self):
+        raise NotImplementedError
+
+    def decision_function(self, X):
+        n = self._n()
+        if n == 0:
+            return np.zeros(X.shape[0])
+        code, gamma, degree, coef0 = self.jit_kernel
+        kernel = Kernel(KERNEL_NAMES[code], gamma=gamma or 1.0, degree=degree, coef0=coef0)
+        coef = self._coefficients()
+        return _decision_blocks(X, lambda d: kernel.matrix(d, self.V[:n]) @ coef)
+
+
+class _ForgetronLearner(_KernelPerceptronLearner):
+    def __init__(self, n_features, rng, *, budget, jit_kernel):
+        super().__init__(n_features, rng, budget=budget, jit_kernel=jit_kernel)
+        self.sigma = np.zeros(self.budget + 1)
+        self.labels = np.zeros(self.budget + 1)
+        self.order = np.zeros(self.budget + 1, dtype=np.int64)
+        self.state = np.array([0, 0, 0, self.budget], dtype=np.int64)
+        self.fstate = np.zeros(1)
+
+    def partial_fit(self, X, y):
+        for dense, labels in dense_blocks(X, y):
+            sq = np.einsum("ij,ij->i", dense, dense)
+            self.n_updates += int(bcore.forgetron_run(
+                self.V, self.Vsq, self.sigma, self.labels, self.order, self.state, self.fstate,
+                dense, sq, np.ascontiguousarray(labels, dtype=np.float64), *self.jit_kernel))
+        self.n_seen += X.shape[0]
+
+    def _n(self):
+        return int(self.state[0])
+
+    def _coefficients(self):
+        n = self._n()
+        return self.sigma[:n] * self.labels[:n]
+
+
+class _BudgetPerceptronLearner(_KernelPerceptronLearner):
+    def __init__(self, n_features, rng, *, budget, jit_kernel, beta):
+        super().__init__(n_features, rng, budget=budget, jit_kernel=jit_kernel)
+        self.coef = np.zeros(self.budget + 1)
+        self.fsv = np.zeros(self.budget + 1)
+        self.state = np.array([0, self.budget], dtype=np.int64)
+        self.beta = float(beta)
+
+    def partial_fit(self, X, y):
+        for dense, labels in dense_blocks(X, y):
+            sq = np.einsum("ij,ij->i", dense, dense)
+            self.n_updates += int(bcore.budget_perceptron_run(
+                self.V, self.Vsq, self.coef, self.fsv, self.state, dense, sq,
+                np.ascontiguousarray(labels, dtype=np.float64), self.beta, *self.jit_kernel))
+        self.n_seen += X.shape[0]
+
+    def _n(self):
+        return int(self.state[0])
+
+    def _coefficients(self):
+        return self.coef[: self._n()]
+
+
+class Forgetron(KernelStreamClassifier):
+    """The self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer, SIAM J. Comput. 2008): a
+    kernel perceptron with at most ``budget`` support vectors that, when over budget,
+    shrinks all weights by the largest ``phi`` its mistake bound allows and forgets the
+    oldest support vector. The TVM paper's kernel-perceptron baseline (Tables 3-4).
+
+    No bias (a kernel perceptron). Cost O(B d) per example, memory O(B d).
+
+    Parameters
+    ----------
+    budget : int, default=100
+    kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
+
+    Examples
+    --------
+    >>> from streamsvm import Forgetron
+    >>> from streamsvm.datasets import make_gauss
+    >>> X, y = make_gauss(2000, random_state=0)
+    >>> model = Forgetron(budget=50).fit(X, y)
+    >>> model.n_support_ <= 50
+    True
+    """
+
+    _learner_class = _ForgetronLearner
+    _bounded_memory = True
+    _chunk_invariant = True
+    _test_params = [{"budget": 20}, {"budget": 10, "kernel": "poly", "degree": 2, "gamma": 0.05}]
+
+    def __init__(self, *, budget=100, kernel="rbf", gamma="auto", degree=3, coef0=1.0):
+        self.budget = budget
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _check_params(self):
+        check_positive("budget", self.budget, integer=True)
+        self._check_kernel()
+
+    def _make_learner(self):
+        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
+        self._n_learners_made += 1
+        return _ForgetronLearner(self.n_features_in_, rng, budget=int(self.budget),
+                                 jit_kernel=self._jit_kernel)
+
+    @property
+    def n_support_(self) -> int:
+        return self._sum_over_learners("_n_sv")
+
+    @property
+    def n_updates_(self) -> int:
+        return self._sum_over_learners("n_updates")
+
+
+class BudgetPerceptron(KernelStreamClassifier):
+    """Budget kernel perceptron (Crammer, Kandola & Singer, NIPS 2004): an example with
+    ``y f(x) <= beta`` becomes a support vector (coefficient ``y``); when ``budget`` are
+    stored, the one whose removal hurts least, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``,
+    is removed first. Cost O(B d) per example (O(B d) more per update), memory O(B d).
+
+    Parameters
+    ----------
+    budget : int, default=100
+    beta : float, default=0.0
+        Margin below which an example is added.
+    kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
+
+    Examples
+    --------
+    >>> from streamsvm import BudgetPerceptron
+    >>> from streamsvm.datasets import make_gauss
+    >>> X, y = make_gauss(2000, random_state=0)
+    >>> model = BudgetPerceptron(budget=50).fit(X, y)
+    >>> model.n_support_ <= 50
+    True
+    """
+
+    _learner_class = _BudgetPerceptronLearner
+    _bounded_memory = True
+    _chunk_invariant = True
+    _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
+
+    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0):
+        self.budget = budget
+        self.beta = beta
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _check_params(self):
+        check_positive("budget", self.budget, integer=True)
+        if not (isinstance(self.beta, numbers.Real) and np.isfinite(self.beta)):
+            raise ValueError(f"beta must be a finite number; got {self.beta!r}")
+        self._check_kernel()
+
+    @property
+    def _expected_failed_checks(self) -> dict:
+        if self.kernel != "rbf":
+            return {}
+        return {"check_classifiers_train": (
+            "one pass of a budget kernel perceptron without bias on the check's small toy "
+            "problems stays under its accuracy threshold")}
+
+    def _make_learner(self):
+        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
+        self._n_learners_made += 1
+        return _BudgetPerceptronLearner(self.n_features_in_, rng, budget=int(self.budget),
+                                        jit_kernel=self._jit_kernel, beta=float(self.beta))
+
+    @property
+    def n_support_(self) -> int:
+        return self._sum_over_learners("_n_sv")
+
+    @property
+    def n_updates_(self) -> int:
+        return self._sum_over_learners("n_updates")

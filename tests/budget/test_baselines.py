@@ -1,0 +1,82 @@
+"""Budget baselines of the TVM paper against written-out references."""
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from streamsvm import BudgetPerceptron, Forgetron, RandomBudgetSVM
+from streamsvm.datasets import make_noisy_checkerboard
+
+from tests import naive
+
+GAMMA = 1.35
+
+
+@pytest.fixture(scope="module")
+def stream():
+    return make_noisy_checkerboard(600, random_state=3, standardize=True)
+
+
+def test_forgetron_matches_the_reference(stream):
+    X, y = stream
+    model = Forgetron(budget=15, gamma=GAMMA).fit(X, y)
+    V, coef = naive.self_tuned_forgetron(X, np.where(y == 1, 1.0, -1.0), 15, GAMMA)
+    learner = model.learners_[0]
+    n = learner._n()
+    ours = {tuple(v): c for v, c in zip(learner.V[:n], learner._coefficients(), strict=True)}
+    assert set(ours) == {tuple(v) for v in V}
+    for v, c in zip(V, coef, strict=True):
+        assert ours[tuple(v)] == pytest.approx(c, rel=1e-4, abs=1e-8)
+
+
+def test_budget_perceptron_matches_the_reference(stream):
+    X, y = stream
+    model = BudgetPerceptron(budget=12, gamma=GAMMA).fit(X, y)
+    reference = naive.budget_kernel_perceptron(X, np.where(y == 1, 1.0, -1.0), 12, GAMMA)
+    learner = model.learners_[0]
+    n = learner._n()
+    ours = {tuple(v): c for v, c in zip(learner.V[:n], learner._coefficients(), strict=True)}
+    assert ours == reference
+
+
+def test_random_is_the_exact_svm_on_a_uniform_reservoir(stream):
+    X, y = stream
+    model = RandomBudgetSVM(budget=40, C=10.0, gamma=GAMMA, random_state=0)
+    for start in range(0, 600, 100):
+        model.partial_fit(X[start : start + 100], y[start : start + 100], classes=[-1, 1])
+    machine = model.learners_[0].machine
+    stored = machine.m[0][: machine.n]
+    assert machine.n == 40
+    rows = [int(np.flatnonzero((X == v).all(axis=1))[0]) for v in stored]
+    svc = SVC(C=10.0, gamma=GAMMA, tol=1e-12).fit(X[rows], y[rows])
+    np.testing.assert_allclose(model.decision_function(X), svc.decision_function(X), atol=1e-4)
+
+
+def test_reservoir_is_uniform():
+    """Algorithm R keeps every stream position with probability B / N."""
+    X = np.arange(200, dtype=float)[:, None]
+    y = np.where(np.arange(200) % 2 == 0, 1, -1)
+    counts = np.zeros(200)
+    for seed in range(60):
+        model = RandomBudgetSVM(budget=20, C=1.0, kernel="linear", random_state=seed).fit(X, y)
+        machine = model.learners_[0].machine
+        counts[machine.m[0][: machine.n, 0].astype(int)] += 1
+    first, last = counts[:100].mean(), counts[100:].mean()
+    assert abs(first - last) < 0.25 * 60 * 20 / 200 + 1  # both near 6 per position
+    assert counts.sum() == 60 * 20
+
+
+@pytest.mark.parametrize("cls", [Forgetron, BudgetPerceptron, RandomBudgetSVM])
+def test_budget_respected_and_memory_flat(cls, stream):
+    X, y = stream
+    model = cls(budget=10).partial_fit(X[:100], y[:100], classes=[-1, 1])
+    small = model.model_nbytes_
+    model.partial_fit(X[100:], y[100:])
+    assert model.n_support_ <= 10
+    assert model.model_nbytes_ == small
+
+
+@pytest.mark.parametrize("cls", [Forgetron, BudgetPerceptron, RandomBudgetSVM])
+def test_bad_budget(cls):
+    with pytest.raises(ValueError, match="budget"):
+        cls(budget=0).fit(np.arange(8.0).reshape(4, 2), [0, 1, 0, 1])
