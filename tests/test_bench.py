@@ -96,3 +96,11 @@ def test_cli_writes_markdown_and_json(tmp_path):
         float(markdown.split("| Perceptron | stream | ")[1].split(" |")[0]),
         100 * records[0]["accuracy"], atol=0.01,
     )
+
+
+def test_contender_limited_to_small_tasks_is_skipped_with_its_reason():
+    (exact,) = contenders(["IncrementalSVM (exact)"])
+    task = _task()  # 20,000 training examples
+    result = run_pair(exact, task, task.load(), measure_memory=False)
+    assert result.accuracy is None and result.error.startswith("skipped above 5,000")
+    assert "Gram" in to_markdown([result], title="t")

@@ -25,6 +25,9 @@ class Contender:
     family: str  # "streamsvm" or the peer library
     mode: str  # "stream", "batch" or "river"
     make: Callable[[Task], object]
+    #: tasks with more training examples are skipped (with the reason in the report)
+    max_train: int | None = None
+    why_max: str = ""
 
 
 def _ours(estimator: str, params: Callable[[Task], dict]) -> Callable[[Task], object]:
@@ -64,6 +67,13 @@ OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
 }
 
 
+#: estimator -> (largest training set, why): the exact incremental SVM keeps the Gram matrix
+#: of every example it holds, O(n^2) memory (16 GB at 20,000 examples).
+_LIMITS = {
+    "IncrementalSVM": (5_000, "the exact incremental SVM stores the full Gram matrix (O(n^2))"),
+}
+
+
 def _sklearn_contenders() -> list[Contender]:
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import SVC, LinearSVC
@@ -94,9 +104,12 @@ def _river_contenders() -> list[Contender]:
 
 
 def contenders(names=None) -> list[Contender]:
-    """Every contender (ours first), or those whose label contains one of ``names``."""
+    """Every contender (ours first), or those named in ``names``: a name picks the contender
+    of exactly that label (case-insensitive), or else every contender whose label contains
+    it."""
     ours = [
-        Contender(label, "streamsvm", "stream", _ours(estimator, params))
+        Contender(label, "streamsvm", "stream", _ours(estimator, params),
+                  *_LIMITS.get(estimator, (None, "")))
         for label, (estimator, params) in OUR_SETTINGS.items()
     ]
     covered = {estimator for estimator, _ in OUR_SETTINGS.values()}
@@ -108,7 +121,11 @@ def contenders(names=None) -> list[Contender]:
     everyone = ours + _sklearn_contenders() + _river_contenders()
     if not names:
         return everyone
-    chosen = [c for c in everyone if any(n.lower() in c.name.lower() for n in names)]
+    chosen = []
+    for name in names:
+        exact = [c for c in everyone if c.name.lower() == name.lower()]
+        chosen += exact or [c for c in everyone if name.lower() in c.name.lower()]
+    chosen = list(dict.fromkeys(chosen))
     if not chosen:
         raise ValueError(
             f"no contender matches {', '.join(names)}; the contenders are: "

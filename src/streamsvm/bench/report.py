@@ -45,7 +45,8 @@ def to_markdown(results: list[Result], *, title: str, notes: str = "") -> str:
                   "|---|---|" + "---:|" * len(_COLUMNS)]
         for r in rows:
             if r.error:
-                lines.append(f"| {r.contender} | {r.mode} | failed: {r.error} |"
+                status = r.error if r.error.startswith("skipped") else f"failed: {r.error}"
+                lines.append(f"| {r.contender} | {r.mode} | {status} |"
                              + " |" * (len(_COLUMNS) - 1))
                 continue
             cells = [_cell(r, key, fmt) for key, _, fmt in _COLUMNS]

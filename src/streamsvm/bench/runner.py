@@ -120,6 +120,10 @@ def run_pair(contender: Contender, task: Task, data, *, measure_memory=True) -> 
     X, y, Xt, yt = data
     result = Result(task.name, contender.name, contender.family, contender.mode,
                     X.shape[0], Xt.shape[0])
+    if contender.max_train is not None and X.shape[0] > contender.max_train:
+        result.error = (f"skipped above {contender.max_train:,} training examples: "
+                        f"{contender.why_max}")
+        return result
     rows = _river_rows(X) if contender.mode == "river" else None
     test_rows = _river_rows(Xt) if contender.mode == "river" else None
     try:
