@@ -49,11 +49,15 @@ def run_demo(
     classes = np.unique(y_test)
     rows = []
 
-    def run(name, model, streaming, size):
+    def run(name, model, streaming, size, max_examples=None):
         start = time.perf_counter()
         seen = 0
         if streaming:
             for X, y in make_stream():
+                if max_examples is not None and seen + X.shape[0] > max_examples:
+                    X, y = X[: max_examples - seen], y[: max_examples - seen]
+                if X.shape[0] == 0:
+                    break
                 model.partial_fit(X, y, classes=classes)
                 seen += X.shape[0]
             if hasattr(model, "finish"):
@@ -70,7 +74,11 @@ def run_demo(
 
     for name, cls in available_estimators().items():
         params = getattr(cls, "_demo_params", {})
-        run(name, cls(**params), True, lambda m: m.model_nbytes_)
+        # estimators whose memory grows quadratically learn only the start of the stream
+        cap = getattr(cls, "_demo_max_examples", None)
+        if cap is not None and cap < n_train:
+            name = f"{name} (first {cap:,})"
+        run(name, cls(**params), True, lambda m: m.model_nbytes_, max_examples=cap)
     run(
         "sklearn SGDClassifier (1 pass)",
         SGDClassifier(random_state=seed),

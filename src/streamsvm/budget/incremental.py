@@ -105,6 +105,8 @@ class IncrementalSVM(KernelStreamClassifier):
 
     _learner_class = _IncrementalLearner
     _bounded_memory = False
+    #: the demo streams 20,000 examples; this model keeps the Gram matrix of all it holds
+    _demo_max_examples = 2_000
     _test_params = [
         {},
         {"kernel": "linear", "C": 10.0},
