@@ -41,6 +41,7 @@ def test_undersample_keeps_every_positive_and_ratio_negatives():
 
 
 def test_smote_balances_before_training():
+    pytest.importorskip("imblearn", reason="the SMOTE baseline needs imbalanced-learn")
     X, y = data()
     model, seconds = oversample_smote(X, y, C=10.0, gamma=1.0, random_state=0)
     assert model.n_seen_ == 2 * int((y == -1).sum()) and seconds >= 0.0

@@ -74,7 +74,12 @@ def oversample_smote(X, y, *, pos_label=1, k_neighbors=5, random_state=None, **p
     """SMOTE (Chawla et al. 2002, via imbalanced-learn) up to balanced classes, then RS.
 
     Returns ``(model, seconds spent in SMOTE)``."""
-    from imblearn.over_sampling import SMOTE
+    try:
+        from imblearn.over_sampling import SMOTE
+    except ImportError as error:
+        raise ImportError(
+            "the SMOTE baseline needs imbalanced-learn: pip install 'streamsvm[bench]'"
+        ) from error
 
     _binary(y, pos_label)
     start = time.perf_counter()
