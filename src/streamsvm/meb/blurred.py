@@ -35,7 +35,7 @@ from ..base import BinaryLearner, StreamClassifier
 from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core, _core
-from .streamsvm import _dense_blocks
+from .streamsvm import _CentredOnFirstChunk, _dense_blocks
 
 __all__ = ["BlurredBallSVM"]
 
@@ -352,7 +352,7 @@ class _BlurredBallLearner(BinaryLearner):
         return self.decision(X, "blurred")
 
 
-class BlurredBallSVM(StreamClassifier):
+class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     """Streaming L2-SVM by a blurred ball cover (Nathan & Raghvendra, Algorithms 1 and 2).
 
     Each example becomes ``[y φ(x); y; C^{-1/2} e]`` (section 3); the SVM with bias is the
@@ -492,16 +492,6 @@ class BlurredBallSVM(StreamClassifier):
     @property
     def _tol(self) -> float:
         return float(self.tol) if self.tol is not None else max(self.epsilon / 100.0, 1e-12)
-
-    @property
-    def _chunk_invariant(self) -> bool:
-        """Chunking changes nothing unless the centring mean comes from the first chunk."""
-        return self.center is False
-
-    @property
-    def _same_on_sparse(self) -> bool:
-        """``center="auto"`` centres dense input only."""
-        return self.center != "auto"
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])

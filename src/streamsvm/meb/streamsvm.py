@@ -344,7 +344,23 @@ class _MultiBallLearner(BinaryLearner):
         return self.n_used + self.n_merges
 
 
-class StreamSVM(StreamClassifier):
+class _CentredOnFirstChunk:
+    """What the MEB estimators' ``center`` parameter means to the contract harness: a mean
+    fixed from the first chunk makes the model depend on the chunking, and ``"auto"`` centres
+    dense input only."""
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """Chunking changes nothing unless the centring mean comes from the first chunk."""
+        return self.center is False
+
+    @property
+    def _same_on_sparse(self) -> bool:
+        """``center="auto"`` centres dense input only."""
+        return self.center != "auto"
+
+
+class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithm 1).
 
     Each example becomes the augmented point ``[y x; C^{-1/2} e_n]`` (eq. 7); the model is the
@@ -495,16 +511,6 @@ class StreamSVM(StreamClassifier):
                 )
             }
         return {}
-
-    @property
-    def _chunk_invariant(self) -> bool:
-        """Chunking changes nothing unless the centring mean comes from the first chunk."""
-        return self.center is False
-
-    @property
-    def _same_on_sparse(self) -> bool:
-        """``center="auto"`` centres dense input only."""
-        return self.center != "auto"
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
