@@ -490,7 +490,10 @@ def bench(quick, task_names, contender_names, output_dir, no_memory):
             match = [r for r in results if r.task == name and r.contender == contender.name]
             r = match[0] if match else None
             if r is None or r.accuracy is None:
-                cells.append("-" if r is None or not r.error else "failed")
+                if r is None or not r.error:
+                    cells.append("-")
+                else:
+                    cells.append("skipped" if r.error.startswith("skipped") else "failed")
             else:
                 cells.append(f"{100 * r.accuracy:.2f} ({r.train_seconds:.2f}s)")
         table.add_row(contender.name, *cells)
