@@ -82,6 +82,28 @@ T5 = {
     "USPS": (92.1, 91.7, 84.3, 81.9, 91.1, 91.9),
     "Waveform": (87.7, 87.1, 83.2, 84.3, 88.1, 87.6),
 }
+READING = """**Reading.** Banana and Pendigits ran with up to 10,000 training examples and a 20 s
+IDSVM budget (their whole training sets: 4,000 and 7,494 rows); the others with 5,000 and
+10 s; the TVM times of Table 2 were measured before the last 2.6x speed-up of the TVM
+bookkeeping (see tvm_checkerboard.md for current times). With at most 5,000 examples instead
+of the paper's 20,000-100,000 the unbounded SVMs (SVC, IDSVM) lose a little on the generated
+sets, and TVM, whose accuracy grows with the stream, loses more: on the checkerboards TVM
+B=100 gives 95.4 / 94.7% against the paper's 98.1 / 97.1% (the long N-Checkerboard run
+reaches 96% from 20,000 examples on). Where the training sets are small or complete (Banana,
+Pendigits, USPS, Gauss), TVM matches or exceeds the paper's numbers at every budget, and
+the ordering of the paper holds everywhere: TVM with B = 100 above Random and Forgetron and
+close to the unbounded SVMs, accuracy growing with B. Forgetron uses the SVMs' kernel width
+(the paper tuned it separately), which explains its low Checkerboard numbers. The
+polynomial kernel is erratic, as the paper says: degree 7 on N-Checkerboard gives TVM 69.7%
+(paper 93.9), and on Adult (degree 3 on 123 standardised binary attributes, Gram entries up
+to about 1e6) our polynomial TVM fails outright (23.6%, paper 81.2): a known problem of
+this implementation's conditioning there. On Adult (C = 1) the TVMs with B <= 100 stay at
+76.4-76.6% (close to always predicting the majority class) against the paper's 82-83%;
+B = 200 and 500 reach 82.0 and 83.0% (paper 82.8, 83.7). In Table 5 the heuristics differ
+less than in the paper at these stream
+lengths; the paper's large drops of [-2 2] and NoRejection were not reproduced on
+Pendigits."""
+
 VARIANTS = {
     "Default": {},
     "[-1 1]": {"m2": 1.0},
@@ -293,6 +315,7 @@ def report(results, args):
         row = [f"{fmt(r['variants'].get(v))} / {pv}" for v, pv in zip(VARIANTS, T5[name],
                                                                        strict=True)]
         lines.append(f"| {name} | " + " | ".join(row) + " |")
+    lines += ["", READING]
     lines += ["", f"Command: `python benchmarks/bench_tvm_tables.py --n-train {args.n_train} "
               f"--idsvm-seconds {args.idsvm_seconds:g} --budgets "
               f"{','.join(map(str, args.budgets))}`", ""]
@@ -311,7 +334,7 @@ def main():
     args.tables = {int(t) for t in args.tables.split(",")}
     path = RESULTS / "tvm_tables.json"
     results = json.loads(path.read_text()) if path.exists() else {}
-    for name in args.datasets.split(","):
+    for name in filter(None, args.datasets.split(",")):
         try:
             results[name] = run_dataset(name, args)
         except DatasetNotFoundError as error:
@@ -319,6 +342,7 @@ def main():
             continue
         path.write_text(json.dumps(results, indent=1, default=str))
         report(results, args)
+    report(results, args)  # ``--datasets ""`` only rewrites the report from the JSON
 
 
 if __name__ == "__main__":
