@@ -34,8 +34,8 @@ from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
-from . import _blurred_core, _core
-from .streamsvm import _CentredOnFirstChunk, _dense_blocks
+from . import _blurred_core
+from .streamsvm import _CentredOnFirstChunk, _dense_blocks, map_rows
 
 __all__ = ["BlurredBallSVM"]
 
@@ -517,24 +517,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
 
     def _prepare(self, X):
         """Centre and, for the linear kernel, scale rows to unit norm (k(x, x) = 1)."""
-        normalize = bool(self.normalize) and self.kernel == "linear"
-        if self.mean_ is not None and sp.issparse(X):
-            X = X.toarray()
-        if not sp.issparse(X):
-            use_mean = self.mean_ is not None
-            if not (use_mean or normalize):
-                return X
-            mean = self.mean_ if use_mean else np.zeros(X.shape[1])
-            out = np.empty(X.shape)
-            return _core.prepare_dense(X, mean, use_mean, False, normalize, out)
-        if normalize:
-            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-            X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
-        X.sort_indices()
-        return sp.csr_matrix(
-            (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-            shape=X.shape,
-        )
+        return map_rows(X, self.mean_, False, bool(self.normalize) and self.kernel == "linear")
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):

@@ -52,6 +52,26 @@ class _MappedRows:
         return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
 
 
+def map_rows(X, mean, append_one: bool, normalize: bool):
+    """The MEB estimators' preprocessing of validated rows: subtract ``mean`` (if not None;
+    sparse input is densified then), append a constant 1, scale rows to unit norm. Dense rows
+    in one jitted pass; CSR rows stay CSR (float64 data, int32 indices)."""
+    if mean is not None and sp.issparse(X):
+        X = X.toarray()
+    if not sp.issparse(X):
+        return _MappedRows(X, mean, append_one, normalize).mapped()
+    if append_one:
+        X = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+    if normalize:
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
+    X.sort_indices()
+    return sp.csr_matrix(
+        (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+        shape=X.shape,
+    )
+
+
 class _Ball(BinaryLearner):
     """What both StreamSVM learners keep: the state vector of ``_core`` (R, xi2, ||w||^2...)."""
 
@@ -554,23 +574,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         sigmoid use k / sqrt(k(x,x) k(z,z)). (A constant input column would not do: RBF
         ignores it.)"""
         linear = self.kernel == "linear"
-        normalize = bool(self.normalize) and linear
-        append_one = bool(self.fit_intercept) and linear
-        if self.mean_ is not None and sp.issparse(X):
-            X = X.toarray()
-        if not sp.issparse(X):  # one jitted pass: centre, bias column, unit norm
-            return _MappedRows(X, self.mean_, append_one, normalize).mapped()
-        if append_one:
-            ones = np.ones((X.shape[0], 1))
-            X = sp.hstack([X, ones], format="csr")
-        if normalize:
-            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-            X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
-        X.sort_indices()
-        return sp.csr_matrix(
-            (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-            shape=X.shape,
-        )
+        return map_rows(X, self.mean_, bool(self.fit_intercept) and linear,
+                        bool(self.normalize) and linear)
 
     def _prepare_for_learning(self, X):
         """Algorithms 1 and 2 on dense rows map them inside their loops (one read of each row
