@@ -104,3 +104,32 @@ def test_contender_limited_to_small_tasks_is_skipped_with_its_reason():
     result = run_pair(exact, task, task.load(), measure_memory=False)
     assert result.accuracy is None and result.error.startswith("skipped above 5,000")
     assert "Gram" in to_markdown([result], title="t")
+
+
+def test_update_replaces_remeasured_pairs_and_keeps_the_others(tmp_path):
+    runner = CliRunner()
+    common = ["bench", "--quick", "--task", "checkerboard", "--output-dir", str(tmp_path),
+              "--no-memory"]
+    first = runner.invoke(main, [*common, "--contender", "Perceptron",
+                                 "--contender", "LinearSVC"])
+    assert first.exit_code == 0, first.output
+    before = json.loads((tmp_path / "bench_quick.json").read_text())
+    second = runner.invoke(main, [*common, "--update", "--contender", "Perceptron",
+                                  "--contender", "Forgetron"])
+    assert second.exit_code == 0, second.output
+    after = json.loads((tmp_path / "bench_quick.json").read_text())
+    assert [r["contender"] for r in after] == [
+        "Perceptron", "sklearn LinearSVC (LIBLINEAR)", "Forgetron (B=100)"]
+    # the pair not re-run is carried over unchanged; the re-run one is a new measurement
+    assert after[1] == before[1]
+    assert after[0]["train_seconds"] != before[0]["train_seconds"]
+    assert "Forgetron (B=100)" in (tmp_path / "bench_quick.md").read_text()
+
+
+def test_update_refuses_a_results_file_it_cannot_read(tmp_path):
+    (tmp_path / "bench_quick.json").write_text('[{"task": "x"}]')
+    out = CliRunner().invoke(main, ["bench", "--quick", "--task", "checkerboard", "--contender",
+                                    "Perceptron", "--output-dir", str(tmp_path), "--no-memory",
+                                    "--update"])
+    assert out.exit_code != 0 and "cannot merge" in out.output
+    assert (tmp_path / "bench_quick.json").read_text() == '[{"task": "x"}]'

@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import click
 import numpy as np
@@ -448,18 +449,31 @@ def demo(data, n_train, n_test, seed):
     show_default=True, help="where the Markdown and JSON results are written",
 )
 @click.option("--no-memory", is_flag=True, help="skip the second, memory-traced run")
-def bench(quick, task_names, contender_names, output_dir, no_memory):
+@click.option(
+    "--update", is_flag=True,
+    help="merge into the results already in --output-dir: re-measured pairs replace their "
+         "old rows, the others stay",
+)
+def bench(quick, task_names, contender_names, output_dir, no_memory, update):
     """Every estimator of the library against scikit-learn and River on the papers' data.
 
     Writes bench_quick.{md,json} (with --quick) or bench_suite.{md,json}.
     """
-    from .bench import contenders, get_tasks, run_suite, write_results
+    from .bench import contenders, get_tasks, load_results, merge_results, run_suite, write_results
 
     try:
         tasks = get_tasks(task_names, quick=quick)
         chosen = contenders(contender_names)
     except ValueError as error:
         raise CLIError(str(error), EXIT_USAGE) from error
+    stem = "bench_quick" if quick else "bench_suite"
+    previous_path = Path(output_dir) / f"{stem}.json"
+    previous = None
+    if update and previous_path.exists():
+        try:
+            previous = load_results(previous_path)
+        except (ValueError, TypeError) as error:
+            raise CLIError(f"cannot merge into {previous_path}: {error}", EXIT_USAGE) from error
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
         console=err_console, transient=True,
@@ -470,11 +484,13 @@ def bench(quick, task_names, contender_names, output_dir, no_memory):
             progress.update(bar, advance=1, description=f"{task.name}: {contender.name}")
 
         results = run_suite(tasks, chosen, measure_memory=not no_memory, progress=step)
-    stem = "bench_quick" if quick else "bench_suite"
+    if previous is not None:
+        results = merge_results(previous, results)
     notes = (
         "Produced by `streamsvm bench" + (" --quick" if quick else "") + "`. Training time "
-        "excludes loading and (for River) turning rows into dicts; peak MB is what training "
-        "allocates as seen by tracemalloc (NumPy and Python objects; not LIBSVM's own cache). "
+        "is CPU time (process_time) and excludes loading and (for River) turning rows into "
+        "dicts; peak MB is what training allocates as seen by tracemalloc (NumPy and Python "
+        "objects; not LIBSVM's own cache). "
         "Streaming contenders learn in chunks of 1,000 in the file's order, one pass."
     )
     md, js = write_results(results, output_dir, stem, title="streamsvm benchmark suite",

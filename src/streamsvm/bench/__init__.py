@@ -12,7 +12,7 @@ True
 """
 
 from .contenders import OUR_SETTINGS, Contender, contenders
-from .report import to_markdown, write_results
+from .report import load_results, merge_results, to_markdown, write_results
 from .runner import Result, run_pair, run_suite
 from .tasks import QUICK_TASKS, TASKS, Task, get_tasks
 
@@ -25,6 +25,8 @@ __all__ = [
     "Task",
     "contenders",
     "get_tasks",
+    "load_results",
+    "merge_results",
     "run_pair",
     "run_suite",
     "to_markdown",

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from .runner import Result
 
-__all__ = ["to_markdown", "write_results"]
+__all__ = ["load_results", "merge_results", "to_markdown", "write_results"]
 
 _COLUMNS = [
     ("accuracy", "accuracy %", lambda v: f"{100 * v:.2f}"),
     ("g_means", "g-means %", lambda v: f"{100 * v:.2f}"),
     ("auc", "AUC %", lambda v: f"{100 * v:.2f}"),
     ("prbep", "PRBEP %", lambda v: f"{100 * v:.2f}"),
-    ("train_seconds", "train s", lambda v: f"{v:.3f}"),
+    ("train_seconds", "train CPU s", lambda v: f"{v:.3f}"),
     ("us_per_example", "µs / example", lambda v: f"{v:.2f}"),
     ("peak_mb", "peak MB", lambda v: f"{v:.1f}"),
     ("model_kb", "model KB", lambda v: f"{v:.1f}"),
@@ -64,3 +64,21 @@ def write_results(results: list[Result], directory, stem: str, *, title: str, no
     md.write_text(to_markdown(results, title=title, notes=notes) + "\n", encoding="utf-8")
     js.write_text(json.dumps([r.as_dict() for r in results], indent=1) + "\n", encoding="utf-8")
     return md, js
+
+
+def load_results(path) -> list[Result]:
+    """The results of an earlier run from its JSON file."""
+    rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [Result(**row) for row in rows]
+
+
+def merge_results(previous: list[Result], new: list[Result]) -> list[Result]:
+    """``previous`` with every (task, contender) pair that ``new`` measured again replaced in
+    place; pairs only ``new`` has are added after the rest of their task."""
+    fresh = {(r.task, r.contender): r for r in new}
+    merged = [fresh.pop((r.task, r.contender), r) for r in previous]
+    for result in fresh.values():
+        last_of_task = max((i for i, r in enumerate(merged) if r.task == result.task),
+                           default=len(merged) - 1)
+        merged.insert(last_of_task + 1, result)
+    return merged

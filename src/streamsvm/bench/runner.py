@@ -1,7 +1,8 @@
 """Run contenders on tasks and measure them the same way, in one process.
 
-Each (contender, task) pair is run twice on the same data: once for the clock (training time
-only; data loading and the conversion of rows to River's dicts are outside it) and once
+Each (contender, task) pair is run twice on the same data: once for the clock (the CPU time
+of training only, :func:`time.process_time`, so that a busy machine does not inflate it; data
+loading and the conversion of rows to River's dicts are outside it) and once
 under :mod:`tracemalloc` for the peak memory that training allocates (NumPy reports its
 buffers to tracemalloc, so arrays count as well as Python objects; memory held by native
 libraries outside NumPy, such as LIBSVM's kernel cache, is not seen). The second run is
@@ -129,9 +130,9 @@ def run_pair(contender: Contender, task: Task, data, *, measure_memory=True) -> 
     try:
         _warm_up(contender, task, X, y, rows)
         model = contender.make(task)
-        start = time.perf_counter()
+        start = time.process_time()
         model = _train(contender, model, X, y, rows)
-        result.train_seconds = time.perf_counter() - start
+        result.train_seconds = time.process_time() - start
         result.us_per_example = 1e6 * result.train_seconds / X.shape[0]
         predicted, scores = _scores(contender, model, Xt, test_rows)
         result.accuracy = metrics.accuracy(yt, predicted)
