@@ -16,13 +16,18 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sklearn.svm import SVC
 
 from streamsvm import BlurredBallSVM, StreamSVM
 from streamsvm.datasets import DatasetNotFoundError, load_dataset
 from streamsvm.metrics import roc_auc
 
-from _common import mean_std, timed, write_markdown
+from _common import (
+    accuracy_over_orders,
+    linear_svc_reference,
+    mean_std,
+    timed,
+    write_markdown,
+)
 
 # Table 1 of the paper: LibSVM, Perceptron, LASVM, StreamSVM (L=10), Blurred L=0, Blurred L=10
 PAPER = {
@@ -102,16 +107,10 @@ def run(orders: int, quick: bool, svc_limit: int):
                 results[f"L={lookahead} variant"] = run_blurred(
                     X, y, Xt, yt, {**SETTINGS[name], **VARIANTS[name]}, lookahead, orders
                 )
-        accs, secs = [], []
-        for seed in range(orders):
-            order = np.random.default_rng(seed).permutation(X.shape[0])
-            model, seconds = timed(StreamSVM(lookahead=10).fit, X[order], y[order])
-            accs.append(100 * model.score(Xt, yt))
-            secs.append(seconds)
-        results["StreamSVM"] = (accs, float(np.mean(secs)))
-        n_svc = min(X.shape[0], svc_limit)
-        svc, svc_seconds = timed(SVC(kernel="linear", C=1.0).fit, X[:n_svc], y[:n_svc])
-        results["SVC"] = ([100 * svc.score(Xt, yt)], svc_seconds)
+        results["StreamSVM"] = accuracy_over_orders(lambda: StreamSVM(lookahead=10),
+                                                    X, y, Xt, yt, orders)
+        svc_accuracy, svc_seconds, n_svc = linear_svc_reference(X, y, Xt, yt, svc_limit)
+        results["SVC"] = (svc_accuracy, svc_seconds)
         majority = 100 * max(np.mean(yt == c) for c in np.unique(yt))
         rows.append((name, X.shape, Xt.shape[0], n_svc, majority, results))
         print(name, {k: round(float(np.mean(v["acc"] if isinstance(v, dict) else v[0])), 2)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sklearn.svm import SVC
 
 from streamsvm import Pegasos, Perceptron, StreamSVM
 from streamsvm.datasets import (
@@ -23,7 +22,7 @@ from streamsvm.datasets import (
     make_synthetic_c,
 )
 
-from _common import mean_std, timed, write_markdown
+from _common import accuracy_over_orders, linear_svc_reference, mean_std, write_markdown
 
 # Table 1 of the paper: libSVM, Perceptron, Pegasos k=1, k=20, LASVM, StreamSVM Algo-1, Algo-2
 PAPER = {
@@ -94,16 +93,9 @@ def run(orders: int, quick: bool, svc_limit: int):
             X, y, Xt, yt = X[:3000], y[:3000], Xt[:1000], yt[:1000]
         results = {}
         for algo, make in STREAMING.items():
-            accs, secs = [], []
-            for seed in range(orders):
-                order = np.random.default_rng(seed).permutation(X.shape[0])
-                model, seconds = timed(make().fit, X[order], y[order])
-                accs.append(100 * model.score(Xt, yt))
-                secs.append(seconds)
-            results[algo] = (accs, np.mean(secs))
-        n_svc = min(X.shape[0], svc_limit)
-        svc, svc_seconds = timed(SVC(kernel="linear", C=1.0).fit, X[:n_svc], y[:n_svc])
-        results["SVC linear (batch)"] = ([100 * svc.score(Xt, yt)], svc_seconds)
+            results[algo] = accuracy_over_orders(make, X, y, Xt, yt, orders)
+        svc_accuracy, svc_seconds, n_svc = linear_svc_reference(X, y, Xt, yt, svc_limit)
+        results["SVC linear (batch)"] = (svc_accuracy, svc_seconds)
         rows.append((name, X.shape, Xt.shape[0], n_svc, results))
         print(name, {k: round(float(np.mean(v[0])), 2) for k, v in results.items()}, flush=True)
     return rows
