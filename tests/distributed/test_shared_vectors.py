@@ -9,9 +9,8 @@ from streamsvm.distributed import KernelSpace, SquaredNorm, Tracker
 from streamsvm.kernels import Kernel
 from streamsvm.qp import min_norm_point
 
-from tests.naive import l2svm_hat_gram
-
 from .test_protocol import GAMMA, assert_local_constraints, assert_sites_agree, make_stream, rbf
+from tests.naive import l2svm_hat_gram
 
 
 def shared_state(tracker):
