@@ -368,9 +368,9 @@ def part_b(name, dataset, gamma, C, n, window, n_method2, n_test, lines):
         HEADER + " test acc. % |",
         RULE + "---|",
         *runs,
-        f"| naive (ship every point and every deletion to a coordinator) | {adds:,} | "
-        f"{dels:,} | — | — | — | — | {adds:,} | 100% | {adds + dels:,} | {naive_bytes:.2f} | — "
-        f"| — | SVC on the final window: {100 * svc_acc:.2f} |",
+        f"| naive (1): ship every point (and deletion) to a coordinator | {adds:,} | "
+        f"{dels:,} | — | — | {adds:,} | 100% | {adds:,} | {adds + dels:,} | "
+        f"{naive_bytes:.2f} | — | — | SVC on the final window: {100 * svc_acc:.2f} |",
         "",
     ]
 
@@ -386,12 +386,14 @@ def main():
     parser.add_argument("--n-sensitivity", type=int, default=5_000)
     parser.add_argument("--n-chessboard", type=int, default=10_000)
     parser.add_argument("--n-method2", type=int, default=2_000)
-    parser.add_argument("--n-real", type=int, default=2_000)
-    parser.add_argument("--window", type=int, default=500)
+    parser.add_argument("--n-real", type=int, default=1_000)
+    parser.add_argument("--window", type=int, default=250)
+    parser.add_argument("--n-method2-real", type=int, default=500)
     args = parser.parse_args()
     if args.smoke:
         args.n_chessboard, args.n_method2, args.n_real, args.window = 600, 200, 400, 150
         args.n_sensitivity = 300
+        args.n_method2_real = 100
     intro = COUNTING + [
         "Regenerate: `PYTHONPATH=src:benchmarks STREAMSVM_DATA=/path/to/data nice python "
         f"benchmarks/bench_distributed.py --part {args.part}` (defaults = the committed run; "
@@ -420,7 +422,7 @@ def main():
         lines = list(intro) + [
             "## Part B — extension: two-class on real data, sliding window", "",
             f"Reduced for this 2-core machine: {args.n_real:,} points per dataset, window "
-            f"{args.window:,}, method 2 on the first {args.n_method2 // 2:,} points.", ""]
+            f"{args.window:,}, method 2 on the first {args.n_method2_real:,} points.", ""]
         for name, dataset, gamma, C in [("IJCNN1", "ijcnn1", 1.0, 10.0),
                                         ("Adult (a9a)", "adult", 0.05, 1.0)]:
             try:
@@ -428,7 +430,7 @@ def main():
             except (OSError, ValueError) as exc:
                 lines += [f"### {name}", "", f"skipped: {exc}", ""]
                 continue
-            part_b(name, dataset, gamma, C, args.n_real, args.window, args.n_method2 // 2,
+            part_b(name, dataset, gamma, C, args.n_real, args.window, args.n_method2_real,
                    1000 if args.smoke else 2000, lines)
         path = write_markdown(f"distributed_realdata{suffix}.md",
                               "Distributed L2-SVM tracking (003): two-class on real data", lines)
