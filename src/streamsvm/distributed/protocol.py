@@ -408,10 +408,14 @@ class Tracker:
         return dict(self._owner)
 
     def report(self) -> dict:
-        """Totals of the communication, with the naive protocol's beside them (every added
-        point shipped to a coordinator: one vector and one message per addition)."""
+        """Totals of the communication, with the naive protocol's beside them:
+        ``naive_vectors``, every added point sent once (to a coordinator, or broadcast to
+        every site, which keeps every site's model current as this protocol does; compare
+        with ``vector_broadcasts``); ``naive_copies_every_site``, the latter per recipient
+        (compare with ``vectors``); ``naive_bytes``, the coordinator's bytes."""
         out = self.stats.totals()
         out["naive_vectors"] = out["additions"]
+        out["naive_copies_every_site"] = out["additions"] * (self.n_sites - 1)
         out["naive_bytes"] = out["additions"] * (8 * self.n_features + 16)
         out["n_atoms"] = int(self._atoms.size)
         out["n_points"] = len(self._owner)
