@@ -10,7 +10,7 @@ tracker, never reused), not the user's point ids.
 
 Shared vectors (a decode-only dictionary). Chapter 5 of the thesis sends "only the new
 components" of each new combination, i.e. atoms that were not in the previous one, so an atom
-that drops out and later re-enters crossed the network again (about a fifth of all vector
+that drops out and later re-enters crossed the network again (a quarter of all vector
 broadcasts on the 10-D chessboard). Every site sees every broadcast in the same order, so the
 set B of points that were broadcast to all sites is common knowledge: each site keeps B's
 vectors in a FIFO dictionary of ``shared_cache`` entries (current atoms are held apart and
