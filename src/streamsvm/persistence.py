@@ -87,11 +87,13 @@ class _Encoder:
         cls = type(value)
         if cls.__module__.startswith("streamsvm.") and hasattr(value, "__dict__"):
             skip = set(getattr(value, "_transient", ()))
+            persist = getattr(value, "_persist_state", None)  # an object's own saved form
+            state = persist() if persist is not None else vars(value)
             return {
                 "__object__": f"{cls.__module__}.{cls.__qualname__}",
                 "state": {
                     k: self.encode(v, f"{where}.{k}")
-                    for k, v in vars(value).items()
+                    for k, v in state.items()
                     if k not in skip
                 },
             }
@@ -173,6 +175,14 @@ class _Decoder:
         raise ModelFileError(f"unrecognised entry in the file's state: {sorted(value)[:3]}")
 
 
+def _is_model_class(cls) -> bool:
+    """A streamsvm estimator: a StreamClassifier, or a class that declares
+    ``_streamsvm_model = True`` (e.g. the distributed tracker's estimator)."""
+    from .base import StreamClassifier
+
+    return issubclass(cls, StreamClassifier) or getattr(cls, "_streamsvm_model", False) is True
+
+
 def save(model, path) -> None:
     """Write ``model`` (fitted, mid-stream or not yet fitted) to ``path`` without pickle.
 
@@ -186,9 +196,7 @@ def save(model, path) -> None:
     >>> bool((streamsvm.load(path).predict(X) == model.predict(X)).all())
     True
     """
-    from .base import StreamClassifier
-
-    if not isinstance(model, StreamClassifier):
+    if not _is_model_class(type(model)):
         raise TypeError(f"streamsvm.save takes a streamsvm estimator; got {type(model).__name__}")
     encoder = _Encoder()
     params = model.get_params(deep=False)
@@ -244,9 +252,7 @@ def load(path):
                 )
             decoder = _Decoder(archive)
             cls = _find_class(header["estimator"])
-            from .base import StreamClassifier
-
-            if not issubclass(cls, StreamClassifier):
+            if not _is_model_class(cls):
                 raise ModelFileError(f"{header['estimator']!r} is not a streamsvm estimator")
             model = cls(**{k: decoder.decode(v) for k, v in header["params"].items()})
             model.__dict__.update({k: decoder.decode(v) for k, v in header["state"].items()})

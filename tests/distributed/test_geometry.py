@@ -90,3 +90,27 @@ def test_augmented_kernel(task, expected):
     _core.augment_gram(out, y, y, ids, ids, {"two-class": 2, "one-class": 1}[task], 0.5)
     ref = expected(K, np.outer(y, y), 0.5 * np.eye(2))
     np.testing.assert_allclose(out, ref)
+
+
+def test_finite_C_makes_every_point_and_every_cut_point_extreme():
+    """Method 2's finding, checked: the thesis does hull membership in the space of
+    φ̂(x) = [φ(x); e_i/√C] (section 4.3.2 writes both tests with k̂), where every point has a
+    private direction, so every point, and every cut point λ_i φ̂(x_i) + (1 − λ_i) φ̂(x_N)
+    (λ_i > 0), is extreme. Pruning in φ-space instead would drop points the optimum needs."""
+    from streamsvm.qp import min_norm_point
+
+    rng = np.random.default_rng(4)
+    P = rng.normal(size=(25, 2)) + np.array([3.0, 0.0])
+    K = P @ P.T  # linear kernel: few hull vertices in φ-space
+    G = K + np.eye(25) / 2.0  # k̂ = k + δ_ij / C with C = 2
+    idx_phi, _ = extreme_points(K)
+    assert len(idx_phi) < 10
+    idx_hat, solved = extreme_points(G)
+    assert idx_hat.tolist() == list(range(25)) and solved == 0
+    lam = rng.uniform(0.05, 1.0, size=24)
+    Gy = _core.ray_gram(G, lam)  # base [x_N = point 0, points 1..24]
+    assert extreme_points(Gy[1:, 1:])[0].tolist() == list(range(24))
+    # the L2-SVM optimum over all points is below the one over φ-space's hull vertices
+    f_all = min_norm_point(G, tol=1e-13).sq_norm
+    f_pruned = min_norm_point(G[np.ix_(idx_phi, idx_phi)], tol=1e-13).sq_norm
+    assert f_all < f_pruned - 1e-3

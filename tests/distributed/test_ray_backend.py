@@ -67,3 +67,36 @@ def test_ray_and_local_backends_agree(local_ray):
     finally:
         for m in models.values():
             m.close()
+
+
+def test_ray_model_saves_and_loads_onto_new_actors(local_ray, tmp_path):
+    """Saving fetches the sites' states from the actors; loading starts new actors from
+    them; the loaded model continues the log exactly like the in-process one."""
+    import streamsvm
+
+    log = events(n=20, seed=3)
+    cut = len(log) // 2
+    common = dict(n_sites=3, kernel="rbf", gamma=0.5, C=2.0)
+    local = DistributedL2SVM(**common)
+    remote = DistributedL2SVM(backend="ray", **common)
+    loaded = None
+    try:
+        for i, (kind, site, pid, x, y) in enumerate(log):
+            for m in (local, remote) if i < cut else (local, loaded):
+                if kind == "add":
+                    m.add(site, x, y, point_id=pid)
+                else:
+                    m.delete(site, pid)
+            if i == cut - 1:
+                streamsvm.save(remote, tmp_path / "ray.npz")
+                remote.close()
+                loaded = streamsvm.load(tmp_path / "ray.npz")
+                assert loaded.tracker_.network.name == "ray"
+        assert loaded.communication_report() == local.communication_report()
+        for site in range(3):
+            np.testing.assert_array_equal(loaded.tracker_.global_vector(site)[1],
+                                          local.tracker_.global_vector(site)[1])
+    finally:
+        for m in (local, remote, loaded):
+            if m is not None:
+                m.close()

@@ -63,6 +63,10 @@ def test_constructor_errors():
         Tracker(0, 2, space, SquaredNorm())
     with pytest.raises(ValueError, match="task"):
         KernelSpace(Kernel("linear"), 1.0, "three-class")
+    with pytest.raises(ValueError, match="shared_cache"):
+        Tracker(2, 2, space, SquaredNorm(), shared_cache=-1)
+    with pytest.raises(TypeError, match="shared_cache"):
+        Tracker(2, 2, space, SquaredNorm(), shared_cache=1.5)
 
 
 def test_estimator_bad_input_and_not_fitted():

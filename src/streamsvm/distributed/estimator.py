@@ -46,6 +46,9 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     backend : 'local' (in-process, deterministic) or 'ray' (one actor per site)
     deletion_check : 'update' or 'hull' (exact mode: try to re-express ê before updating)
     monitor_tol : rounding allowance of the exact constraints (relative to max k̂(x, x))
+    shared_cache : entries of every site's dictionary of broadcast vectors, so that a point
+        is broadcast at most once while it stays there (0: the thesis' counting, where an
+        atom that leaves ê and re-enters it is sent again)
     classes : two labels (negative, positive) to map to −1 / +1 in :meth:`add`
 
     Attributes
@@ -66,12 +69,19 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     True
     >>> svm.communication_report()["additions"]
     40
+
+    Saved and loaded like every streamsvm model (:func:`streamsvm.save` / :func:`streamsvm.load`,
+    no pickle), with every site's state, the communication counts and the event records, so
+    the event stream continues exactly where it stopped.
     """
+
+    _streamsvm_model = True  # streamsvm.save / load take it (it is not a StreamClassifier)
+    _transient = ()
 
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="auto", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
-                 classes=None):
+                 shared_cache=10_000, classes=None):
         self.n_sites = n_sites
         self.task = task
         self.kernel = kernel
@@ -86,6 +96,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
         self.backend = backend
         self.deletion_check = deletion_check
         self.monitor_tol = monitor_tol
+        self.shared_cache = shared_cache
         self.classes = classes
 
     # ------------------------------------------------------------------ set-up
@@ -116,7 +127,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
             self.n_sites, n_features, space, SquaredNorm(), epsilon=self.epsilon,
             relative=self.relative, update=self.update, membership=self.membership,
             deletion_check=self.deletion_check, backend=self.backend,
-            monitor_tol=self.monitor_tol,
+            monitor_tol=self.monitor_tol, shared_cache=self.shared_cache,
         )
         self.n_features_in_ = int(n_features)
         if self.task == "one-class":

@@ -94,5 +94,9 @@ class LocalNetwork:
     def call_many(self, ks, method, *args):
         return [getattr(self.sites[k], method)(*args) for k in ks]
 
+    def export_sites(self):
+        """The sites' states (for saving)."""
+        return list(self.sites)
+
     def close(self):
         pass

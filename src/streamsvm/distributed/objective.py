@@ -39,8 +39,6 @@ __all__ = ["PointBlock", "KernelSpace", "EuclideanSpace", "SquaredNorm", "Convex
 class PointBlock:
     """Points of the protocol: ``ids`` (int64), ``X`` (float64, (n, d)), ``y`` (float64)."""
 
-    __slots__ = ("ids", "X", "y")
-
     def __init__(self, ids, X, y):
         self.ids = np.ascontiguousarray(ids, dtype=np.int64).reshape(-1)
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -126,8 +124,6 @@ class EuclideanSpace:
 class GlobalSummary:
     """What a site derives from the global vector ê = Σ coef_i atom_i: f(ê) and, for an
     explicit objective, ê and ∇f(ê)."""
-
-    __slots__ = ("f", "e", "grad", "scale")
 
     def __init__(self, f, e=None, grad=None, scale=1.0):
         self.f = float(f)

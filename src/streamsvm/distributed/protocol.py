@@ -26,6 +26,15 @@ Updates after an addition (section 2.5.1 / 3.2.1):
   broadcasts. In the approximate case, if the solution lies on ∂S_ε the paper's fall-back to
   method 1 runs at r, over its known points and the points it received.
 
+Wire ids: the sites never see the user's point ids, but ids the tracker hands out once and
+never reuses (in a real deployment, (site, serial) pairs made up locally). A user may reuse a
+point id after its deletion; the sites' dictionary of shared vectors (see
+:mod:`~streamsvm.distributed.site`) must never confuse the two points.
+
+Counting: a combination broadcast carries every atom's id and coefficient (scalars) and the
+vectors of the atoms that are not shared yet (``vector_broadcasts``, once each); a recipient
+that owns such a vector is not sent its own point (``vectors`` counts copies per recipient).
+
 Updates after a deletion of an atom (section 2.5.2 / 3.2.2): method 1 from the site of the
 deletion. In exact mode ``deletion_check='hull'`` first collects the points on ∂S (slack 0)
 and tries to re-express ê without the deleted point (section 2.4.2).
@@ -39,7 +48,7 @@ import warnings
 
 import numpy as np
 
-from .network import CommStats, LocalNetwork
+from .network import CommStats, EventRecord, LocalNetwork
 from .objective import PointBlock
 from .site import Site
 
@@ -64,11 +73,16 @@ class Tracker:
     deletion_check : 'update' (update at once) or 'hull' (exact mode: try to re-express ê)
     backend : 'local' or 'ray'
     max_rounds : cap on method-1 rounds per event (default 20 K + 100)
+    shared_cache : int ≥ 0, entries of every site's dictionary of broadcast vectors (0: only
+        the atoms of the previous ê are known, the thesis' chapter-5 counting)
     """
+
+    _transient = ("network", "_owner", "_wire", "_user")
 
     def __init__(self, n_sites, n_features, space, objective, *, epsilon=0.0, relative=False,
                  update="method1", membership="qp", prune=True, monitor_tol=1e-9,
-                 deletion_check="update", backend="local", max_rounds=None):
+                 deletion_check="update", backend="local", max_rounds=None,
+                 shared_cache=10_000):
         check_int("n_sites", n_sites, 1)
         check_int("n_features", n_features, 1)
         if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool) \
@@ -82,6 +96,7 @@ class Tracker:
             raise ValueError(f"deletion_check must be 'update' or 'hull'; got {deletion_check!r}")
         if backend not in ("local", "ray"):
             raise ValueError(f"backend must be 'local' or 'ray'; got {backend!r}")
+        check_int("shared_cache", shared_cache, 0)
         self.n_sites = int(n_sites)
         self.n_features = int(n_features)
         self.space = space
@@ -94,21 +109,46 @@ class Tracker:
         self.max_rounds = 20 * self.n_sites + 100 if max_rounds is None else int(max_rounds)
         config = {"epsilon": self.epsilon, "relative": self.relative,
                   "monitor_tol": float(monitor_tol), "membership": membership,
-                  "prune": bool(prune)}
-        if backend == "ray":
-            from .ray_backend import RayNetwork
-
-            self.network = RayNetwork(self.n_sites, self.n_features, space, objective, config)
-        else:
-            self.network = LocalNetwork(
-                Site(k, self.n_features, space, objective, config) for k in range(self.n_sites)
-            )
+                  "prune": bool(prune), "shared_cache": int(shared_cache)}
+        self.network = self._make_network(
+            [Site(k, self.n_features, space, objective, config) for k in range(self.n_sites)])
         self.stats = CommStats(self.n_features)
-        self._owner: dict[int, int] = {}
-        self._atoms = np.empty(0, dtype=np.int64)
+        self._owner: dict[int, int] = {}  # user point id -> site
+        self._wire: dict[int, int] = {}  # user point id -> wire id
+        self._user: dict[int, int] = {}  # wire id -> user point id
+        self._next_wire = 0
+        self._atoms = np.empty(0, dtype=np.int64)  # wire ids
         self._has_global = False
         self._threshold = 0.0
         self._next_id = 0
+
+    def _make_network(self, sites):
+        if self.backend == "ray":
+            from .ray_backend import RayNetwork
+
+            return RayNetwork(sites)
+        return LocalNetwork(sites)
+
+    # ------------------------------------------------------------------ persistence
+
+    def _persist_state(self) -> dict:
+        """Attributes to save (:mod:`streamsvm.persistence`): the sites' states (fetched from
+        the actors with the Ray backend) and the id maps as arrays."""
+        state = {k: v for k, v in vars(self).items() if k not in self._transient}
+        state["_sites"] = self.network.export_sites()
+        pids = np.fromiter(self._owner, dtype=np.int64, count=len(self._owner))
+        state["_id_table"] = np.array(
+            [pids, [self._owner[p] for p in pids], [self._wire[p] for p in pids]],
+            dtype=np.int64).reshape(3, -1)
+        return state
+
+    def _restore_transient(self) -> None:
+        table = self.__dict__.pop("_id_table")
+        self._owner = {int(p): int(k) for p, k in zip(table[0], table[1], strict=True)}
+        self._wire = {int(p): int(w) for p, w in zip(table[0], table[2], strict=True)}
+        self._user = {w: p for p, w in self._wire.items()}
+        self.stats.events = [EventRecord(e) for e in self.stats.events]
+        self.network = self._make_network(self.__dict__.pop("_sites"))
 
     # ------------------------------------------------------------------ validation
 
@@ -162,12 +202,16 @@ class Tracker:
         y = self._check_y(y)
         pid = self._check_point_id(point_id, new=True)
         self.stats.begin("add", site, pid)
-        slack = self.network.call(site, "add_point", pid, x, y)
+        wid = self._next_wire
+        slack = self.network.call(site, "add_point", wid, x, y)
+        self._next_wire += 1
         self._owner[pid] = site
+        self._wire[pid] = wid
+        self._user[wid] = pid
         self._next_id = max(self._next_id, pid + 1)
         if not self._has_global:
             self.stats._current["triggered"] = True
-            comb = self.network.call(site, "init_global", pid)
+            comb = self.network.call(site, "init_global", wid)
             self.stats.count("rounds")
             self._settle(site, self._broadcast(site, comb))
         elif slack < -self._threshold:
@@ -175,7 +219,7 @@ class Tracker:
             if self.update == "method1":
                 self._method1(site)
             else:
-                self._method2(site, PointBlock([pid], [x], [y]))
+                self._method2(site, PointBlock([wid], [x], [y]))
         return self._end()
 
     def delete(self, site, point_id):
@@ -187,19 +231,20 @@ class Tracker:
         if self._owner[pid] != site:
             raise ValueError(f"point id {pid} is at site {self._owner[pid]}, not at site {site}")
         self.stats.begin("delete", site, pid)
-        coef, slack = self.network.call(site, "point_certificate", pid)
-        del self._owner[pid]
+        wid = self._wire[pid]
+        coef, slack = self.network.call(site, "point_certificate", wid)
+        del self._owner[pid], self._wire[pid], self._user[wid]
         if coef == 0.0:
             # section 2.4.2: zero coefficient (and Theorem 3: slack > 0 implies it)
             cert = "positive-slack" if slack > self._threshold else "zero-coefficient"
             self.stats._current["certificate"] = cert
-            self.network.call(site, "remove_point", pid)
+            self.network.call(site, "remove_point", wid)
             return self._end()
         self.stats._current["triggered"] = True
-        if self.deletion_check == "hull" and self.epsilon == 0.0 and self._hull_check(site, pid):
+        if self.deletion_check == "hull" and self.epsilon == 0.0 and self._hull_check(site, wid):
             self.stats._current["certificate"] = "re-expressed"
             return self._end()
-        self.network.call(site, "remove_point", pid)
+        self.network.call(site, "remove_point", wid)
         if not self._owner:
             self._clear_global()
         else:
@@ -212,9 +257,14 @@ class Tracker:
     # --------------------------------------------------------------------- updates
 
     def _broadcast(self, s, comb):
-        """Site s sends ê (new atoms as vectors, all ids and coefficients) to the others;
-        every site installs it. Returns each site's (min slack, violations, threshold)."""
-        self.stats.send(self.n_sites - 1, n_vectors=len(comb.new), n_scalars=2 * len(comb.ids))
+        """Site s sends ê (the atoms not shared yet as vectors, all ids and coefficients) to
+        the others; every site installs it. Returns each site's (min slack, violations,
+        threshold)."""
+        owners = [self._owner[self._user[int(w)]] for w in comb.new.ids]
+        for k in range(self.n_sites):
+            if k != s:  # a site is not sent its own points
+                self.stats.send(1, n_vectors=len(owners) - owners.count(k),
+                                n_scalars=2 * len(comb.ids))
         self.stats.count("vector_broadcasts", len(comb.new))
         results = self.network.call_many(range(self.n_sites), "set_global", comb)
         self._atoms = comb.ids.copy()
@@ -267,11 +317,15 @@ class Tracker:
         self.stats.count("vector_broadcasts", 1)
         replies = self.network.call_many(others, "ray_extremes", violator)
         received = PointBlock.empty(self.n_features)
-        for block, solved in replies:
+        shared = []
+        for block, ids, solved in replies:
             self.stats.count("membership_problems", solved)
-            if len(block):
-                self.stats.send(1, n_vectors=len(block))
+            if len(block) or ids:  # vectors, and the ids of shared ones
+                self.stats.send(1, n_vectors=len(block), n_scalars=len(ids))
                 received = received.concat(block)
+                shared += ids
+        if shared:
+            received = received.concat(self.network.call(r, "decode_shared", shared))
         comb, ec_slack, _ = self.network.call(r, "collect_and_solve", violator, received)
         self.stats.count("rounds")
         eps_abs = self.network.call(r, "epsilon_abs")
@@ -325,13 +379,25 @@ class Tracker:
             raise ValueError("X contains NaN or infinity")
         return self.network.call(site, "decision_function", X)
 
+    def _user_ids(self, wire_ids):
+        return np.array([self._user[int(w)] for w in wire_ids], dtype=np.int64)
+
     def global_vector(self, site=0):
-        """(atom ids, coefficients) of ê at ``site``."""
-        return self.network.call(self._check_site(site), "global_vector")
+        """(atom point ids, coefficients) of ê at ``site``."""
+        ids, coef = self.network.call(self._check_site(site), "global_vector")
+        return self._user_ids(ids), coef
 
     def site_points(self, site):
-        """(ids, slacks) of the points of ``site`` under its current ê."""
-        return self.network.call(self._check_site(site), "own_slacks")
+        """(point ids, slacks) of the points of ``site`` under its current ê."""
+        ids, slacks = self.network.call(self._check_site(site), "own_slacks")
+        return self._user_ids(ids), slacks
+
+    def shared_ids(self, site=0):
+        """Point ids whose vectors every site holds (ê's atoms, then the dictionary of
+        shared vectors, oldest first), as ``site`` keeps them; ids of points deleted since
+        are left out."""
+        ids = self.network.call(self._check_site(site), "shared_ids")
+        return [self._user[w] for w in ids if w in self._user]
 
     def threshold(self) -> float:
         """The current constraint threshold ε(ê) + rounding allowance."""
@@ -342,10 +408,14 @@ class Tracker:
         return dict(self._owner)
 
     def report(self) -> dict:
-        """Totals of the communication, with the naive protocol's beside them (every added
-        point shipped to a coordinator: one vector and one message per addition)."""
+        """Totals of the communication, with the naive protocol's beside them:
+        ``naive_vectors``, every added point sent once (to a coordinator, or broadcast to
+        every site, which keeps every site's model current as this protocol does; compare
+        with ``vector_broadcasts``); ``naive_copies_every_site``, the latter per recipient
+        (compare with ``vectors``); ``naive_bytes``, the coordinator's bytes."""
         out = self.stats.totals()
         out["naive_vectors"] = out["additions"]
+        out["naive_copies_every_site"] = out["additions"] * (self.n_sites - 1)
         out["naive_bytes"] = out["additions"] * (8 * self.n_features + 16)
         out["n_atoms"] = int(self._atoms.size)
         out["n_points"] = len(self._owner)

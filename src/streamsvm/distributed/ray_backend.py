@@ -13,6 +13,8 @@ pass ``actor_options={"num_cpus": 1}`` to pin one site per core.
 
 from __future__ import annotations
 
+import copy
+
 from .site import Site
 
 __all__ = ["RayNetwork", "ray_available"]
@@ -27,13 +29,26 @@ def ray_available() -> bool:
     return True
 
 
+class _SiteActor(Site):
+    """A site started from a given site's state (a new one, or one loaded from a file)."""
+
+    def __init__(self, site):  # noqa: D107 - the state is the given site's
+        # Ray hands arguments over as read-only zero-copy arrays: the site needs its own
+        self.__dict__.update(copy.deepcopy(site.__dict__))
+
+    def export_site(self):
+        site = Site.__new__(Site)
+        site.__dict__.update(self.__dict__)
+        return site
+
+
 class RayNetwork:
     """K sites as Ray actors."""
 
     name = "ray"
 
-    def __init__(self, n_sites, n_features, space, objective, config, *, actor_options=None,
-                 ray_init_kwargs=None):
+    def __init__(self, sites, *, actor_options=None, ray_init_kwargs=None):
+        """``sites``: :class:`Site` objects whose states the actors start from."""
         try:
             import ray
         except ImportError as exc:
@@ -50,9 +65,8 @@ class RayNetwork:
             self._owns_ray = True
         options = {"num_cpus": 0}
         options.update(actor_options or {})
-        remote_site = ray.remote(**options)(Site)
-        self.actors = [remote_site.remote(k, n_features, space, objective, config)
-                       for k in range(n_sites)]
+        remote_site = ray.remote(**options)(_SiteActor)
+        self.actors = [remote_site.remote(site) for site in sites]
 
     def call(self, k, method, *args):
         return self._ray.get(getattr(self.actors[k], method).remote(*args))
@@ -60,6 +74,10 @@ class RayNetwork:
     def call_many(self, ks, method, *args):
         refs = [self._ray.put(a) for a in args]
         return self._ray.get([getattr(self.actors[k], method).remote(*refs) for k in ks])
+
+    def export_sites(self):
+        """The sites' states, fetched from the actors (for saving)."""
+        return self._ray.get([actor.export_site.remote() for actor in self.actors])
 
     def close(self):
         for actor in self.actors:

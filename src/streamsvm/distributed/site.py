@@ -4,11 +4,26 @@ problems. A site never talks to other sites itself: the protocol driver
 (:mod:`~streamsvm.distributed.protocol`) moves messages between sites and counts them, so the
 same :class:`Site` runs in-process or as a Ray actor.
 
-Known points M_k = D_k ∪ atoms(ê) (section 2.3); an atom that is deleted or drops out of
-the combination is forgotten unless it is the site's own point.
+Known points M_k = D_k ∪ atoms(ê) (section 2.3): the local problems (2.3, 4.5) and method 2's
+rays use exactly these. Point ids here are the tracker's wire ids (unique for the life of the
+tracker, never reused), not the user's point ids.
+
+Shared vectors (a decode-only dictionary). Chapter 5 of the thesis sends "only the new
+components" of each new combination, i.e. atoms that were not in the previous one, so an atom
+that drops out and later re-enters crossed the network again (a quarter of all vector
+broadcasts on the 10-D chessboard). Every site sees every broadcast in the same order, so the
+set B of points that were broadcast to all sites is common knowledge: each site keeps B's
+vectors in a FIFO dictionary of ``shared_cache`` entries (current atoms are held apart and
+always known), updated by the same deterministic rule at every site, and a broadcast carries
+only the atoms not in B. The dictionary only decodes ids: it is never part of M_k, so a
+cached point that its owner has since deleted (without telling anyone, as the deletion
+certificates allow) can never enter a local problem; as wire ids are never reused it is
+merely dead weight until it leaves the FIFO. ``shared_cache=0`` gives the thesis' counting.
 """
 
 from __future__ import annotations
+
+from collections import OrderedDict
 
 import numpy as np
 
@@ -38,8 +53,11 @@ class Site:
     ``config``: ``epsilon`` (≥ 0), ``relative`` (ε read as ε̂ of section 3.3),
     ``monitor_tol`` (rounding allowance of the exact constraints, relative to the scale of
     the atoms' Gram diagonal), ``membership`` ('qp' or 'lp', for extreme points),
-    ``prune`` (the collector of method 2 discards non-extremes).
+    ``prune`` (the collector of method 2 discards non-extremes), ``shared_cache`` (entries of
+    the dictionary of broadcast vectors; see the module docstring).
     """
+
+    _transient = ("_row", "_cache")
 
     def __init__(self, index, n_features, space, objective, config):
         self.index = int(index)
@@ -56,9 +74,60 @@ class Site:
         self._row = {}
         self._atoms = PointBlock.empty(self.n_features)
         self._coef = np.empty(0)
+        self._installed = PointBlock.empty(self.n_features)  # atoms of the last broadcast ê
+        self._cache = OrderedDict()  # wire id -> (x, y): broadcast earlier, not an atom now
         self._summary = None
         self._threshold = 0.0
         self._eps_abs = 0.0
+
+    # ------------------------------------------------------------------ persistence
+
+    def _persist_state(self) -> dict:
+        """Attributes to save (:mod:`streamsvm.persistence`): the dictionaries as arrays."""
+        state = {k: v for k, v in vars(self).items() if k not in self._transient}
+        state["_cache_block"] = self._cache_block()
+        return state
+
+    def _restore_transient(self) -> None:
+        self._row = {int(p): i for i, p in enumerate(self._ids[:self._n])}
+        block = self.__dict__.pop("_cache_block", None)
+        self._cache = OrderedDict()
+        if block is not None:
+            for p, x, y in zip(block.ids, block.X, block.y, strict=True):
+                self._cache[int(p)] = (x.copy(), float(y))
+
+    def _cache_block(self) -> PointBlock:
+        if not self._cache:
+            return PointBlock.empty(self.n_features)
+        ids = list(self._cache)
+        return PointBlock(ids, np.array([self._cache[p][0] for p in ids]),
+                          [self._cache[p][1] for p in ids])
+
+    def shared_ids(self) -> list:
+        """Wire ids every site can decode without receiving the vector: the atoms of the
+        last broadcast ê, then the dictionary in FIFO order (identical at every site)."""
+        return self._installed.ids.tolist() + list(self._cache)
+
+    def _is_shared(self, pid) -> bool:
+        return pid in self._cache or bool(np.any(self._installed.ids == pid))
+
+    def _cache_put(self, pid, x, y):
+        pid = int(pid)
+        self._cache.pop(pid, None)
+        self._cache[pid] = (np.array(x, dtype=np.float64), float(y))
+
+    def _cache_trim(self):
+        limit = int(self.config.get("shared_cache", 0))
+        while len(self._cache) > limit:
+            self._cache.popitem(last=False)
+
+    def register_broadcast(self, block: PointBlock) -> None:
+        """Points broadcast to every site outside a combination (method 2's violator) join
+        the dictionary."""
+        for p, x, y in zip(block.ids, block.X, block.y, strict=True):
+            if not np.any(self._installed.ids == p):
+                self._cache_put(p, x, y)
+        self._cache_trim()
 
     # ------------------------------------------------------------------ own points
 
@@ -159,10 +228,15 @@ class Site:
 
     def set_global(self, comb: Combination):
         """Install a broadcast ê; recompute every own slack. Returns (min slack, number of
-        violated constraints, threshold) after the change."""
+        violated constraints, threshold) after the change.
+
+        Atoms missing from ``comb.new`` are decoded from the last ê, the dictionary of
+        shared vectors or the own points; the previous atoms that left the combination join
+        the dictionary (the same rule at every site keeps the dictionaries identical)."""
         new = comb.new
         lookup = {int(p): (x, y) for p, x, y in zip(new.ids, new.X, new.y, strict=True)}
-        for p, x, y in zip(self._atoms.ids, self._atoms.X, self._atoms.y, strict=True):
+        for p, x, y in zip(self._installed.ids, self._installed.X, self._installed.y,
+                           strict=True):
             lookup.setdefault(int(p), (x, y))
         X = np.empty((len(comb.ids), self.n_features))
         y = np.empty(len(comb.ids))
@@ -170,10 +244,24 @@ class Site:
             p = int(p)
             if p in lookup:
                 X[i], y[i] = lookup[p]
-            else:
+            elif p in self._cache:
+                X[i], y[i] = self._cache[p]
+            elif p in self._row:
                 row = self._row[p]
                 X[i], y[i] = self._X[row], self._y[row]
+            else:
+                raise RuntimeError(f"site {self.index} cannot decode atom {p}: its vector was "
+                                   "neither sent nor shared (protocol bug)")
+        now = set(int(p) for p in comb.ids)
+        for p, x, yy in zip(self._installed.ids, self._installed.X, self._installed.y,
+                            strict=True):
+            if int(p) not in now:
+                self._cache_put(p, x, yy)
+        for p in now:
+            self._cache.pop(p, None)
+        self._cache_trim()
         self._atoms = PointBlock(comb.ids, X, y)
+        self._installed = self._atoms
         self._coef = comb.coef.copy()
         self._summary = self.objective.summarise(self.space, self._atoms, self._coef)
         eps = float(self.config["epsilon"])
@@ -218,13 +306,14 @@ class Site:
         support = np.flatnonzero(coef > 0)
         coef = coef[support] / coef[support].sum()
         block = base.take(support)
-        old = set(self._atoms.ids.tolist())
-        new = [i for i, p in enumerate(block.ids) if int(p) not in old]
+        new = [i for i, p in enumerate(block.ids) if not self._is_shared(int(p))]
         return Combination(block.ids, coef, block.take(new), f)
 
     def clear_global(self):
-        """Forget ê (every point of every site has been deleted)."""
+        """Forget ê and the shared vectors (every point of every site has been deleted)."""
         self._atoms = PointBlock.empty(self.n_features)
+        self._installed = self._atoms
+        self._cache.clear()
         self._coef = np.empty(0)
         self._summary = None
 
@@ -275,22 +364,36 @@ class Site:
         """The extreme points of D̂_k (rays from x_N through M_k \\ {x_N} cut at
         ∂S_ε, Theorem 4) that are own points and not atoms (the collector knows the atoms).
 
-        Returns (PointBlock to send, number of hull-membership problems solved)."""
+        Returns (PointBlock of the points to send as vectors, wire ids of those the
+        collector can decode from the shared dictionary, number of hull-membership
+        problems solved)."""
+        self.register_broadcast(violator)
         if self._n == 0:
-            return PointBlock.empty(self.n_features), 0
+            return PointBlock.empty(self.n_features), [], 0
         base, _W, lambdas, _ = self._ray_points(violator)
         Gy = _core.ray_gram(self.space.gram(base), lambdas)
         idx, solved = extreme_points(Gy[1:, 1:], self.config["membership"])
         cands = base.take(np.arange(1, len(base)))
         atoms = set(self._atoms.ids.tolist())
-        send = [i for i in idx if int(cands.ids[i]) in self._row
+        mine = [i for i in idx if int(cands.ids[i]) in self._row
                 and int(cands.ids[i]) not in atoms]
-        return cands.take(send), solved
+        send = [i for i in mine if int(cands.ids[i]) not in self._cache]
+        shared = [int(cands.ids[i]) for i in mine if int(cands.ids[i]) in self._cache]
+        return cands.take(send), shared, solved
+
+    def decode_shared(self, ids) -> PointBlock:
+        """Points of the shared dictionary by wire id (method 2's collector)."""
+        ids = [int(p) for p in ids]
+        if not ids:
+            return PointBlock.empty(self.n_features)
+        return PointBlock(ids, np.array([self._cache[p][0] for p in ids]),
+                          [self._cache[p][1] for p in ids])
 
     def collect_and_solve(self, violator: PointBlock, received: PointBlock):
         """Collector of method 2: problem 2.4 over {x_N} ∪ D̂ (own rays and the received
         points' rays), Gram by eq. 4.3. Returns (combination over original points,
         slack of e_c w.r.t. the old ê, number of points in C)."""
+        self.register_broadcast(violator)  # the other sites hold x_N from its broadcast
         base, W, lambdas, slacks = self._ray_points(violator, received)
         keep = np.arange(len(base))
         if getattr(self.objective, "name", "") == "squared_norm":
