@@ -543,11 +543,12 @@ measured.
 **Memory, 10^6 → 10^7 (the acceptance).** Flat (0.0% for the learning peak, at most 0.1% for
 peak RSS, model bytes unchanged) for StreamSVM, BlurredBallSVM, Perceptron, Pegasos,
 TVM (B = 20), Forgetron and the budget perceptron. The random budget SVM fails the 10% rule
-on the learning peak only: 0.22 → 0.27 MB, from one call between 10^6 and 2x10^6 examples
-that needed 56 KB more temporaries; its retained state grew by 61 bytes, its model bytes not at
-all, the peak stays at 0.27 MB from 2x10^6 to 10^7 and its peak RSS grows 0.4%. TVM with
-B = 100 was streamed to 10^6 here (0.78 MB from 10^4 to 10^6; its 10^7 run in
-`tvm_checkerboard.md` keeps 681,344 model bytes throughout).
+on the learning peak only: 0.22 → 0.27 MB, from one call (the chunk ending at example
+1,315,000, reproducibly) that needed 56 KB more transient temporaries, freed within the call;
+its retained state grew by 61 bytes, its model bytes not at all, the peak stays at 0.27 MB
+from 2x10^6 to 10^7 and its peak RSS grows 0.4%. TVM with B = 100 was streamed to 10^6 here
+(0.78 MB from 10^4 to 10^6; its 10^7 run in `tvm_checkerboard.md` keeps 681,344 model bytes
+throughout).
 
 **Not bounded, by design.** LASVM stores every support vector (about half of the noisy
 checkerboard at C = 1): its model grows from 106 MB at 10^4 to 115 MB at 10^5 examples (the
