@@ -167,6 +167,51 @@ def test_cache_budget_and_counters(data):
     assert large.n_support_vectors_ <= large.n_expansion_
 
 
+def _check_cached_rows(learner, X_store):
+    """Every cached row, read through the cache, equals the kernel against S (0 at holes)."""
+    n = int(learner.cnt[_core.N_COLS])
+    perm = learner.perm[:n]
+    cached = np.flatnonzero(learner.cache.id_meta[: learner.n_store, 0] >= 0)
+    assert cached.size > 0
+    for rid in cached:
+        row = _core.kernel_row(rid, n, learner._store(), learner._kern(), learner._svs(),
+                               learner.cache.state, learner.ws, learner.scratch[0],
+                               learner.cnt).copy()
+        expected = rbf_kernel(X_store[rid : rid + 1], X_store[np.maximum(perm, 0)],
+                              gamma=GAMMA)[0]
+        np.testing.assert_allclose(row, np.where(perm >= 0, expected, 0.0), rtol=0,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("selection", ["random", "active"])
+def test_cached_rows_follow_the_layout_of_s(data, selection):
+    """Reordering S only logs the permutation; each cached row catches up when it is next
+    used (_core.sync_row), or is recomputed when more than N_GENERATIONS layouts behind.
+    Stressed with random reorders of S between online iterations."""
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA, selection=selection, cache_size=50.0,
+                  finishing=False).fit(X[:30], y[:30])
+    learner = model.learners_[0]
+    ids = learner.add_examples(X)
+    X_store = learner.Xd[: learner.n_store].copy()
+    learner.set_labels(ids, y * model._signs[0])
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # epochs
+        for chunk in np.array_split(rng.permutation(ids), 6):
+            learner.process_examples(chunk)
+            n = int(learner.cnt[_core.N_COLS])
+            for _ in range(rng.integers(1, 2 * _core.N_GENERATIONS)):
+                live = np.flatnonzero(learner.perm[:n] >= 0)
+                order = rng.permutation(live)
+                _core.reorder(order, order.size, learner._store(), learner._svs(),
+                              learner.cache.state, learner.cnt, learner.scratch[1])
+                n = order.size
+            _check_cached_rows(learner, X_store)
+    assert learner.layout_meta[0] > _core.N_GENERATIONS
+    learner.finish()
+    _check_cached_rows(learner, X_store)
+
+
 def test_internal_api_matches_the_estimator(data):
     """The learner methods active learning builds on: add rows, score them through the
     cache, process chosen ones, finish."""
