@@ -25,7 +25,10 @@ from streamsvm import LASVM
 
 from _common import RESULTS, write_markdown
 
-_MUTABLE = ("perm", "alpha", "g", "lo", "hi", "pos_of", "cnt", "st", "scratch", "rng_state")
+# the learner state a finishing step changes (the cached rows follow the layout of S: the
+# layout log and the rows' generations are saved with the cache)
+_MUTABLE = ("perm", "alpha", "g", "lo", "hi", "pos_of", "row_gen", "layout_log", "layout_meta",
+            "cnt", "st", "scratch", "rng_state")
 
 
 def snapshot(learner):
@@ -73,11 +76,13 @@ def curve(X, y, Xt, yt, gamma, C, selection, checkpoints, seed=0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mnist-train", type=int, default=10000)
+    parser.add_argument("--adult-train", type=int, default=None,
+                        help="random subset of Adult's training set (default: all 32561)")
     parser.add_argument("--active-max", type=int, default=6000,
                         help="iterations of the GRADIENT / ACTIVE / AUTOACTIVE curves")
     args = parser.parse_args()
     problems = {
-        "Adult": (*load("adult"), 0.005, 100.0),
+        "Adult": (*load("adult", n_train=args.adult_train), 0.005, 100.0),
         "MNIST 8-vs-rest, 10% label noise": (
             *load("mnist-8vrest", noisy=True, n_train=args.mnist_train), 0.005, 1000.0),
     }
@@ -133,7 +138,8 @@ def main():
     lines += ["![selection curves](lasvm_selection.png)", "",
               "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
               f"benchmarks/bench_lasvm_selection.py --mnist-train {args.mnist_train} "
-              f"--active-max {args.active_max}`"]
+              f"--active-max {args.active_max}"
+              f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}`"]
     print(write_markdown("lasvm_selection.md",
                          "LASVM example selection (Bordes et al. 2005, Figures 11-15)", lines))
 

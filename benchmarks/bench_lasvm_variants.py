@@ -6,8 +6,8 @@ with the parameters of their Table 2, the paper's numbers beside (averages of 10
 is one run in a shuffled order, seed 0). LASVM×1 (with its finishing step) is added for
 reference.
 
-Run: ``python benchmarks/bench_lasvm_variants.py [--mnist-train 10000] [--only Banana]``.
-Writes ``benchmarks/results/lasvm_variants.md``.
+Run: ``python benchmarks/bench_lasvm_variants.py [--mnist-train 10000] [--only Banana]
+[--out lasvm_variants.md]``. Writes ``benchmarks/results/<out>``.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mnist-train", type=int, default=10000)
     parser.add_argument("--only", default="")
+    parser.add_argument("--out", default="lasvm_variants.md", help="results file name")
     args = parser.parse_args()
     names = [n for n in DATASETS if not args.only or n in args.only.split(",")]
     results = {}
@@ -118,8 +119,9 @@ def main():
         lines.append("")
     lines.append("Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
                  f"benchmarks/bench_lasvm_variants.py --mnist-train {args.mnist_train}"
-                 f"{' --only ' + args.only if args.only else ''}`")
-    path = write_markdown("lasvm_variants.md",
+                 f"{' --only ' + args.only if args.only else ''}"
+                 f"{' --out ' + args.out if args.out != 'lasvm_variants.md' else ''}`")
+    path = write_markdown(args.out,
                           "LASVM-G, -NC, -I and FULL SVM: Table 3 (Ertekin, Bottou & Giles)",
                           lines)
     print(path)

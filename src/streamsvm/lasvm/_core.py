@@ -652,7 +652,32 @@ def _shrink(n_active, store, svs, cache, cnt, tmp):
 
 
 @njit(cache=True)
-def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
+def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
+    """For the finishing step: the ``j`` (alpha_j > A_j, g_j < g_i) whose pair step with
+    ``i`` gains the most, ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (the second-order
+    working-set selection of Fan, Chen & Lin 2005 that LIBSVM uses), or -1."""
+    perm, alpha, g, lo = svs[0], svs[1], svs[2], svs[3]
+    kd = store[5]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
+    kii = kd[perm[i]]
+    best = -1
+    best_gain = 0.0
+    for t in range(n):
+        if alpha[t] > lo[t]:
+            diff = gi - g[t]
+            if diff > 0.0:
+                curvature = kii + kd[perm[t]] - 2.0 * ri[t]
+                if curvature < _CURVATURE_FLOOR:
+                    curvature = _CURVATURE_FLOOR
+                gain = diff * diff / curvature
+                if gain > best_gain:
+                    best_gain = gain
+                    best = t
+    return best
+
+
+@njit(cache=True)
+def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
 
     With shrinking (Sec. 3.2, "Implementation Details"): the direction searches run over an
@@ -670,6 +695,8 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
     i, gmax, j, gmin = extremes(n_active, svs)
     while steps < limit:
         if i >= 0 and j >= 0 and gmax - gmin > tau:
+            if second_order:
+                j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt)
             i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
                                                   work, cnt)
             cnt[N_REPROCESS_STEPS] += 1

@@ -43,7 +43,8 @@ class _Learner(BinaryLearner):
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
-                 finishing=True, shrink_every=1000, s=-1.0, clean_every=300, max_non_sv=300):
+                 finishing=True, second_order=True, shrink_every=1000, s=-1.0,
+                 clean_every=300, max_non_sv=300):
         super().__init__(n_features, rng)
         self.algorithm = algorithm
         self.variant = {"g": _core.VARIANT_G, "nc": _core.VARIANT_NC, "i": _core.VARIANT_I,
@@ -62,6 +63,7 @@ class _Learner(BinaryLearner):
         self.delta_max = float(delta_max)
         self.finishing = bool(finishing)
         self.shrink_every = int(shrink_every)
+        self.second_order = bool(second_order)
         self.s = float(s)
         self.clean_every = int(clean_every)
         self.max_non_sv = int(max_non_sv)
@@ -326,8 +328,10 @@ class _Learner(BinaryLearner):
         if self.algorithm != "lasvm" or self.cnt[_core.N_LIVE] == 0:
             return
         self._ensure_cache()
-        _core.lasvm_finish(self.tau, self.shrink_every, self._store(), self._kern(),
-                           self._svs(), self.cache.state, self._work(), self.cnt, self.st)
+        second_order = getattr(self, "second_order", False)  # models saved before it existed
+        _core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+                           self._kern(), self._svs(), self.cache.state, self._work(), self.cnt,
+                           self.st)
 
     # ------------------------------------------------------------------ model
     def _support(self):
