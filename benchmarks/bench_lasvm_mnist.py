@@ -108,8 +108,9 @@ def table(args, X, y, Xt, yt, warm):
             print(lines[-1], flush=True)
     lines += ["", "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
               f"benchmarks/bench_lasvm_mnist.py --digits {args.digits} --n-train {args.n_train} "
-              f"--cache {args.cache:g}{' --x2' if args.x2 else ''}`"]
-    return write_markdown("lasvm_mnist.md", "LASVM on MNIST (Bordes et al. 2005, Sec. 3.3)",
+              f"--cache {args.cache:g}{' --x2' if args.x2 else ''}"
+              f"{' --out ' + args.out if args.out != 'lasvm_mnist.md' else ''}`"]
+    return write_markdown(args.out, "LASVM on MNIST (Bordes et al. 2005, Sec. 3.3)",
                           lines)
 
 
@@ -175,6 +176,7 @@ def main():
     parser.add_argument("--cache", type=float, default=256.0, help="cache MB for both")
     parser.add_argument("--x2", action="store_true", help="also LASVM×2")
     parser.add_argument("--cache-sizes", default="", help="e.g. 8,32,256,1024: cache figure")
+    parser.add_argument("--out", default="lasvm_mnist.md", help="results file of the table")
     args = parser.parse_args()
     X, y = load_dataset("mnist")
     Xt, yt = load_dataset("mnist", subset="test")
