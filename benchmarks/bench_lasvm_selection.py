@@ -76,22 +76,27 @@ def curve(X, y, Xt, yt, gamma, C, selection, checkpoints, seed=0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mnist-train", type=int, default=10000)
+    parser.add_argument("--problems", default="adult,mnist", help="adult, mnist or both")
+    parser.add_argument("--out", default="lasvm_selection", help="results file stem")
     parser.add_argument("--adult-train", type=int, default=None,
                         help="random subset of Adult's training set (default: all 32561)")
     parser.add_argument("--active-max", type=int, default=6000,
                         help="iterations of the GRADIENT / ACTIVE / AUTOACTIVE curves")
     args = parser.parse_args()
-    problems = {
-        "Adult": (*load("adult", n_train=args.adult_train), 0.005, 100.0),
-        "MNIST 8-vs-rest, 10% label noise": (
-            *load("mnist-8vrest", noisy=True, n_train=args.mnist_train), 0.005, 1000.0),
-    }
+    wanted = args.problems.split(",")
+    problems = {}
+    if "adult" in wanted:
+        problems["Adult"] = (*load("adult", n_train=args.adult_train), 0.005, 100.0)
+    if "mnist" in wanted:
+        problems["MNIST 8-vs-rest, 10% label noise"] = (
+            *load("mnist-8vrest", noisy=True, n_train=args.mnist_train), 0.005, 1000.0)
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(problems), 3, figsize=(15, 4.5 * len(problems)))
+    fig, axes = plt.subplots(len(problems), 3, figsize=(15, 4.5 * len(problems)),
+                             squeeze=False)
     lines = [
         "One run per criterion (seed 0), RBF kernel, tau = 0.001, 40 MB cache. Each point: "
         "online iterations, then the finishing step on a saved copy of the state. Time = "
@@ -134,13 +139,14 @@ def main():
             axes[row, col].legend()
         lines.append("")
     fig.tight_layout()
-    fig.savefig(RESULTS / "lasvm_selection.png", dpi=80)
-    lines += ["![selection curves](lasvm_selection.png)", "",
+    fig.savefig(RESULTS / f"{args.out}.png", dpi=80)
+    lines += [f"![selection curves]({args.out}.png)", "",
               "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
               f"benchmarks/bench_lasvm_selection.py --mnist-train {args.mnist_train} "
               f"--active-max {args.active_max}"
-              f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}`"]
-    print(write_markdown("lasvm_selection.md",
+              f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}"
+              f" --problems {args.problems} --out {args.out}`"]
+    print(write_markdown(f"{args.out}.md",
                          "LASVM example selection (Bordes et al. 2005, Figures 11-15)", lines))
 
 
