@@ -45,20 +45,22 @@ def svc_objective(svc):
     return dual_objective(coef.ravel(), svc.support_vectors_)
 
 
+@pytest.mark.parametrize("finishing_selection", ["second-order", "first-order"])
 @pytest.mark.parametrize("kind", ["dense", "sparse"])
-def test_matches_svc_after_epochs_and_finishing(data, sparse_data, kind):
+def test_matches_svc_after_epochs_and_finishing(data, sparse_data, kind, finishing_selection):
     X, y = data if kind == "dense" else sparse_data
     svc = SVC(C=C, gamma=GAMMA, tol=1e-3).fit(X, y)
-    model = LASVM(C=C, gamma=GAMMA, epochs=3).fit(X, y)
+    model = LASVM(C=C, gamma=GAMMA, epochs=3, finishing_selection=finishing_selection).fit(X, y)
     ours = dual_objective(model.dual_coef_.ravel(), model.support_vectors_)
     assert abs(ours - svc_objective(svc)) <= 1e-3 * abs(svc_objective(svc))
     assert np.mean(model.predict(X) == svc.predict(X)) >= 0.99
     np.testing.assert_allclose(model.decision_function(X), svc.decision_function(X), atol=0.05)
 
 
-def test_no_tau_violating_pair_after_finishing(data):
+@pytest.mark.parametrize("finishing_selection", ["second-order", "first-order"])
+def test_no_tau_violating_pair_after_finishing(data, finishing_selection):
     X, y = data
-    model = LASVM(C=C, gamma=GAMMA).fit(X, y)
+    model = LASVM(C=C, gamma=GAMMA, finishing_selection=finishing_selection).fit(X, y)
     learner = model.learners_[0]
     SV, alpha = learner.support_rows()
     # recompute the gradient of every member of S from scratch (eq. 9)
@@ -74,6 +76,26 @@ def test_no_tau_violating_pair_after_finishing(data):
     assert gmax - gmin <= model.tau + 1e-9
     assert model.intercept_[0] * model._signs[0] == pytest.approx((gmax + gmin) / 2, abs=1e-9)
     assert model.delta_ <= model.tau
+
+
+def test_second_order_finishing_takes_fewer_steps_to_the_same_optimum(data):
+    """With a large C (most alphas at a bound) the most violating pair zig-zags; the
+    second-order choice of j reaches the same tau-approximate optimum in fewer steps."""
+    X, y = data
+    models = {}
+    for selection in ("first-order", "second-order"):
+        model = LASVM(C=1000.0, gamma=GAMMA, finishing=False).fit(X, y)
+        learner = model.learners_[0]
+        learner.second_order = selection == "second-order"
+        before = int(learner.cnt[_core.N_REPROCESS_STEPS])
+        model.finish()
+        models[selection] = (model, int(learner.cnt[_core.N_REPROCESS_STEPS]) - before)
+    (first, first_steps), (second, second_steps) = models.values()
+    assert second_steps < first_steps
+    objectives = [dual_objective(m.dual_coef_.ravel(), m.support_vectors_) for m in (first,
+                                                                                    second)]
+    assert objectives[1] == pytest.approx(objectives[0], rel=1e-3)
+    assert first.delta_ <= first.tau and second.delta_ <= second.tau
 
 
 def test_one_epoch_follows_the_papers_process_and_reprocess(data):
@@ -167,6 +189,51 @@ def test_cache_budget_and_counters(data):
     assert large.n_support_vectors_ <= large.n_expansion_
 
 
+def _check_cached_rows(learner, X_store):
+    """Every cached row, read through the cache, equals the kernel against S."""
+    n = int(learner.cnt[_core.N_COLS])
+    perm = learner.perm[:n]
+    cached = np.flatnonzero(learner.cache.id_meta[: learner.n_store, 0] >= 0)
+    assert cached.size > 0
+    for rid in cached:
+        row = _core.kernel_row(rid, n, learner._store(), learner._kern(), learner._svs(),
+                               learner.cache.state, learner.ws, learner.scratch[0],
+                               learner.cnt).copy()
+        expected = rbf_kernel(X_store[rid : rid + 1], X_store[np.maximum(perm, 0)],
+                              gamma=GAMMA)[0]
+        live = perm >= 0  # a hole keeps whatever it held (its alpha is 0)
+        np.testing.assert_allclose(row[live], expected[live], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("selection", ["random", "active"])
+def test_cached_rows_follow_the_layout_of_s(data, selection):
+    """Reordering S only logs the permutation; each cached row catches up when it is next
+    used (_core.sync_row), or is recomputed when more than N_GENERATIONS layouts behind.
+    Stressed with random reorders of S between online iterations."""
+    X, y = data
+    model = LASVM(C=C, gamma=GAMMA, selection=selection, cache_size=50.0,
+                  finishing=False).fit(X[:30], y[:30])
+    learner = model.learners_[0]
+    ids = learner.add_examples(X)
+    X_store = learner.Xd[: learner.n_store].copy()
+    learner.set_labels(ids, y * model._signs[0])
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # epochs
+        for chunk in np.array_split(rng.permutation(ids), 6):
+            learner.process_examples(chunk)
+            n = int(learner.cnt[_core.N_COLS])
+            for _ in range(rng.integers(1, 2 * _core.N_GENERATIONS)):
+                live = np.flatnonzero(learner.perm[:n] >= 0)
+                order = rng.permutation(live)
+                _core.reorder(order, order.size, learner._store(), learner._svs(),
+                              learner.cache.state, learner.cnt, learner.scratch[1])
+                n = order.size
+            _check_cached_rows(learner, X_store)
+    assert learner.layout_meta[0] > _core.N_GENERATIONS
+    learner.finish()
+    _check_cached_rows(learner, X_store)
+
+
 def test_internal_api_matches_the_estimator(data):
     """The learner methods active learning builds on: add rows, score them through the
     cache, process chosen ones, finish."""
@@ -196,6 +263,7 @@ def test_internal_api_matches_the_estimator(data):
         ({"n_candidates": 0}, "n_candidates must be"),
         ({"delta_max": -1.0}, "delta_max must be"),
         ({"cache_size": 0}, "cache_size must be"),
+        ({"finishing_selection": "best"}, "finishing_selection must be"),
         ({"kernel": "precomputed"}, "kernel must be"),
         ({"kernel": lambda a, b: a @ b.T}, "built-in kernel"),
     ],

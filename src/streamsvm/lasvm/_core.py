@@ -2,21 +2,25 @@
 
 State layout (owned by :class:`streamsvm.lasvm.lasvm._Learner`, passed in as tuples):
 
-* ``store = (Xd, indptr, indices, data, sq, kd, ys, pos_of)``: the examples the learner can
-  address, by *store index* (= the kernel cache's row id). Dense rows in ``Xd`` (n, d) or CSR
-  rows in ``indptr`` (int64) / ``indices`` (int32) / ``data``; ``sq`` squared norms, ``kd``
-  self-kernels ``K(x, x)``, ``ys`` labels ±1, ``pos_of`` the position in the expansion S
-  (-1 outside S).
+* ``store = (Xd, indptr, indices, data, sq, kd, ys, pos_of, row_gen)``: the examples the
+  learner can address, by *store index* (= the kernel cache's row id). Dense rows in ``Xd``
+  (n, d) or CSR rows in ``indptr`` (int64) / ``indices`` (int32) / ``data``; ``sq`` squared
+  norms, ``kd`` self-kernels ``K(x, x)``, ``ys`` labels ±1, ``pos_of`` the position in the
+  expansion S (-1 outside S), ``row_gen`` the layout generation of the example's cached
+  row (see below).
 * ``kern = (sparse, code, gamma, degree, coef0)``.
-* ``svs = (perm, alpha, g, lo, hi)``, indexed by *position* 0 .. n_S - 1 in S: the store index
-  of the member, its coefficient, gradient (eq. 9 of Bordes et al.), and box ``[A, B]``
-  (eq. 5; for LASVM-NC eq. 18). The cache keeps *truncated rows of the reordered kernel
-  matrix*: row ``id`` column ``p`` holds ``K(x_id, x_perm[p])``. A removal leaves a hole
-  (``perm = -1``, ``alpha = A = B = 0``, so no search selects it) instead of moving columns
-  in every cached row; when holes make up a third of the columns, :func:`reorder` compacts
-  S and every cached row at once (the reference implementation's reordering, batched: one
-  pass over the cache instead of one per removal). The finishing step's shrinking uses the
-  same reordering to put the active set first.
+* ``svs = (perm, alpha, g, lo, hi, glog, gmeta)``, indexed by *position* 0 .. n_S - 1 in S:
+  the store index of the member, its coefficient, gradient (eq. 9 of Bordes et al.), and
+  box ``[A, B]`` (eq. 5; for LASVM-NC eq. 18). The cache keeps *truncated rows of the
+  reordered kernel matrix*: row ``id`` column ``p`` holds ``K(x_id, x_perm[p])``. A removal
+  leaves a hole (``perm = -1``, ``alpha = A = B = 0``, so no search selects it) and drops the
+  removed example's cached row; when holes make up a third of the columns, :func:`compact`
+  renumbers S. The finishing step's shrinking reorders S too (active set first). A
+  reordering costs O(n_S): it is logged as a new layout *generation* (``gmeta[0]``; the last
+  ``N_GENERATIONS`` column maps in ``glog``, their lengths and first moved column in
+  ``gmeta[1:]``), and a cached row is brought to the current layout only when it is next
+  acquired (:func:`sync_row`). Eagerly permuting every cached row at each reordering cost
+  O(cache) per reordering; with a large cache on MNIST that was a third of LASVM's time.
 * ``cache = KernelCache.state``; members of S are pinned (kept first).
 * ``work = (ws, scr0, scr1, scr2)``: CSR scatter workspace and scratch rows (used when the
   cache has no slots).
@@ -29,6 +33,7 @@ from numba import njit
 
 from ..kernels._core import (
     cache_acquire,
+    cache_invalidate,
     cache_set_length,
     cache_set_pinned,
     dot_dense,
@@ -73,6 +78,9 @@ VARIANT_I = 2
 VARIANT_FULL = 3
 
 NEED_GROW = 1
+PREFETCH = 8  #: rows computed together by prefetch_rows
+PREFETCH_WINDOW = 32  #: ... among this many next examples of the pool
+N_GENERATIONS = 32  #: layouts of S (column permutations) kept for the lazy update of cached rows
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
 _CURVATURE_FLOOR = 1e-12
 
@@ -95,17 +103,21 @@ def rand_below(rng, n):
 def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     """``K(x_rid, x_perm[p])`` for positions ``p < ncol``, through the cache (row id ``rid``).
 
-    Only the columns the cached row lacks are computed; returns a view of length ``ncol``,
-    valid until the acquire after the next one (the cache never evicts the previous row).
+    Only the columns the cached row lacks are computed (holes of S give 0); returns a view
+    of length ``ncol``, valid until the acquire after the next one (the cache never evicts
+    the previous row).
     """
-    Xd, indptr, indices, data, sq, kd, ys, pos_of = store
+    Xd, indptr, indices, data, sq, kd = store[:6]
     sparse, code, gamma, degree, coef0 = kern
     perm = svs[0]
     rows, slot_meta, id_meta, stats = cache
     slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, rid, ncol)
+    if slot >= 0:
+        valid = sync_row(rid, slot, ncol, valid, store[8], svs, cache, scratch)
     target = scratch if slot < 0 else rows[slot]
     if valid < ncol:
         xs = sq[rid]
+        computed = 0
         if sparse:
             for p in range(indptr[rid], indptr[rid + 1]):
                 ws[indices[p]] = data[p]
@@ -118,6 +130,7 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
                 for p in range(indptr[s], indptr[s + 1]):
                     dot += ws[indices[p]] * data[p]
                 target[j] = kernel_from_dot(dot, xs, sq[s], code, gamma, degree, coef0)
+                computed += 1
             for p in range(indptr[rid], indptr[rid + 1]):
                 ws[indices[p]] = 0.0
         else:
@@ -129,15 +142,71 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
                     continue
                 target[j] = kernel_from_dot(dot_dense(x, Xd[s]), xs, sq[s], code, gamma,
                                             degree, coef0)
+                computed += 1
         cache_set_length(slot_meta, slot, ncol)
-        cnt[KEVALS] += ncol - valid
+        cnt[KEVALS] += computed
     return target[:ncol]
+
+
+@njit(cache=True)
+def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
+    """Compute together the missing kernel rows of the next examples of ``pool[start:end]``
+    that are outside S (up to ``PREFETCH`` of them among the next ``PREFETCH_WINDOW``) and put
+    them in the cache, for the online iterations that will take them in this order.
+
+    The same values as :func:`kernel_row` (same dot products), computed column by column:
+    each stored member row is read once for the whole block instead of once per example,
+    which is what bounds the speed of long dense rows (memory traffic, e.g. 784 pixels).
+    Dense data only, and only when the cache has room for the block beside the pinned rows
+    of S (a prefetched row must not push out another before it is used); a row that is
+    evicted anyway, or that S outgrows, is completed by :func:`kernel_row` (the result
+    does not change, only the cost)."""
+    Xd, sq = store[0], store[4]
+    pos_of, row_gen = store[7], store[8]
+    sparse, code, gamma, degree, coef0 = kern
+    perm = svs[0]
+    rows, slot_meta, id_meta, stats = cache
+    ncol = cnt[N_COLS]
+    if sparse or ncol < PREFETCH or rows.shape[0] < cnt[N_LIVE] + 4 * PREFETCH + 8:
+        return
+    ids = np.empty(PREFETCH, dtype=np.int64)
+    slots = np.empty(PREFETCH, dtype=np.int64)
+    m = 0
+    for t in range(start, min(end, start + PREFETCH_WINDOW)):
+        k = pool[t]
+        if pos_of[k] >= 0 or id_meta[k, 0] >= 0:
+            continue  # a member (its row is pinned) or already cached (and then distinct)
+        slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
+        ids[m] = k
+        slots[m] = slot
+        m += 1
+        if m == PREFETCH:
+            break
+    computed = 0
+    for j in range(ncol):
+        s = perm[j]
+        if s < 0:
+            for b in range(m):
+                rows[slots[b], j] = 0.0
+            continue
+        z = Xd[s]
+        zs = sq[s]
+        for b in range(m):
+            k = ids[b]
+            rows[slots[b], j] = kernel_from_dot(dot_dense(Xd[k], z), sq[k], zs, code, gamma,
+                                                degree, coef0)
+        computed += m
+    gen = svs[6][0]
+    for b in range(m):
+        cache_set_length(slot_meta, slots[b], ncol)
+        row_gen[ids[b]] = gen
+    cnt[KEVALS] += computed
 
 
 @njit(cache=True)
 def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
     """Append example ``k`` to S (new last column) with alpha = 0 and gradient ``gk``."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     p = cnt[N_COLS]
     perm[p] = k
     alpha[p] = 0.0
@@ -153,11 +222,16 @@ def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
 
 @njit(cache=True)
 def remove(p, store, svs, cache, cnt):
-    """Remove the member at position p from S, leaving a hole (see the module docstring)."""
-    perm, alpha, g, lo, hi = svs
+    """Remove the member at position p from S, leaving a hole (see the module docstring).
+
+    Its cached row is dropped too: an example leaves S only after it was processed, and
+    within an epoch it is not processed again, so the row would only hold a slot (and
+    memory that the cache would otherwise never touch) until the LRU order evicts it."""
+    perm, alpha, g, lo, hi = svs[:5]
     k = perm[p]
     store[7][k] = -1
     cache_set_pinned(cache[1], cache[2], k, False)
+    cache_invalidate(cache[1], cache[2], cache[3], k)
     perm[p] = -1
     alpha[p] = 0.0
     g[p] = 0.0
@@ -170,27 +244,26 @@ def remove(p, store, svs, cache, cnt):
 @njit(cache=True)
 def reorder(order, n_new, store, svs, cache, cnt, tmp):
     """Rebuild S so that column ``t`` holds the member of old column ``order[t]``
-    (``t < n_new``; members not listed must have been removed). Every cached row is permuted
-    the same way and keeps its longest valid prefix. ``tmp`` is a float scratch of the
-    capacity. One pass over the cache."""
-    perm, alpha, g, lo, hi = svs
+    (``t < n_new``; members not listed must have been removed). O(size of S): the cached
+    rows are not touched here; the permutation is logged as a new *layout generation* and
+    each row is brought to it when it is next acquired (:func:`sync_row`), so rows that are
+    never used again (e.g. of examples that left S) cost nothing. ``tmp`` is a float
+    scratch of the capacity."""
+    perm, alpha, g, lo, hi = svs[:5]
+    glog, gmeta = svs[5], svs[6]
     pos_of = store[7]
-    rows, slot_meta, id_meta, stats = cache
     n_old = cnt[N_COLS]
     first = 0  # columns before the first moved one stay as they are
     while first < n_new and order[first] == first:
         first += 1
-    for slot in range(slot_meta.shape[0] - 2):
-        length = slot_meta[slot, 1]
-        if slot_meta[slot, 0] < 0 or length <= first:
-            continue
-        for c in range(first, length):
-            tmp[c] = rows[slot, c]
-        t = first
-        while t < n_new and order[t] < length:
-            rows[slot, t] = tmp[order[t]]
-            t += 1
-        slot_meta[slot, 1] = t
+    if first < n_new or n_new < n_old:
+        gen = gmeta[0] + 1
+        r = gen % N_GENERATIONS
+        gmeta[0] = gen
+        gmeta[1 + 2 * r] = n_new
+        gmeta[2 + 2 * r] = first
+        for t in range(first, n_new):
+            glog[r, t] = order[t]
     for arr in (alpha, g, lo, hi):
         for c in range(n_old):
             tmp[c] = arr[c]
@@ -205,6 +278,45 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     for t in range(n_new, n_old):
         perm[t] = -1
     cnt[N_COLS] = n_new
+
+
+@njit(cache=True)
+def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
+    """Bring the cached row of ``rid`` (in ``slot``) to the current layout of S by applying
+    the column permutations logged since it was last used (:func:`reorder`); each keeps the
+    longest prefix whose values are still known. A row more than ``N_GENERATIONS`` layouts
+    behind is dropped (recomputed). Returns the number of valid columns among the first
+    ``ncol`` (the cache's hit counter is corrected if the row got shorter)."""
+    glog, gmeta = svs[5], svs[6]
+    rows, slot_meta, id_meta, stats = cache
+    gen = gmeta[0]
+    old = row_gen[rid]
+    row_gen[rid] = gen
+    length = slot_meta[slot, 1]
+    if old == gen or length == 0:
+        return valid
+    if gen - old > N_GENERATIONS:
+        length = 0
+    else:
+        row = rows[slot]
+        for h in range(old + 1, gen + 1):
+            r = h % N_GENERATIONS
+            n_new = gmeta[1 + 2 * r]
+            first = gmeta[2 + 2 * r]
+            if length <= first:
+                continue  # the prefix is untouched
+            for c in range(first, length):
+                tmp[c] = row[c]
+            t = first
+            while t < n_new and glog[r, t] < length:
+                row[t] = tmp[glog[r, t]]
+                t += 1
+            length = t
+    slot_meta[slot, 1] = length
+    if length < ncol and valid == ncol:
+        stats[0] -= 1  # counted as a hit by cache_acquire: a partial hit after all
+        stats[1] += 1
+    return min(length, ncol)
 
 
 @njit(cache=True)
@@ -226,7 +338,10 @@ def make_room(store, svs, cache, cnt, tmp):
     """Before an insertion: compact when holes are a third of the columns or block the
     capacity. Returns NEED_GROW if S is full even without holes."""
     holes = cnt[N_COLS] - cnt[N_LIVE]
-    if holes > 0 and (3 * holes > cnt[N_COLS] + 96 or cnt[N_COLS] + 1 > svs[0].shape[0]):
+    full = cnt[N_COLS] + 1 > svs[0].shape[0]
+    # at the capacity, a few holes are not worth a new layout (each one makes the cached
+    # rows catch up, see sync_row): the capacity doubles instead
+    if holes > 0 and (3 * holes > cnt[N_COLS] + 96 or (full and 8 * holes >= cnt[N_COLS])):
         compact(store, svs, cache, cnt, tmp)
     if cnt[N_COLS] + 1 > svs[0].shape[0]:
         return NEED_GROW
@@ -240,7 +355,7 @@ def extremes(n, svs):
     so far count as equal and the earlier position wins: after an unclipped SMO step the
     two examples have equal gradients up to rounding, and this makes the choice between
     them independent of the rounding."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     i = -1
     j = -1
     gmax = -np.inf
@@ -274,7 +389,7 @@ def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch):
 def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
     REPROCESS step 3); gradients of positions < n are updated."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     kd = store[5]
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
     rj = kernel_row(perm[j], n, store, kern, svs, cache, work[0], work[2], cnt)
@@ -303,7 +418,7 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
 def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
     two; the finishing step's inner loop)."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     kd = store[5]
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
     rj = kernel_row(perm[j], n, store, kern, svs, cache, work[0], work[2], cnt)
@@ -347,7 +462,7 @@ def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     if pos_of[k] >= 0:
         return False
     ys = store[6]
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     n = cnt[N_COLS]
     row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
     f = 0.0
@@ -375,7 +490,7 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
     """REPROCESS steps 4-5: drop members with alpha = 0 that cannot be part of a violating
     pair (y = -1 and g >= g_max, or y = +1 and g <= g_min), then set b and delta (eq. 10)."""
     ys = store[6]
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     n = cnt[N_COLS]
     i, gmax, j, gmin = extremes(n, svs)
     for s in range(n - 1, -1, -1):
@@ -468,6 +583,10 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     while pstate[0] < pstate[1] and done < n_iter:
         if make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
             return NEED_GROW
+        if selection == RANDOM:
+            k = pool[pstate[0]]
+            if pos_of[k] < 0 and cache[2][k, 0] < 0:
+                prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
                  rng)
         done += 1
@@ -501,7 +620,7 @@ def _shrink(n_active, store, svs, cache, cnt, tmp):
     """Shrinking of the finishing step: members of the active prefix at a bound of their box
     that cannot join a violating pair are removed from S (alpha = 0) or set aside behind the
     active prefix (alpha = +-C), by one :func:`reorder`. Returns the new active size."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     i, gmax, j, gmin = extremes(n_active, svs)
     n = cnt[N_COLS]
     keep = np.empty(n, dtype=np.int64)
@@ -533,7 +652,32 @@ def _shrink(n_active, store, svs, cache, cnt, tmp):
 
 
 @njit(cache=True)
-def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
+def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
+    """For the finishing step: the ``j`` (alpha_j > A_j, g_j < g_i) whose pair step with
+    ``i`` gains the most, ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (the second-order
+    working-set selection of Fan, Chen & Lin 2005 that LIBSVM uses), or -1."""
+    perm, alpha, g, lo = svs[0], svs[1], svs[2], svs[3]
+    kd = store[5]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
+    kii = kd[perm[i]]
+    best = -1
+    best_gain = 0.0
+    for t in range(n):
+        if alpha[t] > lo[t]:
+            diff = gi - g[t]
+            if diff > 0.0:
+                curvature = kii + kd[perm[t]] - 2.0 * ri[t]
+                if curvature < _CURVATURE_FLOOR:
+                    curvature = _CURVATURE_FLOOR
+                gain = diff * diff / curvature
+                if gain > best_gain:
+                    best_gain = gain
+                    best = t
+    return best
+
+
+@njit(cache=True)
+def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
 
     With shrinking (Sec. 3.2, "Implementation Details"): the direction searches run over an
@@ -543,7 +687,7 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
     search continues over all of S until the merged set has none. Ends with REPROCESS steps
     4-5 (removal of blatant non-support vectors, b and delta)."""
     ys = store[6]
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     compact(store, svs, cache, cnt, work[1])
     n_active = cnt[N_COLS]
     steps = 0
@@ -551,6 +695,8 @@ def lasvm_finish(tau, shrink_every, store, kern, svs, cache, work, cnt, st):
     i, gmax, j, gmin = extremes(n_active, svs)
     while steps < limit:
         if i >= 0 and j >= 0 and gmax - gmin > tau:
+            if second_order:
+                j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt)
             i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
                                                   work, cnt)
             cnt[N_REPROCESS_STEPS] += 1
@@ -592,7 +738,7 @@ def duality_gap(store, svs, cnt, Cp, Cn):
     ``sum_l [C max(0, y_l g_l) - alpha_l g_l - beta_l y_l g_l]``; each term is >= 0 for a
     feasible alpha (see the module docstring of :mod:`streamsvm.lasvm.variants`)."""
     ys = store[6]
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     total = 0.0
     for s in range(cnt[N_COLS]):
         if perm[s] < 0:
@@ -609,7 +755,7 @@ def gap_target(store, svs, cnt, Cp, Cn):
     """Gap target (eq. 8): ``max(0, sqrt(sum h^2 - (sum h)^2 / l))`` with ``h = C y g`` over
     the l support vectors (alpha != 0)."""
     ys = store[6]
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     s1 = 0.0
     s2 = 0.0
     count = 0
@@ -630,7 +776,7 @@ def gap_target(store, svs, cnt, Cp, Cn):
 def single_step(p, gp, store, kern, svs, cache, work, cnt):
     """Direction search along one coordinate (b = 0, no equality constraint):
     ``lambda = g / K_pp`` clipped to the box, then ``g_s -= lambda K_ps``."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     kd = store[5]
     kpp = kd[perm[p]]
     if kpp < _CURVATURE_FLOOR:
@@ -663,7 +809,7 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
     """LASVM-G REPROCESS: i = argmin g with alpha > A, j = argmax g with alpha < B; bail out
     unless ``max(g_j, 0) - min(g_i, 0) > tau``; step on the one with the larger violation
     (``g_i + g_j < 0`` -> i, else j). Returns True if a step was made."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     n = cnt[N_COLS]
     i = -1
     j = -1
@@ -692,7 +838,7 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
 def clean(max_non_sv, store, svs, cache, cnt):
     """CLEAN: if more than m non-support vectors (alpha = 0) are in the expansion, keep the
     m closest to the margin (smallest ``|g| = |1 - y f|``) and remove the others."""
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     n = cnt[N_COLS]
     count = 0
     for s in range(n):
@@ -725,12 +871,14 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
     exceeds ``max(C, target)``. Every ``clean_every`` examples CLEAN (not FULL SVM)."""
     ys = store[6]
     pos_of = store[7]
-    perm, alpha, g, lo, hi = svs
+    perm, alpha, g, lo, hi = svs[:5]
     done = 0
     while pstate[0] < pstate[1] and done < n_iter:
         if make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
             return NEED_GROW
         k = pool[pstate[0]]
+        if pos_of[k] < 0 and cache[2][k, 0] < 0:
+            prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
         pstate[0] += 1
         done += 1
         cnt[N_ITER] += 1

@@ -170,6 +170,13 @@ class LASVM(_KernelSVMBase):
         (None: a single REPROCESS).
     finishing : bool, default=True
         Whether ``fit`` (and ``finish()``) run the finishing step.
+    finishing_selection : {"second-order", "first-order"}, default="second-order"
+        How each direction search of the finishing step picks its pair. Both stop at the
+        same point (no tau-violating pair left in S). "first-order" is REPROCESS as the
+        paper writes it (the most violating pair); "second-order" keeps its ``i`` and takes
+        the ``j`` of largest gain ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (Fan, Chen &
+        Lin 2005, as LIBSVM does): on Banana (C = 316) 80 thousand pair steps instead of
+        870 thousand. The online REPROCESS is always first-order.
     cache_size : float, default=100
         Kernel cache budget in MB (per binary problem).
     shuffle : bool, default=False
@@ -204,7 +211,8 @@ class LASVM(_KernelSVMBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, selection="random", n_candidates=50, n_seed=5, delta_max=None,
-                 finishing=True, cache_size=100.0, shuffle=False, random_state=None):
+                 finishing=True, finishing_selection="second-order", cache_size=100.0,
+                 shuffle=False, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -217,6 +225,7 @@ class LASVM(_KernelSVMBase):
         self.n_seed = n_seed
         self.delta_max = delta_max
         self.finishing = finishing
+        self.finishing_selection = finishing_selection
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
@@ -231,6 +240,9 @@ class LASVM(_KernelSVMBase):
         _check_number("n_candidates", self.n_candidates, low=1, strict=False, integer=True)
         _check_number("n_seed", self.n_seed, low=0, strict=False, integer=True)
         _check_number("delta_max", self.delta_max, low=0, allow_none=True)
+        if self.finishing_selection not in ("second-order", "first-order"):
+            raise ValueError("finishing_selection must be 'second-order' or 'first-order'; "
+                             f"got {self.finishing_selection!r}")
 
     def _learner_options(self):
         return {
@@ -239,6 +251,7 @@ class LASVM(_KernelSVMBase):
             "n_seed": self.n_seed,
             "delta_max": 0.0 if self.delta_max is None else float(self.delta_max),
             "finishing": bool(self.finishing),
+            "second_order": self.finishing_selection == "second-order",
         }
 
     @property

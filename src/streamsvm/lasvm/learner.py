@@ -43,7 +43,8 @@ class _Learner(BinaryLearner):
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
-                 finishing=True, shrink_every=1000, s=-1.0, clean_every=300, max_non_sv=300):
+                 finishing=True, second_order=True, shrink_every=1000, s=-1.0,
+                 clean_every=300, max_non_sv=300):
         super().__init__(n_features, rng)
         self.algorithm = algorithm
         self.variant = {"g": _core.VARIANT_G, "nc": _core.VARIANT_NC, "i": _core.VARIANT_I,
@@ -62,6 +63,7 @@ class _Learner(BinaryLearner):
         self.delta_max = float(delta_max)
         self.finishing = bool(finishing)
         self.shrink_every = int(shrink_every)
+        self.second_order = bool(second_order)
         self.s = float(s)
         self.clean_every = int(clean_every)
         self.max_non_sv = int(max_non_sv)
@@ -75,11 +77,14 @@ class _Learner(BinaryLearner):
         self.kd = np.zeros(0)
         self.ys = np.zeros(0)
         self.pos_of = np.zeros(0, dtype=np.int64)
+        self.row_gen = np.zeros(0, dtype=np.int64)
         self.perm = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)
         self.alpha = np.zeros(_INITIAL_CAPACITY)
         self.g = np.zeros(_INITIAL_CAPACITY)
         self.lo = np.zeros(_INITIAL_CAPACITY)
         self.hi = np.zeros(_INITIAL_CAPACITY)
+        self.layout_log = np.zeros((_core.N_GENERATIONS, _INITIAL_CAPACITY), dtype=np.int32)
+        self.layout_meta = np.zeros(1 + 2 * _core.N_GENERATIONS, dtype=np.int64)
         self.scratch = np.zeros((3, _INITIAL_CAPACITY))
         self.ws = np.zeros(n_features)
         self.cnt = np.zeros(_core.N_COUNTERS, dtype=np.int64)
@@ -91,14 +96,15 @@ class _Learner(BinaryLearner):
     # ------------------------------------------------------------------ tuples for _core
     def _store(self):
         return (self.Xd, self.indptr, self.indices, self.data, self.sq, self.kd, self.ys,
-                self.pos_of)
+                self.pos_of, self.row_gen)
 
     def _kern(self):
         return (bool(self.sparse), int(self.code), float(self.gamma), int(self.degree),
                 float(self.coef0))
 
     def _svs(self):
-        return (self.perm, self.alpha, self.g, self.lo, self.hi)
+        return (self.perm, self.alpha, self.g, self.lo, self.hi, self.layout_log,
+                self.layout_meta)
 
     def _work(self):
         return (self.ws, self.scratch[0], self.scratch[1], self.scratch[2])
@@ -139,6 +145,7 @@ class _Learner(BinaryLearner):
         self.sq, self.kd = sq, kd
         self.ys = np.asarray(y, dtype=np.float64).copy()
         self.pos_of = np.full(X.shape[0], -1, dtype=np.int64)
+        self.row_gen = np.zeros(X.shape[0], dtype=np.int64)
         self.n_store = X.shape[0]
 
     def add_examples(self, X, y=None) -> np.ndarray:
@@ -155,6 +162,7 @@ class _Learner(BinaryLearner):
             self.kd = _grown(self.kd, capacity, start)
             self.ys = _grown(self.ys, capacity, start)
             self.pos_of = _grown(self.pos_of, capacity, start, fill=-1)
+            self.row_gen = _grown(self.row_gen, capacity, start)
             if not self.sparse:
                 self.Xd = _grown(self.Xd, capacity, start)
             else:
@@ -175,6 +183,7 @@ class _Learner(BinaryLearner):
         self.kd[start:need] = kd
         self.ys[start:need] = 0.0 if y is None else y
         self.pos_of[start:need] = -1
+        self.row_gen[start:need] = self.layout_meta[0]
         self.n_store = need
         return np.arange(start, need, dtype=np.int64)
 
@@ -194,6 +203,9 @@ class _Learner(BinaryLearner):
         capacity = 2 * self.perm.shape[0]
         for name in ("perm", "alpha", "g", "lo", "hi"):
             setattr(self, name, _grown(getattr(self, name), capacity, n))
+        log = np.zeros((_core.N_GENERATIONS, capacity), dtype=np.int32)
+        log[:, : self.layout_log.shape[1]] = self.layout_log
+        self.layout_log = log
         self.scratch = np.zeros((3, capacity))
         self.cache.grow(n_columns=capacity)
 
@@ -224,6 +236,7 @@ class _Learner(BinaryLearner):
         self.sq = self.sq[keep]
         self.kd = self.kd[keep]
         self.ys = self.ys[keep]
+        self.row_gen = self.row_gen[keep]
         self.pos_of = np.arange(n, dtype=np.int64)
         self.perm[:n] = np.arange(n)
         if self.cache is not None:
@@ -315,8 +328,10 @@ class _Learner(BinaryLearner):
         if self.algorithm != "lasvm" or self.cnt[_core.N_LIVE] == 0:
             return
         self._ensure_cache()
-        _core.lasvm_finish(self.tau, self.shrink_every, self._store(), self._kern(),
-                           self._svs(), self.cache.state, self._work(), self.cnt, self.st)
+        second_order = getattr(self, "second_order", False)  # models saved before it existed
+        _core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+                           self._kern(), self._svs(), self.cache.state, self._work(), self.cnt,
+                           self.st)
 
     # ------------------------------------------------------------------ model
     def _support(self):
