@@ -115,8 +115,8 @@ class ActiveSVM(_KernelSVMBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  pool_size=59, stopping="sv_count", window=100, tolerance=0.02,
-                 max_labels=None, class_weight=None, finishing=True, cache_size=100.0,
-                 random_state=None):
+                 margin_span=1, max_labels=None, class_weight=None, finishing=True,
+                 cache_size=100.0, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -127,6 +127,7 @@ class ActiveSVM(_KernelSVMBase):
         self.stopping = stopping
         self.window = window
         self.tolerance = tolerance
+        self.margin_span = margin_span
         self.max_labels = max_labels
         self.class_weight = class_weight
         self.finishing = finishing
@@ -149,6 +150,7 @@ class ActiveSVM(_KernelSVMBase):
                              f"got {self.stopping!r}")
         _check_number("window", self.window, low=1, strict=False, integer=True)
         _check_number("tolerance", self.tolerance, low=0, strict=False)
+        _check_number("margin_span", self.margin_span, low=0, strict=False, integer=True)
         _check_number("max_labels", self.max_labels, low=0, strict=False, integer=True,
                       allow_none=True)
         weights = self.class_weight
@@ -169,7 +171,7 @@ class ActiveSVM(_KernelSVMBase):
             tau=self.tau, cache_size=self.cache_size, epochs=1, shuffle=False,
             selection=_lasvm_core.RANDOM, n_seed=0, finishing=bool(self.finishing),
             pool_size=self.pool_size, stopping=self.stopping, window=self.window,
-            tolerance=self.tolerance, max_labels=self.max_labels,
+            tolerance=self.tolerance, span=self.margin_span, max_labels=self.max_labels,
             class_weight="balanced" if self.class_weight == "balanced" else None,
         )
 
