@@ -97,7 +97,8 @@ N_IST = 11
 F_PENDING = 0  #: y(x) of the pending query
 F_CP = 1  #: C of the positives (class_weight="balanced" updates it)
 F_CN = 2  #: C of the negatives
-N_FST = 3
+F_RADIUS = 3  #: min(1, max_s |y(x_s)|) when the pending query was picked (0: random start)
+N_FST = 4
 
 STOP_NONE = 0  # (1 is NEED_GROW)
 STOP_SV = 2
@@ -147,6 +148,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
         draw_front(ids, rows, m, 1, rng)
         t = 0
         f = _lasvm.decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
+        fst[F_RADIUS] = 0.0
     else:
         n = m
         if 0 < pool_size < m:
@@ -165,6 +167,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
                 t = c
                 f = fc
         r = _margin_radius(store, svs, cnt, st)
+        fst[F_RADIUS] = r
         if abs(f) >= r:
             if ist[I_MSTOP] < 0:
                 ist[I_MSTOP] = ist[I_NLABELS]
@@ -180,7 +183,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
 
 @njit(cache=True)
 def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv_hist, picked,
-          picked_f, tau, store, kern, svs, cache, work, cnt, st):
+          picked_f, picked_r, tau, store, kern, svs, cache, work, cnt, st):
     """The label ``y`` (+-1) of the pending query: one LASVM online iteration on it (PROCESS
     + REPROCESS), its removal from the pool, the records and the SV-count rule. Returns
     LEARNT, or NEED_GROW with nothing changed (grow S and the cache, then call again)."""
@@ -216,6 +219,7 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
     sv_hist[n_lab, 1] = n_pos
     picked[n_lab] = row
     picked_f[n_lab] = fst[F_PENDING]
+    picked_r[n_lab] = fst[F_RADIUS]
     n_lab += 1
     ist[I_NLABELS] = n_lab
     if ist[I_BOTH] < 0 and n_neg > 0 and n_pos > 0:
@@ -246,9 +250,9 @@ def sv_rule_holds(t, window, tolerance, span, ist, sv_hist):
 
 
 @njit(cache=True)
-def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balanced, C, ids, rows,
-              ist, fst, sv_hist, picked, picked_f, tau, store, kern, svs, cache, work, cnt,
-              st, rng):
+def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balanced, C, ids,
+              rows, ist, fst, sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache,
+              work, cnt, st, rng):
     """Up to ``n_max`` queries with the stored labels ``store[6]`` as the oracle (labels
     known: ``ActiveSVM.fit``), propose and learn in one compiled loop. Returns the number
     of labels learnt and the last status (``STOP_*``, LEARNT, or NEED_GROW)."""
@@ -261,7 +265,8 @@ def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balan
             return done, status
         y = store[6][ids[ist[I_PENDING]]]
         status = learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst,
-                       sv_hist, picked, picked_f, tau, store, kern, svs, cache, work, cnt, st)
+                       sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache, work,
+                       cnt, st)
         if status == NEED_GROW:
             return done, status
         done += 1

@@ -81,6 +81,7 @@ class _ActiveLearner(_Learner):
         self.sv_hist = np.zeros((_HISTORY, 2), dtype=np.int64)  # after each label: SV-, SV+
         self.picked_rows = np.zeros(_HISTORY, dtype=np.int64)  # caller's row of each query
         self.picked_f = np.zeros(_HISTORY)  # y(x) of each query when it was picked
+        self.picked_r = np.zeros(_HISTORY)  # min(1, max_s |y(x_s)|) then (0: random start)
 
     # ------------------------------------------------------------------ state views
     n_pool = property(lambda self: int(self.ist[_core.I_NPOOL]))
@@ -115,22 +116,21 @@ class _ActiveLearner(_Learner):
         if ist[_core.I_STOP] != _core.STOP_BUDGET:
             ist[_core.I_STOP] = _core.STOP_NONE
         self._reserve(ist[_core.I_NLABELS] + self.pool_total)
+        want = min(_S_RESERVE, int(self.cnt[_N_COLS]) + self.pool_total + 1)
+        while self.perm.shape[0] < want:  # S sized up front: each doubling copies the cache
+            self._grow_expansion()
 
     def _reserve(self, n_labels) -> None:
-        """Room in the records for ``n_labels`` labels, and S sized for the pool up front
-        (each doubling of S reallocates the kernel cache)."""
+        """Room in the records for ``n_labels`` labels."""
         have = self.sv_hist.shape[0]
         if n_labels > have:
             size = max(n_labels, 2 * have)
             t = self.n_labels
-            for name in ("sv_hist", "picked_rows", "picked_f"):
+            for name in ("sv_hist", "picked_rows", "picked_f", "picked_r"):
                 old = getattr(self, name)
                 new = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
                 new[:t] = old[:t]
                 setattr(self, name, new)
-        want = min(_S_RESERVE, int(self.cnt[_N_COLS]) + self.pool_total + 1)
-        while self.perm.shape[0] < want:
-            self._grow_expansion()
 
     def _grow_expansion(self):
         if self.cache is None:  # no cache yet: grow the arrays only (the cache is made to fit)
@@ -178,11 +178,30 @@ class _ActiveLearner(_Learner):
             status = _core.learn(float(y), self.rule, self.window, self.tolerance, self.span,
                                  self.class_weight == "balanced", self.C, self.pool_ids,
                                  self.pool_rows, self.ist, self.fst, self.sv_hist,
-                                 self.picked_rows, self.picked_f, *self._loop_args())
+                                 self.picked_rows, self.picked_f, self.picked_r,
+                                 *self._loop_args())
             if status != _core.NEED_GROW:
                 break
             self._grow_expansion()
         self._read_costs()
+
+    def learn_example(self, row, y, index, f, radius) -> None:
+        """Learn a labelled example from outside the pool (the stream sampler): it is stored,
+        made the pending query (``index`` its caller's number, ``f`` its score when it was
+        picked, ``radius`` the margin then) and learnt by :meth:`learn_pending`; the store
+        drops the rows S no longer holds once they outnumber S."""
+        ids = self.add_examples(row)
+        self.pool_ids = ids.astype(np.int64)
+        self.pool_rows = np.array([index], dtype=np.int64)
+        self.ist[_core.I_NPOOL] = 1
+        self.ist[_core.I_PENDING] = 0
+        self.fst[_core.F_PENDING] = f
+        self.fst[_core.F_RADIUS] = radius
+        self._reserve(self.n_labels + 1)
+        self.learn_pending(y)
+        n = int(self.cnt[_N_LIVE])
+        if self.n_store - n > max(n, 256):
+            self.release_unused()
 
     def _read_costs(self):
         self.Cp = float(self.fst[_core.F_CP])
@@ -199,7 +218,7 @@ class _ActiveLearner(_Learner):
                 left, self.pool_size, self.rule, self.max_labels, self.window, self.tolerance,
                 self.span, self.class_weight == "balanced", self.C, self.pool_ids,
                 self.pool_rows, self.ist, self.fst, self.sv_hist, self.picked_rows,
-                self.picked_f, self.tau, self._store(), self._kern(), self._svs(),
+                self.picked_f, self.picked_r, self.tau, self._store(), self._kern(), self._svs(),
                 self.cache.state, self._work(), self.cnt, self.st, self.al_rng)
             left -= done
             if status != _core.NEED_GROW:
