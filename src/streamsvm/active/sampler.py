@@ -4,16 +4,20 @@
 revisited) and says, for each, whether its label is worth asking for. It is the small-pool
 selection of "Learning on the border" (Ertekin, Huang, Bottou & Giles, CIKM 2007, Section
 3.2) turned into a stream decision: the pool is the newest example together with the
-``L - 1`` unlabelled examples seen just before it, scored under the *current* model, and the
-label is asked for when the newest one is the closest of them to the hyperplane. On an
-i.i.d. stream the newest of ``L`` is the closest with probability ``1 / L``, so about one
-example in ``L`` is asked about, and an asked example is among the closest fraction ``p``
-of the stream with probability ``1 - (1 - p)^L`` (eq. 6; 95% for ``L = 59``, ``p = 5%``).
+``L - 1`` examples seen just before it, all scored under the *current* model, and the label
+is asked for when the newest one is the closest of them to the hyperplane. On an i.i.d.
+stream the newest of ``L`` is the closest with probability ``1 / L``, so about one example
+in ``L`` is asked about, and an asked example is among the closest fraction ``p`` of the
+stream with probability ``1 - (1 - p)^L`` (eq. 6; 95% for ``L = 59``, ``p = 5%``). (The
+window keeps the examples asked about: were they dropped, as the pool version drops its
+picks, the window would hold only the examples that lost, far from the hyperplane, and
+about every other example would be asked about.)
 Asking stops once the model's stopping rule holds (support-vector count saturated, or the
 margin exhausted) or the label budget is spent; predictions go on.
 
 Until both classes have support vectors every example scores the same, and every example
 is asked about (the pool version draws at random then: one label per query either way).
+After that, asking waits until the window holds its ``L - 1`` examples.
 """
 
 from __future__ import annotations
@@ -97,7 +101,7 @@ class ActiveSampler:
         self.stop_reason_ = ""
         self._learner = None
         self._names = None
-        self._window = None  # (L - 1, d): the last unlabelled examples not asked about
+        self._window = None  # (L - 1, d): the last examples seen (a ring)
         self._window_f = None  # their y(x) under the current model
         self._n_window = 0
         self._next = 0  # ring position of the next entry
@@ -148,13 +152,14 @@ class ActiveSampler:
         if not self.stop_reason_:
             if learner.both_at < 0:
                 ask = True
-            elif self._n_window == 0 or abs(f) < np.abs(self._window_f[: self._n_window]).min():
+            elif self._n_window == self._window.shape[0] and (
+                    self._n_window == 0 or abs(f) < np.abs(self._window_f).min()):
                 radius = self._radius()
                 ask = self._margin_check(abs(f), radius)
         if ask:
             self._pending = (row, f, radius)
             self.n_asked_ += 1
-        elif self._window.shape[0]:
+        if self._window.shape[0]:
             self._window[self._next] = row[0]
             self._window_f[self._next] = f
             self._next = (self._next + 1) % self._window.shape[0]
@@ -170,8 +175,10 @@ class ActiveSampler:
         return min(1.0, r)
 
     def _margin_check(self, distance, radius) -> bool:
-        """The margin rule (Section 3.4) on the closest example of the window: False (do not
-        ask) when it is no closer to the hyperplane than every support vector."""
+        """The margin rule (Section 3.4) on the closest example of the window, as in the
+        pool version: when it is no closer to the hyperplane than every support vector the
+        point is recorded, and with ``stopping`` "margin" or "either" asking ends (False);
+        otherwise it is asked about, inside the margin or not."""
         learner = self._learner
         ist = learner.ist
         if distance >= radius:
@@ -179,7 +186,8 @@ class ActiveSampler:
                 ist[_core.I_MSTOP] = ist[_core.I_NLABELS]
             if learner.rule in (_core.RULE_MARGIN, _core.RULE_EITHER):
                 self.stop_reason_ = "margin"
-            return False
+                return False
+            return True
         ist[_core.I_LASTIN] = ist[_core.I_NLABELS] + 1
         return True
 
