@@ -46,7 +46,7 @@ from . import _core
 
 STOPPING_RULES = ("sv_count", "margin", "either", None)
 _HISTORY = 256
-_S_RESERVE = 1024  #: S is given this capacity up front (when the pool is as large)
+_S_RESERVE = 512  #: S is given this capacity up front (when the pool is as large)
 _NO_LIMIT = np.iinfo(np.int64).max
 _RULES = {None: _core.RULE_NONE, "sv_count": _core.RULE_SV, "margin": _core.RULE_MARGIN,
           "either": _core.RULE_EITHER}
