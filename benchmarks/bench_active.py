@@ -504,8 +504,9 @@ training set (100%) and is slower than SVC.
 **Other differences.** SMOTE (with LASVM on the oversampled set) costs 0.7-3.3 times AL here
 against 3-333 times in the paper: imbalanced-learn's SMOTE takes about a second where the
 paper's preprocessing took up to 83339 s. AL(random pool) is 6.6x (USPS) and 7.6x (Reuters,
-3000 rows) faster than the full search (paper 4-10x); the full search stops earlier (617 labels on USPS), because its picks
-are exactly the closest ones and the margin check clears as soon as the margin is empty.
+3000 rows) faster than the full search (paper 4-10x); the full search stops earlier (617
+labels on USPS), because its picks are exactly the closest ones and the margin check clears
+as soon as the margin is empty.
 Figures 5 and 6 keep the paper's shape: AL's g-means and PRBEP lose less than RS's as the
 imbalance grows (Waveform at ratio 32: AL 48.8 near its stop, RS 30.9 on all data; Adult at
 30: 29.0 against 26.6). The stream sampler, which sees each example once, asks for 2-6% of
