@@ -7,7 +7,7 @@ over the same state. Models are saved and resumed mid-stream with :func:`save` /
 
 __version__ = "0.1.0"
 
-from .active import ActiveLearner, ActiveSVM  # noqa: E402
+from .active import ActiveLearner, ActiveSampler, ActiveSVM  # noqa: E402
 from .budget import (  # noqa: E402
     BudgetPerceptron,
     Forgetron,
@@ -39,6 +39,7 @@ __all__ = [
     "FullSVM",
     "ActiveSVM",
     "ActiveLearner",
+    "ActiveSampler",
     "DistributedL2SVM",
     "save",
     "load",

@@ -163,16 +163,43 @@ def test_sv_count_rule_fires_on_saturation_and_records_it():
     point = model.sv_rule_point_
     assert point is not None and model.stopping_point_ is None
     counts = model.sv_history_.sum(axis=1)
-    assert counts[point - 1] == counts[point - 1 - window]  # the rule, as recorded
+    inside = model.query_in_margin_
+
+    def holds(t):  # the rule after t labels: count flat, no query of the window in the margin
+        return counts[t - 1] == counts[t - 1 - window] and not inside[t - window : t].any()
+
+    assert holds(point)
     # it is the first such point after both classes had support vectors
     both = int(np.flatnonzero((model.sv_history_ > 0).all(axis=1))[0]) + 1
-    for t in range(both + window, point):
-        assert counts[t - 1] != counts[t - 1 - window]
+    assert not any(holds(t) for t in range(both + window, point))
+    # in-margin flags agree with the scores: |y(x)| < 1 (the free SVs of this separable
+    # problem lie on |y| = 1)
+    scores = np.abs(model.query_scores_[both:])
+    clear = np.abs(scores - 1) > 1e-6
+    np.testing.assert_array_equal(inside[both:][clear], scores[clear] < 1)
     stopped = ActiveSVM(kernel="linear", C=1e4, pool_size=59, window=window,
                         tolerance=tolerance, random_state=0).fit(X, y)
     assert stopped.stopped_by_ == "sv_count"
     assert stopped.n_labels_ == stopped.stopping_point_ == point
     assert stopped.data_efficiency_ == pytest.approx(point / len(X))
+
+
+def test_sv_count_rule_waits_for_the_margin_check():
+    """A stall of the count while queries still land inside the margin is not saturation:
+    with the margin check left out (margin_span=0) the rule fires no later, and the check
+    over the whole window never fires while the window holds an in-margin query."""
+    X, y = imbalanced(3000, ratio_cut=1.3)
+    w = 30
+    common = dict(C=10.0, gamma=1.0, stopping=None, window=w, random_state=0)
+    plain = ActiveSVM(margin_span=0, **common).fit(X, y)
+    checked = ActiveSVM(**common).fit(X, y)
+    newest = ActiveSVM(margin_span=1, **common).fit(X, y)
+    np.testing.assert_array_equal(plain.queried_rows_, checked.queried_rows_)
+    assert plain.sv_rule_point_ <= newest.sv_rule_point_ <= checked.sv_rule_point_
+    t = plain.sv_rule_point_
+    assert checked.query_in_margin_[t - w : t].any()  # the stall the check rejects
+    t = checked.sv_rule_point_
+    assert t > plain.sv_rule_point_ and not checked.query_in_margin_[t - w : t].any()
 
 
 def test_label_budget():

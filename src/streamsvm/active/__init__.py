@@ -7,9 +7,12 @@
   stopping (labels known: ``fit`` simulates the oracle).
 * :class:`ActiveLearner`: the same over an unlabelled pool (array, sparse, streamed file),
   asking a labelling function or the caller for each label, with a budget.
+* :class:`ActiveSampler`: stream-based, River style: ``y_pred, ask = predict_one(x)``, then
+  ``learn_one(x, y)`` for the examples asked about.
 """
 
 from .estimator import ActiveSVM, pool_size
 from .oracle import ActiveLearner, Query
+from .sampler import ActiveSampler
 
-__all__ = ["ActiveSVM", "ActiveLearner", "Query", "pool_size"]
+__all__ = ["ActiveSVM", "ActiveLearner", "ActiveSampler", "Query", "pool_size"]

@@ -7,6 +7,8 @@ learner) and ``rows`` (the caller's row numbers), of which the first ``m`` entri
 import numpy as np
 from numba import njit
 
+from ..lasvm import _core as _lasvm
+
 
 @njit(cache=True)
 def rand_below(rng, n):
@@ -75,3 +77,197 @@ def remove_at(ids, rows, t, m):
     ids[t] = ids[m - 1]
     rows[t] = rows[m - 1]
     return m - 1
+
+
+# ------------------------------------------------------------------ the selection loop
+# State of the loop, int64 array ``ist`` (indices below) and float64 array ``fst``.
+I_NPOOL = 0  #: live pool entries
+I_NLABELS = 1  #: labels spent
+I_BOTH = 2  #: labels spent when both classes first had support vectors (-1: not yet)
+I_SVSTOP = 3  #: labels spent when the SV-count rule first held in this pool (-1)
+I_MSTOP = 4  #: labels spent when the margin rule first held in this pool (-1)
+I_STOP = 5  #: why selection ended (STOP_*), 0 while running
+I_PENDING = 6  #: pool position of the proposed, unlabelled query (-1: none)
+I_POOLSTART = 7  #: labels spent before the current pool
+I_NEG = 8  #: labels seen, negatives
+I_POS = 9  #: labels seen, positives
+I_LASTIN = 10  #: labels spent when a query was last inside the margin (|f| < min(1, r))
+N_IST = 11
+
+F_PENDING = 0  #: y(x) of the pending query
+F_CP = 1  #: C of the positives (class_weight="balanced" updates it)
+F_CN = 2  #: C of the negatives
+F_RADIUS = 3  #: min(1, max_s |y(x_s)|) when the pending query was picked (0: random start)
+N_FST = 4
+
+STOP_NONE = 0  # (1 is NEED_GROW)
+STOP_SV = 2
+STOP_MARGIN = 3
+STOP_BUDGET = 4
+STOP_EXHAUSTED = 5
+
+# which rules end selection (the ``stopping`` parameter)
+RULE_NONE = 0
+RULE_SV = 1
+RULE_MARGIN = 2
+RULE_EITHER = 3
+
+PROPOSED = 10  #: propose(): a query is pending
+LEARNT = 11  #: learn(): the label was learnt
+NEED_GROW = _lasvm.NEED_GROW  #: S is full: grow it (and the cache) and call again
+
+
+@njit(cache=True)
+def _margin_radius(store, svs, cnt, st):
+    """``min(1, max_s |y(x_s)|)`` over the support vectors (0 when there are none)."""
+    n = cnt[_lasvm.N_COLS]
+    _, _, r = support_stats(svs[1], svs[2], svs[0], store[6], st[_lasvm.B_], n)
+    return min(1.0, r)
+
+
+@njit(cache=True)
+def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, cache, work,
+            cnt, st, rng):
+    """Pick the next query (steps 1-2 of the module docstring of ``learner``) and check the
+    margin rule on it; returns PROPOSED (``ist[I_PENDING]`` is its pool position) or
+    ``STOP_*`` when selection has ended. Idempotent while a query is pending."""
+    if ist[I_PENDING] >= 0:
+        return PROPOSED
+    if ist[I_STOP] != STOP_NONE:
+        return ist[I_STOP]
+    if 0 <= max_labels <= ist[I_NLABELS]:
+        ist[I_STOP] = STOP_BUDGET
+        return STOP_BUDGET
+    m = ist[I_NPOOL]
+    if m == 0:
+        ist[I_STOP] = STOP_EXHAUSTED
+        return STOP_EXHAUSTED
+    scratch = work[3]
+    if ist[I_BOTH] < 0:
+        # y(x) is the same everywhere until both classes have support vectors: draw at random
+        draw_front(ids, rows, m, 1, rng)
+        t = 0
+        f = _lasvm.decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
+        fst[F_RADIUS] = 0.0
+    else:
+        n = m
+        if 0 < pool_size < m:
+            draw_front(ids, rows, m, pool_size, rng)
+            n = pool_size
+        t = 0
+        best = np.inf
+        f = 0.0
+        for c in range(n):
+            fc = _lasvm.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
+                                       scratch)
+            cnt[_lasvm.N_CANDIDATES] += 1
+            a = abs(fc)
+            if a < best or (a == best and ids[c] < ids[t]):
+                best = a
+                t = c
+                f = fc
+        r = _margin_radius(store, svs, cnt, st)
+        fst[F_RADIUS] = r
+        if abs(f) >= r:
+            if ist[I_MSTOP] < 0:
+                ist[I_MSTOP] = ist[I_NLABELS]
+            if rule == RULE_MARGIN or rule == RULE_EITHER:
+                ist[I_STOP] = STOP_MARGIN
+                return STOP_MARGIN
+        else:
+            ist[I_LASTIN] = ist[I_NLABELS] + 1
+    ist[I_PENDING] = t
+    fst[F_PENDING] = f
+    return PROPOSED
+
+
+@njit(cache=True)
+def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv_hist, picked,
+          picked_f, picked_r, tau, store, kern, svs, cache, work, cnt, st):
+    """The label ``y`` (+-1) of the pending query: one LASVM online iteration on it (PROCESS
+    + REPROCESS), its removal from the pool, the records and the SV-count rule. Returns
+    LEARNT, or NEED_GROW with nothing changed (grow S and the cache, then call again)."""
+    if _lasvm.make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
+        return NEED_GROW
+    t = ist[I_PENDING]
+    k = ids[t]
+    row = rows[t]
+    store[6][k] = y
+    if y > 0:
+        ist[I_POS] += 1
+    else:
+        ist[I_NEG] += 1
+    if balanced:
+        # DC (Section 6): the minority class gets C times the imbalance of the labels so far
+        neg = max(ist[I_NEG], 1)
+        pos = max(ist[I_POS], 1)
+        fst[F_CP] = C * max(1.0, neg / pos)
+        fst[F_CN] = C * max(1.0, pos / neg)
+    cnt[_lasvm.N_ITER] += 1
+    _lasvm.process(k, tau, fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt)
+    _lasvm.reprocess(tau, store, kern, svs, cache, work, cnt, st)
+    m = ist[I_NPOOL]
+    ids[t] = ids[m - 1]
+    rows[t] = rows[m - 1]
+    ist[I_NPOOL] = m - 1
+    ist[I_PENDING] = -1
+    # records
+    n_lab = ist[I_NLABELS]
+    n_neg, n_pos, _ = support_stats(svs[1], svs[2], svs[0], store[6], st[_lasvm.B_],
+                                    cnt[_lasvm.N_COLS])
+    sv_hist[n_lab, 0] = n_neg
+    sv_hist[n_lab, 1] = n_pos
+    picked[n_lab] = row
+    picked_f[n_lab] = fst[F_PENDING]
+    picked_r[n_lab] = fst[F_RADIUS]
+    n_lab += 1
+    ist[I_NLABELS] = n_lab
+    if ist[I_BOTH] < 0 and n_neg > 0 and n_pos > 0:
+        ist[I_BOTH] = n_lab
+    if sv_rule_holds(n_lab, window, tolerance, span, ist, sv_hist):
+        if ist[I_SVSTOP] < 0:
+            ist[I_SVSTOP] = n_lab
+        if rule == RULE_SV or rule == RULE_EITHER:
+            ist[I_STOP] = STOP_SV
+    return LEARNT
+
+
+@njit(cache=True)
+def sv_rule_holds(t, window, tolerance, span, ist, sv_hist):
+    """The SV-count rule after ``t`` labels (Section 3.4): both classes have had support
+    vectors for at least ``window`` queries of this pool, the number of support vectors
+    changed by at most ``tolerance * n_SV`` over the last ``window`` queries, and none of
+    the last ``span`` queries was inside the margin (each was no closer to the hyperplane
+    than the support vectors; ``span = 0`` leaves this check out)."""
+    start = max(ist[I_BOTH], ist[I_POOLSTART])
+    if ist[I_BOTH] < 0 or t - window < start:
+        return False
+    if ist[I_LASTIN] > t - span:
+        return False
+    now = sv_hist[t - 1, 0] + sv_hist[t - 1, 1]
+    before = sv_hist[t - 1 - window, 0] + sv_hist[t - 1 - window, 1]
+    return abs(now - before) <= tolerance * now
+
+
+@njit(cache=True)
+def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balanced, C, ids,
+              rows, ist, fst, sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache,
+              work, cnt, st, rng):
+    """Up to ``n_max`` queries with the stored labels ``store[6]`` as the oracle (labels
+    known: ``ActiveSVM.fit``), propose and learn in one compiled loop. Returns the number
+    of labels learnt and the last status (``STOP_*``, LEARNT, or NEED_GROW)."""
+    done = 0
+    status = LEARNT
+    while done < n_max:
+        status = propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs,
+                         cache, work, cnt, st, rng)
+        if status != PROPOSED:
+            return done, status
+        y = store[6][ids[ist[I_PENDING]]]
+        status = learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst,
+                       sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache, work,
+                       cnt, st)
+        if status == NEED_GROW:
+            return done, status
+        done += 1
+    return done, status

@@ -68,8 +68,16 @@ class ActiveSVM(_KernelSVMBase):
         which the rules held are still recorded).
     window : int, default=100
         SV-count rule: stop when the number of support vectors changed by at most
-        ``tolerance * n_SV`` over the last ``window`` queries.
+        ``tolerance * n_SV`` over the last ``window`` queries, and none of the last
+        ``margin_span`` selected examples was closer to the hyperplane than the support
+        vectors (``|y(x)| < min(1, max_s |y(x_s)|)``): the count stalled because the margin
+        is exhausted, not because new support vectors replaced old ones.
     tolerance : float, default=0.02
+    margin_span : int or None, default=None
+        How many of the latest selected examples the margin check covers: None = the whole
+        ``window`` (then, with confidence ``1 - eta``, fewer than a fraction
+        ``-ln(eta) / (L * window)`` of the unlabelled examples, 0.05% for the defaults, is
+        still inside the margin), 1 = only the newest, 0 = no check (the count alone).
     max_labels : int or None, default=None
         Label budget of each binary problem: selection stops once this many are spent.
     class_weight : None, "balanced" or dict, default=None
@@ -88,6 +96,9 @@ class ActiveSVM(_KernelSVMBase):
     sv_rule_point_, margin_rule_point_ : int or None, labels spent when each rule first held.
     data_efficiency_ : float, fraction of the training examples labelled (Table 1).
     sv_history_ : array (n_labels, 2), support vectors SV- and SV+ after each query (Fig. 8).
+    query_scores_ : array, ``y(x)`` of each query when it was picked.
+    query_in_margin_ : bool array, whether each query was inside the margin (closer to the
+        hyperplane than the support vectors), the check of the stopping rules.
     queried_rows_ : array, the row of ``X`` of each query, in order.
     support_vector_ratio_ : float, SV- / SV+ of the final model (Table 1).
     Plus LASVM's: ``n_support_vectors_``, ``support_vectors_``, ``dual_coef_``, ...
@@ -115,8 +126,8 @@ class ActiveSVM(_KernelSVMBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  pool_size=59, stopping="sv_count", window=100, tolerance=0.02,
-                 max_labels=None, class_weight=None, finishing=True, cache_size=100.0,
-                 random_state=None):
+                 margin_span=None, max_labels=None, class_weight=None, finishing=True,
+                 cache_size=100.0, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -127,6 +138,7 @@ class ActiveSVM(_KernelSVMBase):
         self.stopping = stopping
         self.window = window
         self.tolerance = tolerance
+        self.margin_span = margin_span
         self.max_labels = max_labels
         self.class_weight = class_weight
         self.finishing = finishing
@@ -149,6 +161,8 @@ class ActiveSVM(_KernelSVMBase):
                              f"got {self.stopping!r}")
         _check_number("window", self.window, low=1, strict=False, integer=True)
         _check_number("tolerance", self.tolerance, low=0, strict=False)
+        _check_number("margin_span", self.margin_span, low=0, strict=False, integer=True,
+                      allow_none=True)
         _check_number("max_labels", self.max_labels, low=0, strict=False, integer=True,
                       allow_none=True)
         weights = self.class_weight
@@ -169,7 +183,9 @@ class ActiveSVM(_KernelSVMBase):
             tau=self.tau, cache_size=self.cache_size, epochs=1, shuffle=False,
             selection=_lasvm_core.RANDOM, n_seed=0, finishing=bool(self.finishing),
             pool_size=self.pool_size, stopping=self.stopping, window=self.window,
-            tolerance=self.tolerance, max_labels=self.max_labels,
+            tolerance=self.tolerance,
+            span=self.window if self.margin_span is None else self.margin_span,
+            max_labels=self.max_labels,
             class_weight="balanced" if self.class_weight == "balanced" else None,
         )
 
@@ -245,6 +261,20 @@ class ActiveSVM(_KernelSVMBase):
     def queried_rows_(self) -> np.ndarray:
         learner = self._one("queried_rows_")
         return learner.picked_rows[: learner.n_labels].copy()
+
+    @property
+    def query_scores_(self) -> np.ndarray:
+        """``y(x)`` of each query when it was picked."""
+        learner = self._one("query_scores_")
+        return learner.picked_f[: learner.n_labels].copy()
+
+    @property
+    def query_in_margin_(self) -> np.ndarray:
+        """Whether each query was closer to the hyperplane than the support vectors
+        (``|y(x)| < min(1, max_s |y(x_s)|)``; False in the random start)."""
+        learner = self._one("query_in_margin_")
+        n = learner.n_labels
+        return np.abs(learner.picked_f[:n]) < learner.picked_r[:n]
 
     @property
     def support_vector_ratio_(self) -> float:

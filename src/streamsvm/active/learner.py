@@ -46,36 +46,61 @@ from . import _core
 
 STOPPING_RULES = ("sv_count", "margin", "either", None)
 _HISTORY = 256
+_S_RESERVE = 512  #: S is given this capacity up front (when the pool is as large)
+_NO_LIMIT = np.iinfo(np.int64).max
+_RULES = {None: _core.RULE_NONE, "sv_count": _core.RULE_SV, "margin": _core.RULE_MARGIN,
+          "either": _core.RULE_EITHER}
+_STOP_NAMES = {_core.STOP_NONE: "", _core.STOP_SV: "sv_count", _core.STOP_MARGIN: "margin",
+               _core.STOP_BUDGET: "budget", _core.STOP_EXHAUSTED: "pool exhausted"}
 
 
 class _ActiveLearner(_Learner):
-    """LASVM learner with an unlabelled pool and the selection loop of the module docstring."""
+    """LASVM learner with an unlabelled pool and the selection loop of the module docstring.
 
-    def __init__(self, n_features, rng, *, pool_size, stopping, window, tolerance, max_labels,
-                 class_weight, **lasvm):
+    The loop's state lives in two small arrays (``ist``, ``fst``; indices in
+    :mod:`streamsvm.active._core`) so that the compiled loop and the Python face share it."""
+
+    def __init__(self, n_features, rng, *, pool_size, stopping, window, tolerance, span,
+                 max_labels, class_weight, **lasvm):
         super().__init__(n_features, rng, **lasvm)
         self.pool_size = -1 if pool_size == "full" else int(pool_size)
         self.stopping = stopping
+        self.rule = _RULES[stopping]
         self.window = int(window)
         self.tolerance = float(tolerance)
+        self.span = int(span)
         self.max_labels = -1 if max_labels is None else int(max_labels)
         self.class_weight = class_weight
         self.al_rng = np.array([rng.integers(0, 2**63 - 1)], dtype=np.uint64)
         self.pool_ids = np.zeros(0, dtype=np.int64)
         self.pool_rows = np.zeros(0, dtype=np.int64)
-        self.n_pool = 0
         self.pool_total = 0  # rows the current pool started with
-        self.pool_start = 0  # labels spent before the current pool
-        self.pending = -1  # position of the proposed (not yet labelled) candidate, or -1
-        self.pending_f = 0.0
-        self.n_labels = 0
-        self.label_counts = np.zeros(2, dtype=np.int64)  # labels seen: [negatives, positives]
-        self.both_at = -1  # labels spent when both classes first had support vectors
-        self.sv_stop = -1  # labels spent when the SV-count rule first held (this pool)
-        self.margin_stop = -1  # labels spent when the margin rule first held (this pool)
-        self.stop_reason = ""  # "", "sv_count", "margin", "budget", "pool exhausted"
-        self.sv_hist = np.zeros((_HISTORY, 2), dtype=np.int32)  # after each label: SV-, SV+
+        self.ist = np.zeros(_core.N_IST, dtype=np.int64)
+        self.ist[[_core.I_BOTH, _core.I_SVSTOP, _core.I_MSTOP, _core.I_PENDING]] = -1
+        self.fst = np.zeros(_core.N_FST)
+        self.sv_hist = np.zeros((_HISTORY, 2), dtype=np.int64)  # after each label: SV-, SV+
         self.picked_rows = np.zeros(_HISTORY, dtype=np.int64)  # caller's row of each query
+        self.picked_f = np.zeros(_HISTORY)  # y(x) of each query when it was picked
+        self.picked_r = np.zeros(_HISTORY)  # min(1, max_s |y(x_s)|) then (0: random start)
+
+    # ------------------------------------------------------------------ state views
+    n_pool = property(lambda self: int(self.ist[_core.I_NPOOL]))
+    n_labels = property(lambda self: int(self.ist[_core.I_NLABELS]))
+    both_at = property(lambda self: int(self.ist[_core.I_BOTH]))
+    sv_stop = property(lambda self: int(self.ist[_core.I_SVSTOP]))
+    margin_stop = property(lambda self: int(self.ist[_core.I_MSTOP]))
+    pending = property(lambda self: int(self.ist[_core.I_PENDING]))
+    pool_start = property(lambda self: int(self.ist[_core.I_POOLSTART]))
+    label_counts = property(lambda self: self.ist[[_core.I_NEG, _core.I_POS]].copy())
+
+    @property
+    def stop_reason(self) -> str:
+        """"" while selecting, else "sv_count", "margin", "budget" or "pool exhausted"."""
+        return _STOP_NAMES[int(self.ist[_core.I_STOP])]
+
+    @property
+    def stopped(self) -> bool:
+        return self.ist[_core.I_STOP] != _core.STOP_NONE
 
     # ------------------------------------------------------------------ the pool
     def set_pool(self, ids, rows) -> None:
@@ -83,127 +108,123 @@ class _ActiveLearner(_Learner):
         what was left of the previous pool is dropped and the stopping rules start afresh."""
         self.pool_ids = np.array(ids, dtype=np.int64)
         self.pool_rows = np.array(rows, dtype=np.int64)
-        self.n_pool = self.pool_ids.shape[0]
-        self.pool_total = self.n_pool
-        self.pool_start = self.n_labels
-        self.pending = -1
-        self.sv_stop = -1
-        self.margin_stop = -1
-        if self.stop_reason != "budget":
-            self.stop_reason = ""
+        ist = self.ist
+        ist[_core.I_NPOOL] = self.pool_ids.shape[0]
+        self.pool_total = self.pool_ids.shape[0]
+        ist[_core.I_POOLSTART] = ist[_core.I_NLABELS]
+        ist[[_core.I_PENDING, _core.I_SVSTOP, _core.I_MSTOP]] = -1
+        if ist[_core.I_STOP] != _core.STOP_BUDGET:
+            ist[_core.I_STOP] = _core.STOP_NONE
+        self._reserve(ist[_core.I_NLABELS] + self.pool_total)
+        want = min(_S_RESERVE, int(self.cnt[_N_COLS]) + self.pool_total + 1)
+        while self.perm.shape[0] < want:  # S sized up front: each doubling copies the cache
+            self._grow_expansion()
 
-    @property
-    def stopped(self) -> bool:
-        return self.stop_reason != ""
+    def _reserve(self, n_labels) -> None:
+        """Room in the records for ``n_labels`` labels."""
+        have = self.sv_hist.shape[0]
+        if n_labels > have:
+            size = max(n_labels, 2 * have)
+            t = self.n_labels
+            for name in ("sv_hist", "picked_rows", "picked_f", "picked_r"):
+                old = getattr(self, name)
+                new = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
+                new[:t] = old[:t]
+                setattr(self, name, new)
 
-    def _both_classes(self) -> bool:
-        return self.both_at >= 0
+    def _grow_expansion(self):
+        if self.cache is None:  # no cache yet: grow the arrays only (the cache is made to fit)
+            n = int(self.cnt[_N_COLS])
+            capacity = 2 * self.perm.shape[0]
+            for name in ("perm", "alpha", "g", "lo", "hi"):
+                old = getattr(self, name)
+                new = np.zeros(capacity, dtype=old.dtype)
+                new[:n] = old[:n]
+                setattr(self, name, new)
+            self.scratch = np.zeros((3, capacity))
+            return
+        super()._grow_expansion()
+
+    def _costs(self):
+        self.fst[_core.F_CP] = self.Cp
+        self.fst[_core.F_CN] = self.Cn
+
+    def _loop_args(self):
+        return (self.tau, self._store(), self._kern(), self._svs(), self.cache.state,
+                self._work(), self.cnt, self.st)
 
     def propose(self):
         """The next query as ``(row, store id, y(x))``, or None when selection has ended
         (``stop_reason`` says why). Repeated calls return the same query until it is
         answered with :meth:`learn_pending`."""
-        if self.pending >= 0:
-            t = self.pending
-            return int(self.pool_rows[t]), int(self.pool_ids[t]), self.pending_f
-        if self.stopped:
+        self._ensure_cache()
+        status = _core.propose(self.pool_ids, self.pool_rows, self.pool_size, self.rule,
+                               self.max_labels, self.ist, self.fst, self._store(),
+                               self._kern(), self._svs(), self.cache.state, self._work(),
+                               self.cnt, self.st, self.al_rng)
+        if status != _core.PROPOSED:
             return None
-        if 0 <= self.max_labels <= self.n_labels:
-            self.stop_reason = "budget"
-            return None
-        m = self.n_pool
-        if m == 0:
-            self.stop_reason = "pool exhausted"
-            return None
-        if not self._both_classes():
-            _core.draw_front(self.pool_ids, self.pool_rows, m, 1, self.al_rng)
-            t = 0
-            f = float(self.decision_stored(self.pool_ids[:1])[0])
-        else:
-            if 0 < self.pool_size < m:
-                _core.draw_front(self.pool_ids, self.pool_rows, m, self.pool_size, self.al_rng)
-                n = self.pool_size
-            else:
-                n = m
-            f_all = self.decision_stored(self.pool_ids[:n])
-            t = _core.closest(self.pool_ids, f_all, n)
-            f = float(f_all[t])
-            if self._margin_exhausted(abs(f)):
-                if self.margin_stop < 0:
-                    self.margin_stop = self.n_labels
-                if self.stopping in ("margin", "either"):
-                    self.stop_reason = "margin"
-                    return None
-        self.pending = t
-        self.pending_f = f
-        return int(self.pool_rows[t]), int(self.pool_ids[t]), f
-
-    def _margin_exhausted(self, distance) -> bool:
-        n = int(self.cnt[_N_COLS])
-        _, _, r = _core.support_stats(self.alpha, self.g, self.perm, self.ys, self.intercept, n)
-        return distance >= min(1.0, r)
+        t = self.pending
+        return int(self.pool_rows[t]), int(self.pool_ids[t]), float(self.fst[_core.F_PENDING])
 
     def learn_pending(self, y) -> None:
-        """Label (±1) of the pending query: one LASVM iteration on it, then the SV-count rule."""
-        t = self.pending
-        k = int(self.pool_ids[t])
-        row = int(self.pool_rows[t])
-        self.set_labels([k], float(y))
-        self.label_counts[int(y > 0)] += 1
-        if self.class_weight == "balanced":
-            self._balance_costs()
-        self.process_examples(np.array([k], dtype=np.int64))
-        self.n_pool = _core.remove_at(self.pool_ids, self.pool_rows, t, self.n_pool)
-        self.pending = -1
-        self._record(row)
+        """Label (+-1) of the pending query: one LASVM iteration on it, then the SV-count
+        rule (all in one compiled call)."""
+        if self.pending < 0:
+            raise RuntimeError("no query is pending")
+        self._costs()
+        while True:
+            self._ensure_cache()
+            status = _core.learn(float(y), self.rule, self.window, self.tolerance, self.span,
+                                 self.class_weight == "balanced", self.C, self.pool_ids,
+                                 self.pool_rows, self.ist, self.fst, self.sv_hist,
+                                 self.picked_rows, self.picked_f, self.picked_r,
+                                 *self._loop_args())
+            if status != _core.NEED_GROW:
+                break
+            self._grow_expansion()
+        self._read_costs()
 
-    def _balance_costs(self):
-        """DC: the minority class gets ``C`` times the imbalance ratio of the labels so far
-        (Ertekin et al., Section 6); applies to examples inserted from now on."""
-        neg, pos = (max(int(c), 1) for c in self.label_counts)
-        self.Cp = self.C * max(1.0, neg / pos)
-        self.Cn = self.C * max(1.0, pos / neg)
+    def learn_example(self, row, y, index, f, radius) -> None:
+        """Learn a labelled example from outside the pool (the stream sampler): it is stored,
+        made the pending query (``index`` its caller's number, ``f`` its score when it was
+        picked, ``radius`` the margin then) and learnt by :meth:`learn_pending`; the store
+        drops the rows S no longer holds once they outnumber S."""
+        ids = self.add_examples(row)
+        self.pool_ids = ids.astype(np.int64)
+        self.pool_rows = np.array([index], dtype=np.int64)
+        self.ist[_core.I_NPOOL] = 1
+        self.ist[_core.I_PENDING] = 0
+        self.fst[_core.F_PENDING] = f
+        self.fst[_core.F_RADIUS] = radius
+        self._reserve(self.n_labels + 1)
+        self.learn_pending(y)
+        n = int(self.cnt[_N_LIVE])
+        if self.n_store - n > max(n, 256):
+            self.release_unused()
 
-    def _record(self, row) -> None:
-        t = self.n_labels
-        if t >= self.sv_hist.shape[0]:
-            grown = np.zeros((2 * t, 2), dtype=np.int32)
-            grown[:t] = self.sv_hist[:t]
-            self.sv_hist = grown
-            rows = np.zeros(2 * t, dtype=np.int64)
-            rows[:t] = self.picked_rows[:t]
-            self.picked_rows = rows
-        n = int(self.cnt[_N_COLS])
-        n_neg, n_pos, _ = _core.support_stats(self.alpha, self.g, self.perm, self.ys,
-                                              self.intercept, n)
-        self.sv_hist[t] = (n_neg, n_pos)
-        self.picked_rows[t] = row
-        self.n_labels = t + 1
-        if self.both_at < 0 and n_neg > 0 and n_pos > 0:
-            self.both_at = self.n_labels
-        self._check_sv_count()
-
-    def _check_sv_count(self) -> None:
-        t = self.n_labels
-        if self.both_at < 0 or t - self.window < max(self.both_at, self.pool_start):
-            return
-        now = int(self.sv_hist[t - 1].sum())
-        before = int(self.sv_hist[t - 1 - self.window].sum())
-        if abs(now - before) <= self.tolerance * now:
-            if self.sv_stop < 0:
-                self.sv_stop = t
-            if self.stopping in ("sv_count", "either"):
-                self.stop_reason = "sv_count"
+    def _read_costs(self):
+        self.Cp = float(self.fst[_core.F_CP])
+        self.Cn = float(self.fst[_core.F_CN])
 
     def select(self, max_labels=None) -> None:
-        """Run the selection loop with the stored labels as the oracle (labels known)."""
-        done = 0
-        while max_labels is None or done < max_labels:
-            query = self.propose()
-            if query is None:
-                return
-            self.learn_pending(self.ys[query[1]])
-            done += 1
+        """Run the selection loop with the stored labels as the oracle (labels known): one
+        compiled call for all the queries (again only when S must grow)."""
+        left = _NO_LIMIT if max_labels is None else int(max_labels)
+        self._costs()
+        while left > 0:
+            self._ensure_cache()
+            done, status = _core.run_known(
+                left, self.pool_size, self.rule, self.max_labels, self.window, self.tolerance,
+                self.span, self.class_weight == "balanced", self.C, self.pool_ids,
+                self.pool_rows, self.ist, self.fst, self.sv_hist, self.picked_rows,
+                self.picked_f, self.picked_r, self.tau, self._store(), self._kern(), self._svs(),
+                self.cache.state, self._work(), self.cnt, self.st, self.al_rng)
+            left -= done
+            if status != _core.NEED_GROW:
+                break
+            self._grow_expansion()
+        self._read_costs()
 
     # ------------------------------------------------------------------ streaming face
     def fit_pass(self, X, y):
@@ -232,13 +253,14 @@ class _ActiveLearner(_Learner):
         """Forget the unlabelled rows left (their store rows can then be released)."""
         self.pool_ids = self.pool_ids[:0].copy()
         self.pool_rows = self.pool_rows[:0].copy()
-        self.n_pool = 0
-        self.pending = -1
+        self.ist[_core.I_NPOOL] = 0
+        self.ist[_core.I_PENDING] = -1
 
     # ------------------------------------------------------------------ records
     @property
     def stopping_point(self) -> int:
         """Labels spent when selection was stopped by the chosen rule, or -1."""
-        if self.stop_reason in ("sv_count", "margin"):
-            return self.sv_stop if self.stop_reason == "sv_count" else self.margin_stop
+        reason = self.stop_reason
+        if reason in ("sv_count", "margin"):
+            return self.sv_stop if reason == "sv_count" else self.margin_stop
         return -1
