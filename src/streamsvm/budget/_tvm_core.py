@@ -7,7 +7,11 @@ example ``(q_j, ±1)`` of the incremental SVM with bound ``s_j^± C`` (Sec. 3.1)
 (``f = y (g + 1)``), so ``max_j |f(q_j)|`` and the one-sided regions cost O(B).
 
 Tuple ``tw`` of twin arrays: ``Q (B, d), Qsq, wp, wn, slot_p, slot_n, nb, nbd, nb_side,
-changed, tst (int counters), tfs (float state)``.
+changed, tst (int counters), tfs (float state), D (B, B)``, where ``D[i, k]`` caches the
+squared distance of pivots i and k (``||q_i - q_k||^2``, or ``||phi(q_i) - phi(q_k)||^2``
+with feature-space merging); a row is recomputed, O(B d), only when its pivot changes, so
+the neighbour search costs O(1) per pair instead of O(d) (without it, twins crossing the
+boundary on high-dimensional data made every merge O(B^2 d)).
 """
 
 import numpy as np
@@ -25,7 +29,8 @@ T_REJECT = 4
 T_BENEF = 5
 T_SEEN = 6
 T_FAILED = 7
-T_SIZE = 8
+T_DIST = 8  # O(d) pair distances computed for the merge-neighbour search
+T_SIZE = 9
 # float state
 TF_TOTAL = 0  # sum of twin weights
 TF_CPROD = 1  # C * total kept constant (or C itself when not rescaled)
@@ -60,6 +65,7 @@ def new_twins(B, n_features):
         np.zeros(B, dtype=np.int64),
         np.zeros(T_SIZE, dtype=np.int64),
         np.zeros(TF_SIZE),
+        np.zeros((B, B)),
     )
 
 
@@ -143,14 +149,11 @@ def _kernel(m, a, asq, b, bsq):
 
 
 @njit(cache=True)
-def _distortion(Q, Qsq, wp, wn, i, j, feature, code, gamma, degree, coef0):
-    """Minimal distortion of merging twins i and j: input space
-    ``d*_ij = s_i s_j ||q_i - q_j||^2 / (s_i + s_j)`` (Sec. 4.2.1); feature space the same
-    with ``||phi(q_i) - phi(q_j)||^2 = k_ii + k_jj - 2 k_ij`` (Sec. 4.2.2, the distortion of
-    the optimal ``phi`` of the merged twin, before the pre-image approximation). Plain
-    arrays and scalars: it runs O(B) times per changed twin."""
-    si = wp[i] + wn[i]
-    sj = wp[j] + wn[j]
+def _pair_distance(Q, Qsq, i, j, feature, code, gamma, degree, coef0):
+    """Squared distance of pivots i and j, O(d): input space ``||q_i - q_j||^2``
+    (Sec. 4.2.1); feature space ``||phi(q_i) - phi(q_j)||^2 = k_ii + k_jj - 2 k_ij``
+    (Sec. 4.2.2). Differences, not ``|q_i|^2 + |q_j|^2 - 2 q_i.q_j``: near-duplicate pivots
+    (frequent on sparse text) keep their small distances exact."""
     if feature:
         dist = (kernel_dense(Q[i], Qsq[i], Q[i], Qsq[i], code, gamma, degree, coef0)
                 + kernel_dense(Q[j], Qsq[j], Q[j], Qsq[j], code, gamma, degree, coef0)
@@ -160,21 +163,51 @@ def _distortion(Q, Qsq, wp, wn, i, j, feature, code, gamma, degree, coef0):
         for k in range(Q.shape[1]):
             diff = Q[i, k] - Q[j, k]
             dist += diff * diff
-    return si * sj / (si + sj) * max(dist, 0.0)
+    return max(dist, 0.0)
 
 
 @njit(cache=True)
-def _update_neighbours(m, tw, opts, side):
-    """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated in O(B) per
-    twin that changed (moved, or crossed the boundary in one-sided mode) instead of the
-    O(B^2) of a full search."""
-    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
-    nb, nbd, nb_side, changed, tst = tw[6], tw[7], tw[8], tw[9], tw[10]
+def _distortion(D, wp, wn, i, j):
+    """Minimal distortion of merging twins i and j, ``d*_ij = s_i s_j D_ij / (s_i + s_j)``
+    (Sec. 4.2.1-4.2.2; in feature space the distortion of the optimal ``phi`` of the merged
+    twin, before the pre-image approximation), from the cached squared distance: O(1)."""
+    si = wp[i] + wn[i]
+    sj = wp[j] + wn[j]
+    return si * sj / (si + sj) * D[i, j]
+
+
+@njit(cache=True)
+def _refresh_distances(m, tw, opts, n):
+    """Rows and columns of the distance cache ``D`` of the twins whose pivot changed, O(d)
+    per pair (counted in ``tst[T_DIST]``): O(B d) per changed twin."""
+    Q, Qsq, changed, tst, D = tw[0], tw[1], tw[9], tw[10], tw[12]
     fs, ist = m[11], m[12]
     code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
     gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
     feature = opts[O_FEATURE] != 0
+    for j in range(n):
+        if changed[j] == 0:
+            continue
+        D[j, j] = 0.0
+        for k in range(n):
+            if k == j or (changed[k] != 0 and k < j):  # that pair was done with row k
+                continue
+            tst[T_DIST] += 1
+            dist = _pair_distance(Q, Qsq, j, k, feature, code, gamma, degree, coef0)
+            D[j, k] = dist
+            D[k, j] = dist
+
+
+@njit(cache=True)
+def _update_neighbours(m, tw, opts, side):
+    """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated only for twins
+    that changed (moved, or crossed the boundary in one-sided mode) instead of a full
+    O(B^2) search; distortions come from the distance cache (O(1) each), refreshed in
+    O(B d) per moved pivot."""
+    wp, wn = tw[2], tw[3]
+    nb, nbd, nb_side, changed, tst, D = tw[6], tw[7], tw[8], tw[9], tw[10], tw[12]
     n = tst[T_NTW]
+    _refresh_distances(m, tw, opts, n)
     moved = np.zeros(n, dtype=np.bool_)
     redo = np.zeros(n, dtype=np.bool_)
     for i in range(n):
@@ -187,7 +220,7 @@ def _update_neighbours(m, tw, opts, side):
             continue
         for k in range(n):
             if moved[k] and k != i and side[k] == side[i]:
-                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
+                dk = _distortion(D, wp, wn, i, k)
                 if dk < nbd[i]:
                     nbd[i] = dk
                     nb[i] = k
@@ -198,7 +231,7 @@ def _update_neighbours(m, tw, opts, side):
         who = -1
         for k in range(n):
             if k != i and side[k] == side[i]:
-                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
+                dk = _distortion(D, wp, wn, i, k)
                 if dk < best:
                     best = dk
                     who = k
