@@ -114,7 +114,7 @@ def test_remembered_neighbours_match_brute_force(stream, one_sided):
     n = learner.n_twins
     fq = np.array([tcore.twin_f(m, tw, j) for j in range(n)])
     side = np.where(fq > 0, 1, -1) if one_sided else np.zeros(n, dtype=np.int64)
-    tcore._update_neighbours(m, tw, opts, side.astype(np.int64))
+    tcore._update_neighbours(m, tw, opts, side.astype(np.int64), np.zeros(tw[0].shape[1], np.int64))
     Q, W = learner.twins()
     who, best = naive.tvm_best_neighbours(Q, W, side)
     np.testing.assert_allclose(tw[7][:n], best, rtol=1e-10)

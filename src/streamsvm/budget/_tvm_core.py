@@ -17,7 +17,7 @@ boundary on high-dimensional data made every merge O(B^2 d)).
 import numpy as np
 from numba import njit
 
-from ..kernels._core import kernel_dense
+from ..kernels._core import kernel_dense, kernel_from_dot
 from . import _incremental_core as core
 
 # int state
@@ -69,6 +69,37 @@ def new_twins(B, n_features):
     )
 
 
+# ------------------------------------------------------------------ kernel rows
+@njit(cache=True)
+def kernel_row(m, x, xsq, out, nz):
+    """``out[:N] = K(x, x_j)`` over the machine's stored examples, as
+    :func:`._incremental_core.kernel_row`, but with the dot products taken over the
+    non-zeros of ``x`` alone when it is sparse (fewer than d/4 non-zeros): O(d + N nnz(x))
+    instead of O(N d). Sparse text rows are densified for the jitted loop, and their
+    kernel rows dominated the cost per example. ``nz`` is an int buffer of length d."""
+    d = x.shape[0]
+    nnz = 0
+    for k in range(d):
+        if x[k] != 0.0:
+            nz[nnz] = k
+            nnz += 1
+    if 4 * nnz > d:
+        return core.kernel_row(m, x, xsq, out)
+    X, sq, fs, ist = m[0], m[1], m[11], m[12]
+    n = ist[core.I_N]
+    ist[core.I_KEVALS] += n
+    code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
+    gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
+    for j in range(n):
+        row = X[j]
+        total = 0.0
+        for p in range(nnz):
+            k = nz[p]
+            total += x[k] * row[k]
+        out[j] = kernel_from_dot(total, xsq, sq[j], code, gamma, degree, coef0)
+    return out[:n]
+
+
 # ------------------------------------------------------------------ twins <-> examples
 @njit(cache=True)
 def twin_f(m, tw, j):
@@ -110,14 +141,14 @@ def _remove_twin(m, tw, j):
 
 
 @njit(cache=True)
-def _add_twin(m, tw, j, krow):
+def _add_twin(m, tw, j, krow, nz):
     """Incremental learning of twin j's examples (one per non-zero weight)."""
     Q, Qsq, wp, wn, slot_p, slot_n, tst = tw[0], tw[1], tw[2], tw[3], tw[4], tw[5], tw[10]
     for sign in range(2):
         weight = wp[j] if sign == 0 else wn[j]
         if weight <= 0.0:
             continue
-        row = core.kernel_row(m, Q[j], Qsq[j], krow)
+        row = kernel_row(m, Q[j], Qsq[j], krow, nz)
         label = 1.0 if sign == 0 else -1.0
         slot = core.add_example(m, Q[j], Qsq[j], label, weight, 2 * j + sign, row)
         if slot < 0:
@@ -177,29 +208,71 @@ def _distortion(D, wp, wn, i, j):
 
 
 @njit(cache=True)
-def _refresh_distances(m, tw, opts, n):
-    """Rows and columns of the distance cache ``D`` of the twins whose pivot changed, O(d)
-    per pair (counted in ``tst[T_DIST]``): O(B d) per changed twin."""
+def _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma, degree, coef0):
+    """:func:`_pair_distance` when pivot j has its non-zeros at ``nz[:nnz]``: O(nnz).
+    Input space: ``sum_{p in nz} (q_jp - q_kp)^2`` plus the mass of ``q_k`` outside the
+    support of ``q_j``, ``|q_k|^2 - sum_{p in nz} q_kp^2``; when that difference cancels
+    (``q_k`` almost inside the support, e.g. near-duplicate pivots) it is summed exactly
+    in O(d) instead. Feature space: the kernel of the sparse dot product."""
+    row_j = Q[j]
+    row_k = Q[k]
+    if feature:
+        dot = 0.0
+        for p in range(nnz):
+            dot += row_j[nz[p]] * row_k[nz[p]]
+        dist = (kernel_from_dot(Qsq[j], Qsq[j], Qsq[j], code, gamma, degree, coef0)
+                + kernel_from_dot(Qsq[k], Qsq[k], Qsq[k], code, gamma, degree, coef0)
+                - 2.0 * kernel_from_dot(dot, Qsq[j], Qsq[k], code, gamma, degree, coef0))
+        return max(dist, 0.0)
+    inside = 0.0
+    within = 0.0
+    for p in range(nnz):
+        a = row_j[nz[p]]
+        c = row_k[nz[p]]
+        inside += (a - c) * (a - c)
+        within += c * c
+    outside = Qsq[k] - within
+    if outside < 1e-6 * Qsq[k]:
+        return _pair_distance(Q, Qsq, j, k, False, code, gamma, degree, coef0)
+    return inside + outside
+
+
+@njit(cache=True)
+def _refresh_distances(m, tw, opts, n, nz):
+    """Rows and columns of the distance cache ``D`` of the twins whose pivot changed
+    (``tst[T_DIST]`` counts the pairs): O(B d) per changed twin, O(B nnz) for a sparse
+    pivot (fewer than d/4 non-zeros, e.g. text)."""
     Q, Qsq, changed, tst, D = tw[0], tw[1], tw[9], tw[10], tw[12]
     fs, ist = m[11], m[12]
     code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
     gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
     feature = opts[O_FEATURE] != 0
+    d = Q.shape[1]
     for j in range(n):
         if changed[j] == 0:
             continue
+        nnz = 0
+        for p in range(d):
+            if Q[j, p] != 0.0:
+                nz[nnz] = p
+                nnz += 1
+        sparse = 4 * nnz <= d
         D[j, j] = 0.0
         for k in range(n):
             if k == j or (changed[k] != 0 and k < j):  # that pair was done with row k
                 continue
             tst[T_DIST] += 1
-            dist = _pair_distance(Q, Qsq, j, k, feature, code, gamma, degree, coef0)
+            if sparse:
+                dist = _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma,
+                                             degree, coef0)
+            else:
+                dist = _pair_distance(Q, Qsq, j, k, feature, code, gamma, degree, coef0)
             D[j, k] = dist
             D[k, j] = dist
 
 
 @njit(cache=True)
-def _update_neighbours(m, tw, opts, side):
+def _update_neighbours(m, tw, opts, side, nz):
     """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated only for twins
     that changed (moved, or crossed the boundary in one-sided mode) instead of a full
     O(B^2) search; distortions come from the distance cache (O(1) each), refreshed in
@@ -207,7 +280,7 @@ def _update_neighbours(m, tw, opts, side):
     wp, wn = tw[2], tw[3]
     nb, nbd, nb_side, changed, tst, D = tw[6], tw[7], tw[8], tw[9], tw[10], tw[12]
     n = tst[T_NTW]
-    _refresh_distances(m, tw, opts, n)
+    _refresh_distances(m, tw, opts, n, nz)
     moved = np.zeros(n, dtype=np.bool_)
     redo = np.zeros(n, dtype=np.bool_)
     for i in range(n):
@@ -307,7 +380,7 @@ def _merged_pivot(m, tw, opts, i, j, out):
 
 
 @njit(cache=True)
-def _choose_merge(m, tw, opts, fpar, fq, qnew, krow):
+def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
     """Best pair by remembered neighbours; with Rejection (Sec. 4.2.4), the merge is kept
     only if ``f(q_new)`` lies strictly between ``(1 -+ eta) f_hat``, ``f_hat = (s_i f(q_i) +
     s_j f(q_j)) / (s_i + s_j)``; otherwise the next best remembered pairs are tried, in
@@ -342,7 +415,7 @@ def _choose_merge(m, tw, opts, fpar, fq, qnew, krow):
         sq = 0.0
         for k in range(qnew.shape[0]):
             sq += qnew[k] * qnew[k]
-        f_new = core.decision_from_row(m, core.kernel_row(m, qnew, sq, krow))
+        f_new = core.decision_from_row(m, kernel_row(m, qnew, sq, krow, nz))
         si = wp[bi] + wn[bi]
         sj = wp[bj] + wn[bj]
         f_hat = (si * fq[bi] + sj * fq[bj]) / (si + sj)
@@ -365,13 +438,13 @@ def _place(tw, j, x, xsq, label):
 
 
 @njit(cache=True)
-def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
+def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
     """Algorithm 1 for one example: Beneficial, UpdateTV, UpdateTVM."""
     Q, Qsq, wp, wn, changed, tst, tfs = tw[0], tw[1], tw[2], tw[3], tw[9], tw[10], tw[11]
     B = opts[O_B]
     tst[T_SEEN] += 1
     n = tst[T_NTW]
-    f = core.decision_from_row(m, core.kernel_row(m, x, xsq, krow))
+    f = core.decision_from_row(m, kernel_row(m, x, xsq, krow, nz))
     if n >= B and abs(f) > fpar[P_M1]:  # Algorithm 2
         return
     tst[T_BENEF] += 1
@@ -380,7 +453,7 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
         tst[T_NTW] = n + 1
         tfs[TF_TOTAL] += 1.0
         _set_C(m, tw, opts)
-        _add_twin(m, tw, n, krow)
+        _add_twin(m, tw, n, krow, nz)
         tst[T_ADD] += 1
         return
     far = -1.0
@@ -398,13 +471,13 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
         _place(tw, k_far, x, xsq, label)
         tfs[TF_TOTAL] += 1.0
         _set_C(m, tw, opts)
-        _add_twin(m, tw, k_far, krow)
+        _add_twin(m, tw, k_far, krow, nz)
         tst[T_REPL] += 1
         return
     for j in range(n):  # third case: merge the best pair (one-sided: within a region)
         side[j] = (1 if fq[j] > 0 else -1) if opts[O_ONE_SIDED] else 0
-    _update_neighbours(m, tw, opts, side)
-    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow)
+    _update_neighbours(m, tw, opts, side, nz)
+    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz)
     if i < 0:
         tst[T_REJECT] += 1
         return
@@ -423,8 +496,8 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
     _place(tw, j, x, xsq, label)
     tfs[TF_TOTAL] += 1.0
     _set_C(m, tw, opts)
-    _add_twin(m, tw, i, krow)
-    _add_twin(m, tw, j, krow)
+    _add_twin(m, tw, i, krow, nz)
+    _add_twin(m, tw, j, krow, nz)
     tst[T_MERGE] += 1
 
 
@@ -437,8 +510,9 @@ def tvm_run(m, tw, opts, fpar, X, sq, y, start):
     qnew = np.zeros(X.shape[1])
     fq = np.zeros(B)
     side = np.zeros(B, dtype=np.int64)
+    nz = np.zeros(X.shape[1], dtype=np.int64)
     for r in range(start, X.shape[0]):
-        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side)
+        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side, nz)
         if tw[10][T_FAILED]:
             return r + 1
     return X.shape[0]
