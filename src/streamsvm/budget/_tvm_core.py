@@ -211,9 +211,10 @@ def _distortion(D, wp, wn, i, j):
 def _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma, degree, coef0):
     """:func:`_pair_distance` when pivot j has its non-zeros at ``nz[:nnz]``: O(nnz).
     Input space: ``sum_{p in nz} (q_jp - q_kp)^2`` plus the mass of ``q_k`` outside the
-    support of ``q_j``, ``|q_k|^2 - sum_{p in nz} q_kp^2``; when that difference cancels
-    (``q_k`` almost inside the support, e.g. near-duplicate pivots) it is summed exactly
-    in O(d) instead. Feature space: the kernel of the sparse dot product."""
+    support of ``q_j``, ``|q_k|^2 - sum_{p in nz} q_kp^2``, whose rounding error is
+    ~eps |q_k|^2; when the distance is below ``1e-4 |q_k|^2`` (near-duplicate pivots) that
+    error is no longer negligible, and the distance is summed exactly in O(d) instead.
+    Feature space: the kernel of the sparse dot product."""
     row_j = Q[j]
     row_k = Q[k]
     if feature:
@@ -231,10 +232,10 @@ def _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma, degree, c
         c = row_k[nz[p]]
         inside += (a - c) * (a - c)
         within += c * c
-    outside = Qsq[k] - within
-    if outside < 1e-6 * Qsq[k]:
+    dist = inside + max(Qsq[k] - within, 0.0)
+    if dist < 1e-4 * Qsq[k]:  # rounding of |q_k|^2 - within (~eps |q_k|^2) not negligible
         return _pair_distance(Q, Qsq, j, k, False, code, gamma, degree, coef0)
-    return inside + outside
+    return dist
 
 
 @njit(cache=True)
