@@ -114,7 +114,7 @@ def test_remembered_neighbours_match_brute_force(stream, one_sided):
     n = learner.n_twins
     fq = np.array([tcore.twin_f(m, tw, j) for j in range(n)])
     side = np.where(fq > 0, 1, -1) if one_sided else np.zeros(n, dtype=np.int64)
-    tcore._update_neighbours(m, tw, opts, side.astype(np.int64))
+    tcore._update_neighbours(m, tw, opts, side.astype(np.int64), np.zeros(tw[0].shape[1], np.int64))
     Q, W = learner.twins()
     who, best = naive.tvm_best_neighbours(Q, W, side)
     np.testing.assert_allclose(tw[7][:n], best, rtol=1e-10)
@@ -161,3 +161,66 @@ def test_beats_random_on_noisy_checkerboard():
 def test_bad_parameters(params, message):
     with pytest.raises(ValueError, match=message):
         TwinVectorMachine(**params).fit(np.zeros((4, 2)) + np.arange(4)[:, None], [0, 1, 0, 1])
+
+
+def sparse_text_stream(n=1200, d=400, nnz=8, seed=0):
+    """Unit-norm sparse rows (like tf-idf) with a sparse linear rule, and repeated rows
+    (duplicate documents), as CSR."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), nnz)
+    cols = rng.integers(0, d, size=n * nnz)
+    X = sp.csr_matrix((rng.random(n * nnz), (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(X.multiply(X).sum(axis=1))))
+    order = np.arange(n)
+    dup = rng.choice(n, size=n // 10, replace=False)
+    order[dup[1:]] = dup[:-1]  # 10% of the rows repeat an earlier or later row
+    X = X[order]
+    w = np.zeros(d)
+    w[rng.choice(d, 40, replace=False)] = 1.0
+    y = np.where(X @ w > np.median(X @ w), 1, -1)
+    y[rng.random(n) < 0.05] *= -1  # label noise: some duplicates disagree
+    return sp.csr_matrix(X), y
+
+
+@pytest.mark.parametrize("merging", ["input", "feature"])
+def test_merge_search_work_is_bounded_on_sparse_high_dimensional_data(merging):
+    """The pivot distance cache: each pivot that moves costs one O(d) (sparse: O(nnz)) row of
+    distances, so the O(d) pair distances stay below B(B-1)/2 for the first search plus
+    2B per replacement or merge, however often twins cross the boundary (before the cache,
+    every twin whose neighbour moved or whose side flipped rescanned all B twins at O(d)
+    each: ~20B per merge on Reuters and growing). The cache equals the brute-force
+    distances, the remembered neighbours are the brute-force ones, and the model stays the
+    exact SVM on the weighted twins."""
+    X, y = sparse_text_stream()
+    B = 20
+    model = TwinVectorMachine(budget=B, C=100.0, gamma=0.5, merging=merging)
+    for start in range(0, X.shape[0], 300):
+        model.partial_fit(X[start : start + 300], y[start : start + 300], classes=[-1, 1])
+        learner = model.learners_[0]
+        m, tw, opts = learner.machine.m, learner.tw, learner.opts
+        moves = model.n_replacements_ + model.n_merges_
+        assert learner.counter(tcore.T_DIST) <= B * (B - 1) // 2 + 2 * B * moves
+        assert model.n_twins_ == B
+        Xt, yt, wt = weighted_twins(model)
+        svc = SVC(C=model.C_, gamma=0.5, tol=1e-12).fit(Xt, yt, sample_weight=wt)
+        dc = svc.dual_coef_[0]
+        K = rbf_kernel(Xt[svc.support_], gamma=0.5)
+        assert learner.machine.dual_objective() == pytest.approx(
+            0.5 * dc @ K @ dc - np.abs(dc).sum(), rel=1e-6)
+        assert model.kkt_violation_ < 1e-6
+    assert model.n_merges_ > 600
+    fq = np.array([tcore.twin_f(m, tw, j) for j in range(B)])
+    side = np.where(fq > 0, 1, -1).astype(np.int64)
+    tcore._update_neighbours(m, tw, opts, side, np.zeros(X.shape[1], np.int64))
+    Q, W = learner.twins()
+    if merging == "input":
+        brute = ((Q[:, None, :] - Q[None, :, :]) ** 2).sum(axis=-1)
+        np.testing.assert_allclose(tw[12], brute, rtol=1e-9, atol=1e-12)
+        who, best = naive.tvm_best_neighbours(Q, W, side)
+        np.testing.assert_allclose(tw[7][:B], best, rtol=1e-9)
+    else:
+        brute = 2.0 - 2.0 * rbf_kernel(Q, gamma=0.5)
+        np.testing.assert_allclose(tw[12], brute, rtol=1e-9, atol=1e-12)

@@ -7,13 +7,17 @@ example ``(q_j, ±1)`` of the incremental SVM with bound ``s_j^± C`` (Sec. 3.1)
 (``f = y (g + 1)``), so ``max_j |f(q_j)|`` and the one-sided regions cost O(B).
 
 Tuple ``tw`` of twin arrays: ``Q (B, d), Qsq, wp, wn, slot_p, slot_n, nb, nbd, nb_side,
-changed, tst (int counters), tfs (float state)``.
+changed, tst (int counters), tfs (float state), D (B, B)``, where ``D[i, k]`` caches the
+squared distance of pivots i and k (``||q_i - q_k||^2``, or ``||phi(q_i) - phi(q_k)||^2``
+with feature-space merging); a row is recomputed, O(B d), only when its pivot changes, so
+the neighbour search costs O(1) per pair instead of O(d) (without it, twins crossing the
+boundary on high-dimensional data made every merge O(B^2 d)).
 """
 
 import numpy as np
 from numba import njit
 
-from ..kernels._core import kernel_dense
+from ..kernels._core import kernel_dense, kernel_from_dot
 from . import _incremental_core as core
 
 # int state
@@ -25,7 +29,8 @@ T_REJECT = 4
 T_BENEF = 5
 T_SEEN = 6
 T_FAILED = 7
-T_SIZE = 8
+T_DIST = 8  # O(d) pair distances computed for the merge-neighbour search
+T_SIZE = 9
 # float state
 TF_TOTAL = 0  # sum of twin weights
 TF_CPROD = 1  # C * total kept constant (or C itself when not rescaled)
@@ -60,7 +65,39 @@ def new_twins(B, n_features):
         np.zeros(B, dtype=np.int64),
         np.zeros(T_SIZE, dtype=np.int64),
         np.zeros(TF_SIZE),
+        np.zeros((B, B)),
     )
+
+
+# ------------------------------------------------------------------ kernel rows
+@njit(cache=True)
+def kernel_row(m, x, xsq, out, nz):
+    """``out[:N] = K(x, x_j)`` over the machine's stored examples, as
+    :func:`._incremental_core.kernel_row`, but with the dot products taken over the
+    non-zeros of ``x`` alone when it is sparse (fewer than d/4 non-zeros): O(d + N nnz(x))
+    instead of O(N d). Sparse text rows are densified for the jitted loop, and their
+    kernel rows dominated the cost per example. ``nz`` is an int buffer of length d."""
+    d = x.shape[0]
+    nnz = 0
+    for k in range(d):
+        if x[k] != 0.0:
+            nz[nnz] = k
+            nnz += 1
+    if 4 * nnz > d:
+        return core.kernel_row(m, x, xsq, out)
+    X, sq, fs, ist = m[0], m[1], m[11], m[12]
+    n = ist[core.I_N]
+    ist[core.I_KEVALS] += n
+    code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
+    gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
+    for j in range(n):
+        row = X[j]
+        total = 0.0
+        for p in range(nnz):
+            k = nz[p]
+            total += x[k] * row[k]
+        out[j] = kernel_from_dot(total, xsq, sq[j], code, gamma, degree, coef0)
+    return out[:n]
 
 
 # ------------------------------------------------------------------ twins <-> examples
@@ -104,14 +141,14 @@ def _remove_twin(m, tw, j):
 
 
 @njit(cache=True)
-def _add_twin(m, tw, j, krow):
+def _add_twin(m, tw, j, krow, nz):
     """Incremental learning of twin j's examples (one per non-zero weight)."""
     Q, Qsq, wp, wn, slot_p, slot_n, tst = tw[0], tw[1], tw[2], tw[3], tw[4], tw[5], tw[10]
     for sign in range(2):
         weight = wp[j] if sign == 0 else wn[j]
         if weight <= 0.0:
             continue
-        row = core.kernel_row(m, Q[j], Qsq[j], krow)
+        row = kernel_row(m, Q[j], Qsq[j], krow, nz)
         label = 1.0 if sign == 0 else -1.0
         slot = core.add_example(m, Q[j], Qsq[j], label, weight, 2 * j + sign, row)
         if slot < 0:
@@ -143,14 +180,11 @@ def _kernel(m, a, asq, b, bsq):
 
 
 @njit(cache=True)
-def _distortion(Q, Qsq, wp, wn, i, j, feature, code, gamma, degree, coef0):
-    """Minimal distortion of merging twins i and j: input space
-    ``d*_ij = s_i s_j ||q_i - q_j||^2 / (s_i + s_j)`` (Sec. 4.2.1); feature space the same
-    with ``||phi(q_i) - phi(q_j)||^2 = k_ii + k_jj - 2 k_ij`` (Sec. 4.2.2, the distortion of
-    the optimal ``phi`` of the merged twin, before the pre-image approximation). Plain
-    arrays and scalars: it runs O(B) times per changed twin."""
-    si = wp[i] + wn[i]
-    sj = wp[j] + wn[j]
+def _pair_distance(Q, Qsq, i, j, feature, code, gamma, degree, coef0):
+    """Squared distance of pivots i and j, O(d): input space ``||q_i - q_j||^2``
+    (Sec. 4.2.1); feature space ``||phi(q_i) - phi(q_j)||^2 = k_ii + k_jj - 2 k_ij``
+    (Sec. 4.2.2). Differences, not ``|q_i|^2 + |q_j|^2 - 2 q_i.q_j``: near-duplicate pivots
+    (frequent on sparse text) keep their small distances exact."""
     if feature:
         dist = (kernel_dense(Q[i], Qsq[i], Q[i], Qsq[i], code, gamma, degree, coef0)
                 + kernel_dense(Q[j], Qsq[j], Q[j], Qsq[j], code, gamma, degree, coef0)
@@ -160,21 +194,94 @@ def _distortion(Q, Qsq, wp, wn, i, j, feature, code, gamma, degree, coef0):
         for k in range(Q.shape[1]):
             diff = Q[i, k] - Q[j, k]
             dist += diff * diff
-    return si * sj / (si + sj) * max(dist, 0.0)
+    return max(dist, 0.0)
 
 
 @njit(cache=True)
-def _update_neighbours(m, tw, opts, side):
-    """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated in O(B) per
-    twin that changed (moved, or crossed the boundary in one-sided mode) instead of the
-    O(B^2) of a full search."""
-    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
-    nb, nbd, nb_side, changed, tst = tw[6], tw[7], tw[8], tw[9], tw[10]
+def _distortion(D, wp, wn, i, j):
+    """Minimal distortion of merging twins i and j, ``d*_ij = s_i s_j D_ij / (s_i + s_j)``
+    (Sec. 4.2.1-4.2.2; in feature space the distortion of the optimal ``phi`` of the merged
+    twin, before the pre-image approximation), from the cached squared distance: O(1)."""
+    si = wp[i] + wn[i]
+    sj = wp[j] + wn[j]
+    return si * sj / (si + sj) * D[i, j]
+
+
+@njit(cache=True)
+def _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma, degree, coef0):
+    """:func:`_pair_distance` when pivot j has its non-zeros at ``nz[:nnz]``: O(nnz).
+    Input space: ``sum_{p in nz} (q_jp - q_kp)^2`` plus the mass of ``q_k`` outside the
+    support of ``q_j``, ``|q_k|^2 - sum_{p in nz} q_kp^2``, whose rounding error is
+    ~eps |q_k|^2; when the distance is below ``1e-4 |q_k|^2`` (near-duplicate pivots) that
+    error is no longer negligible, and the distance is summed exactly in O(d) instead.
+    Feature space: the kernel of the sparse dot product."""
+    row_j = Q[j]
+    row_k = Q[k]
+    if feature:
+        dot = 0.0
+        for p in range(nnz):
+            dot += row_j[nz[p]] * row_k[nz[p]]
+        dist = (kernel_from_dot(Qsq[j], Qsq[j], Qsq[j], code, gamma, degree, coef0)
+                + kernel_from_dot(Qsq[k], Qsq[k], Qsq[k], code, gamma, degree, coef0)
+                - 2.0 * kernel_from_dot(dot, Qsq[j], Qsq[k], code, gamma, degree, coef0))
+        return max(dist, 0.0)
+    inside = 0.0
+    within = 0.0
+    for p in range(nnz):
+        a = row_j[nz[p]]
+        c = row_k[nz[p]]
+        inside += (a - c) * (a - c)
+        within += c * c
+    dist = inside + max(Qsq[k] - within, 0.0)
+    if dist < 1e-4 * Qsq[k]:  # rounding of |q_k|^2 - within (~eps |q_k|^2) not negligible
+        return _pair_distance(Q, Qsq, j, k, False, code, gamma, degree, coef0)
+    return dist
+
+
+@njit(cache=True)
+def _refresh_distances(m, tw, opts, n, nz):
+    """Rows and columns of the distance cache ``D`` of the twins whose pivot changed
+    (``tst[T_DIST]`` counts the pairs): O(B d) per changed twin, O(B nnz) for a sparse
+    pivot (fewer than d/4 non-zeros, e.g. text)."""
+    Q, Qsq, changed, tst, D = tw[0], tw[1], tw[9], tw[10], tw[12]
     fs, ist = m[11], m[12]
     code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
     gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
     feature = opts[O_FEATURE] != 0
+    d = Q.shape[1]
+    for j in range(n):
+        if changed[j] == 0:
+            continue
+        nnz = 0
+        for p in range(d):
+            if Q[j, p] != 0.0:
+                nz[nnz] = p
+                nnz += 1
+        sparse = 4 * nnz <= d
+        D[j, j] = 0.0
+        for k in range(n):
+            if k == j or (changed[k] != 0 and k < j):  # that pair was done with row k
+                continue
+            tst[T_DIST] += 1
+            if sparse:
+                dist = _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma,
+                                             degree, coef0)
+            else:
+                dist = _pair_distance(Q, Qsq, j, k, feature, code, gamma, degree, coef0)
+            D[j, k] = dist
+            D[k, j] = dist
+
+
+@njit(cache=True)
+def _update_neighbours(m, tw, opts, side, nz):
+    """Remembered best merge neighbour of every twin (Sec. 4.2.1), updated only for twins
+    that changed (moved, or crossed the boundary in one-sided mode) instead of a full
+    O(B^2) search; distortions come from the distance cache (O(1) each), refreshed in
+    O(B d) per moved pivot."""
+    wp, wn = tw[2], tw[3]
+    nb, nbd, nb_side, changed, tst, D = tw[6], tw[7], tw[8], tw[9], tw[10], tw[12]
     n = tst[T_NTW]
+    _refresh_distances(m, tw, opts, n, nz)
     moved = np.zeros(n, dtype=np.bool_)
     redo = np.zeros(n, dtype=np.bool_)
     for i in range(n):
@@ -187,7 +294,7 @@ def _update_neighbours(m, tw, opts, side):
             continue
         for k in range(n):
             if moved[k] and k != i and side[k] == side[i]:
-                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
+                dk = _distortion(D, wp, wn, i, k)
                 if dk < nbd[i]:
                     nbd[i] = dk
                     nb[i] = k
@@ -198,7 +305,7 @@ def _update_neighbours(m, tw, opts, side):
         who = -1
         for k in range(n):
             if k != i and side[k] == side[i]:
-                dk = _distortion(Q, Qsq, wp, wn, i, k, feature, code, gamma, degree, coef0)
+                dk = _distortion(D, wp, wn, i, k)
                 if dk < best:
                     best = dk
                     who = k
@@ -274,7 +381,7 @@ def _merged_pivot(m, tw, opts, i, j, out):
 
 
 @njit(cache=True)
-def _choose_merge(m, tw, opts, fpar, fq, qnew, krow):
+def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
     """Best pair by remembered neighbours; with Rejection (Sec. 4.2.4), the merge is kept
     only if ``f(q_new)`` lies strictly between ``(1 -+ eta) f_hat``, ``f_hat = (s_i f(q_i) +
     s_j f(q_j)) / (s_i + s_j)``; otherwise the next best remembered pairs are tried, in
@@ -309,7 +416,7 @@ def _choose_merge(m, tw, opts, fpar, fq, qnew, krow):
         sq = 0.0
         for k in range(qnew.shape[0]):
             sq += qnew[k] * qnew[k]
-        f_new = core.decision_from_row(m, core.kernel_row(m, qnew, sq, krow))
+        f_new = core.decision_from_row(m, kernel_row(m, qnew, sq, krow, nz))
         si = wp[bi] + wn[bi]
         sj = wp[bj] + wn[bj]
         f_hat = (si * fq[bi] + sj * fq[bj]) / (si + sj)
@@ -332,13 +439,13 @@ def _place(tw, j, x, xsq, label):
 
 
 @njit(cache=True)
-def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
+def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
     """Algorithm 1 for one example: Beneficial, UpdateTV, UpdateTVM."""
     Q, Qsq, wp, wn, changed, tst, tfs = tw[0], tw[1], tw[2], tw[3], tw[9], tw[10], tw[11]
     B = opts[O_B]
     tst[T_SEEN] += 1
     n = tst[T_NTW]
-    f = core.decision_from_row(m, core.kernel_row(m, x, xsq, krow))
+    f = core.decision_from_row(m, kernel_row(m, x, xsq, krow, nz))
     if n >= B and abs(f) > fpar[P_M1]:  # Algorithm 2
         return
     tst[T_BENEF] += 1
@@ -347,7 +454,7 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
         tst[T_NTW] = n + 1
         tfs[TF_TOTAL] += 1.0
         _set_C(m, tw, opts)
-        _add_twin(m, tw, n, krow)
+        _add_twin(m, tw, n, krow, nz)
         tst[T_ADD] += 1
         return
     far = -1.0
@@ -365,13 +472,13 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
         _place(tw, k_far, x, xsq, label)
         tfs[TF_TOTAL] += 1.0
         _set_C(m, tw, opts)
-        _add_twin(m, tw, k_far, krow)
+        _add_twin(m, tw, k_far, krow, nz)
         tst[T_REPL] += 1
         return
     for j in range(n):  # third case: merge the best pair (one-sided: within a region)
         side[j] = (1 if fq[j] > 0 else -1) if opts[O_ONE_SIDED] else 0
-    _update_neighbours(m, tw, opts, side)
-    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow)
+    _update_neighbours(m, tw, opts, side, nz)
+    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz)
     if i < 0:
         tst[T_REJECT] += 1
         return
@@ -390,8 +497,8 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side):
     _place(tw, j, x, xsq, label)
     tfs[TF_TOTAL] += 1.0
     _set_C(m, tw, opts)
-    _add_twin(m, tw, i, krow)
-    _add_twin(m, tw, j, krow)
+    _add_twin(m, tw, i, krow, nz)
+    _add_twin(m, tw, j, krow, nz)
     tst[T_MERGE] += 1
 
 
@@ -404,8 +511,9 @@ def tvm_run(m, tw, opts, fpar, X, sq, y, start):
     qnew = np.zeros(X.shape[1])
     fq = np.zeros(B)
     side = np.zeros(B, dtype=np.int64)
+    nz = np.zeros(X.shape[1], dtype=np.int64)
     for r in range(start, X.shape[0]):
-        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side)
+        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side, nz)
         if tw[10][T_FAILED]:
             return r + 1
     return X.shape[0]
