@@ -354,3 +354,27 @@ def test_estimator_rejects_bad_parameters(params, message):
     X, y = imbalanced(100)
     with pytest.raises(ValueError, match=message):
         ActiveSVM(**params).fit(X, y)
+
+
+def test_every_array_over_the_expansion_grows_together_on_the_oracle_path():
+    """The compiled code indexes S's per-member arrays without bounds checks: when S outgrows
+    its first capacity before the cache exists, all of them (the reorder log included) must
+    grow, or reorders write out of bounds and the model silently goes wrong."""
+    from streamsvm.active import ActiveLearner
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4000, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=4000) > 1.6, 1, -1)
+    learner = ActiveLearner(X, classes=[-1, 1], budget=1200,
+                            model=ActiveSVM(C=10.0, gamma=1.0, random_state=0,
+                                            stopping=None))
+    learner.run(lambda index, x: y[index])
+    (inner,) = learner.model.learners_
+    capacity = inner.perm.shape[0]
+    assert capacity > 512  # S grew past the reserve it was given up front
+    assert {inner.alpha.shape[0], inner.g.shape[0], inner.lo.shape[0], inner.hi.shape[0],
+            inner.layout_log.shape[1], inner.scratch.shape[1]} == {capacity}
+    reference = SVC(C=10.0, gamma=1.0).fit(X[learner.model.queried_rows_],
+                                           y[learner.model.queried_rows_])
+    agreement = np.mean(learner.predict(X) == reference.predict(X))
+    assert agreement > 0.99

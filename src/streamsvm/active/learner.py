@@ -134,14 +134,7 @@ class _ActiveLearner(_Learner):
 
     def _grow_expansion(self):
         if self.cache is None:  # no cache yet: grow the arrays only (the cache is made to fit)
-            n = int(self.cnt[_N_COLS])
-            capacity = 2 * self.perm.shape[0]
-            for name in ("perm", "alpha", "g", "lo", "hi"):
-                old = getattr(self, name)
-                new = np.zeros(capacity, dtype=old.dtype)
-                new[:n] = old[:n]
-                setattr(self, name, new)
-            self.scratch = np.zeros((3, capacity))
+            self._grow_expansion_arrays()
             return
         super()._grow_expansion()
 

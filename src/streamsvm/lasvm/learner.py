@@ -198,7 +198,10 @@ class _Learner(BinaryLearner):
                                      n_ids=max(self.n_store, 1))
         self.cache.grow(n_columns=capacity, n_ids=max(self.n_store, 1))
 
-    def _grow_expansion(self):
+    def _grow_expansion_arrays(self) -> int:
+        """Double the capacity of every per-member array of S (not the cache); returns it.
+        Every array indexed by S's columns must grow here: the compiled code does not
+        check bounds."""
         n = int(self.cnt[_core.N_COLS])
         capacity = 2 * self.perm.shape[0]
         for name in ("perm", "alpha", "g", "lo", "hi"):
@@ -207,6 +210,10 @@ class _Learner(BinaryLearner):
         log[:, : self.layout_log.shape[1]] = self.layout_log
         self.layout_log = log
         self.scratch = np.zeros((3, capacity))
+        return capacity
+
+    def _grow_expansion(self):
+        capacity = self._grow_expansion_arrays()
         self.cache.grow(n_columns=capacity)
 
     def release_unused(self) -> None:
