@@ -30,6 +30,24 @@ from .estimator import ActiveSVM
 __all__ = ["ActiveLearner", "Query"]
 
 
+def check_learner_setup(classes, model, budget):
+    """Validate what an oracle-driven learner is given: ``(sorted classes, a fresh clone of
+    the ActiveSVM model)``; raises ValueError or TypeError naming the problem."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
+        raise ValueError(f"classes must hold two distinct labels; got {classes.tolist()!r}")
+    if model is None:
+        model = ActiveSVM()
+    if not isinstance(model, ActiveSVM):
+        raise TypeError(f"model must be an ActiveSVM; got {type(model).__name__}")
+    model = clone(model)
+    model._check_params()
+    if budget is not None and (not isinstance(budget, numbers.Integral)
+                               or isinstance(budget, bool) or budget < 0):
+        raise ValueError(f"budget must be None or an integer >= 0; got {budget!r}")
+    return np.sort(classes), model
+
+
 class Query:
     """One example the learner wants labelled.
 
@@ -111,20 +129,7 @@ class ActiveLearner:
 
     def __init__(self, pool, *, classes, model=None, budget=None, chunk_size=10_000,
                  n_features=None):
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
-            raise ValueError(f"classes must hold two distinct labels; got {classes.tolist()!r}")
-        self.classes = np.sort(classes)
-        if model is None:
-            model = ActiveSVM()
-        if not isinstance(model, ActiveSVM):
-            raise TypeError(f"model must be an ActiveSVM; got {type(model).__name__}")
-        model = clone(model)
-        model._check_params()
-        self.model = model
-        if budget is not None and (not isinstance(budget, numbers.Integral)
-                                   or isinstance(budget, bool) or budget < 0):
-            raise ValueError(f"budget must be None or an integer >= 0; got {budget!r}")
+        self.classes, self.model = check_learner_setup(classes, model, budget)
         self.budget = budget
         if (not isinstance(chunk_size, numbers.Integral) or isinstance(chunk_size, bool)
                 or chunk_size < 1):

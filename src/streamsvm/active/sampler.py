@@ -22,14 +22,11 @@ After that, asking waits until the window holds its ``L - 1`` examples.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
-from sklearn.base import clone
 
 from .._validation import check_one_example
 from . import _core
-from .estimator import ActiveSVM
+from .oracle import check_learner_setup
 
 __all__ = ["ActiveSampler"]
 
@@ -77,22 +74,10 @@ class ActiveSampler:
     """
 
     def __init__(self, *, classes, model=None, budget=None):
-        classes = np.asarray(classes)
-        if classes.ndim != 1 or classes.shape[0] != 2 or classes[0] == classes[1]:
-            raise ValueError(f"classes must hold two distinct labels; got {classes.tolist()!r}")
-        self.classes = np.sort(classes)
-        if model is None:
-            model = ActiveSVM()
-        if not isinstance(model, ActiveSVM):
-            raise TypeError(f"model must be an ActiveSVM; got {type(model).__name__}")
-        model = clone(model)
-        model._check_params()
+        self.classes, model = check_learner_setup(classes, model, budget)
         if model.pool_size == "full":
             raise ValueError("a stream cannot be searched in full: give pool_size an integer")
         self.model = model
-        if budget is not None and (not isinstance(budget, numbers.Integral)
-                                   or isinstance(budget, bool) or budget < 0):
-            raise ValueError(f"budget must be None or an integer >= 0; got {budget!r}")
         caps = [c for c in (budget, model.max_labels) if c is not None]
         self.budget = min(caps) if caps else None
         self.n_seen_ = 0
