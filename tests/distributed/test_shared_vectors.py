@@ -94,8 +94,13 @@ def test_each_vector_is_broadcast_at_most_once(update):
 @pytest.mark.parametrize("update", ["method1", "method2"])
 @pytest.mark.parametrize("shared_cache", [0, 3, 10_000])
 def test_exact_after_every_event_with_any_dictionary_size(update, shared_cache):
+    """``run`` checks exactness, agreement and Theorem 1 after every event; the dictionary
+    itself never holds more vectors than its size."""
     X, y, events = make_stream(n=40, seed=12)
-    run(update, shared_cache, X, y, as_events(X, y, events))
+    tracker = run(update, shared_cache, X, y, as_events(X, y, events))
+    atoms = set(tracker.global_vector()[0].tolist())
+    dictionary = [p for p in tracker.shared_ids() if p not in atoms]
+    assert len(dictionary) <= shared_cache
 
 
 def test_reused_point_id_is_a_new_point():
