@@ -386,9 +386,10 @@ def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch):
 
 
 @njit(cache=True)
-def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
-    """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
-    REPROCESS step 3); gradients of positions < n are updated."""
+def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
+    """The clipped SMO step on the pair (i, j): moves ``alpha[i]`` up and ``alpha[j]`` down by
+    ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
+    is below rounding and nothing moved. The gradients are the caller's to update."""
     perm, alpha, g, lo, hi = svs[:5]
     kd = store[5]
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
@@ -406,9 +407,20 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     new_i = hi[i] if lam == up else alpha[i] + lam
     new_j = lo[j] if lam == down else alpha[j] - lam
     if new_i == alpha[i] and new_j == alpha[j]:
-        return False  # a step below rounding: a numerical stall, not a move
+        return 0.0, ri, rj
     alpha[i] = new_i
     alpha[j] = new_j
+    return lam, ri, rj
+
+
+@njit(cache=True)
+def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
+    """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
+    REPROCESS step 3); gradients of positions < n are updated."""
+    g = svs[2]
+    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+    if lam == 0.0:
+        return False  # a step below rounding: a numerical stall, not a move
     for s in range(n):
         g[s] -= lam * (ri[s] - rj[s])
     return True
@@ -418,26 +430,10 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
 def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
     two; the finishing step's inner loop)."""
-    perm, alpha, g, lo, hi = svs[:5]
-    kd = store[5]
-    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
-    rj = kernel_row(perm[j], n, store, kern, svs, cache, work[0], work[2], cnt)
-    curvature = kd[perm[i]] + kd[perm[j]] - 2.0 * ri[j]
-    if curvature < _CURVATURE_FLOOR:
-        curvature = _CURVATURE_FLOOR
-    lam = (g[i] - g[j]) / curvature
-    up = hi[i] - alpha[i]
-    down = alpha[j] - lo[j]
-    if up < lam:
-        lam = up
-    if down < lam:
-        lam = down
-    new_i = hi[i] if lam == up else alpha[i] + lam
-    new_j = lo[j] if lam == down else alpha[j] - lam
-    if new_i == alpha[i] and new_j == alpha[j]:
+    alpha, g, lo, hi = svs[1], svs[2], svs[3], svs[4]
+    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+    if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
-    alpha[i] = new_i
-    alpha[j] = new_j
     best_i = -1
     best_j = -1
     gmax = -np.inf
