@@ -7,6 +7,7 @@ learner) and ``rows`` (the caller's row numbers), of which the first ``m`` entri
 import numpy as np
 from numba import njit
 
+from ..kernels._core import cache_acquire, cache_set_length, dot_dense, dot_rows
 from ..lasvm import _core as _lasvm
 
 
@@ -77,6 +78,95 @@ def remove_at(ids, rows, t, m):
     ids[t] = ids[m - 1]
     rows[t] = rows[m - 1]
     return m - 1
+
+
+BLOCK_SPARE_SLOTS = 8  #: cache slots kept free beside S and a block of candidates
+
+
+@njit(cache=True)
+def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
+    """``f[c] = y(x_ids[c])`` for ``c < n`` (eq. 2), the candidates' kernel rows through the
+    cache, as blocks of candidates.
+
+    The same values as ``n`` calls of LASVM's ``decision_value``, for a fraction of the cost:
+    the rows of a block are acquired together (the cache must have a free slot for each
+    beside the pinned rows of S, else the block is smaller), each stored example of S
+    missing from some rows is read once for the whole block (dense data), the dots are
+    turned into kernel values in one vectorised pass per row, and the arrays are unpacked
+    once per block instead of once per candidate (numba's reference counting of a dozen
+    arrays per call cost more than scoring a cached row)."""
+    Xd, indptr, indices, data, sq = store[:5]
+    row_gen = store[8]
+    sparse = kern[0]
+    perm, alpha = svs[0], svs[1]
+    gen = svs[6][0]
+    rows, slot_meta, id_meta, stats = cache
+    ncol = cnt[_lasvm.N_COLS]
+    b = st[_lasvm.B_]
+    cnt[_lasvm.N_CANDIDATES] += n
+    room = rows.shape[0] - cnt[_lasvm.N_LIVE] - BLOCK_SPARE_SLOTS
+    if room < 1:  # (almost) no cache: one candidate at a time, through scratch rows
+        for c in range(n):
+            f[c] = _lasvm.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
+                                         work[3])
+        return
+    block = min(n, room)
+    slots = np.empty(block, dtype=np.int64)
+    valid = np.empty(block, dtype=np.int64)
+    order = np.empty(block, dtype=np.int64)
+    ws = work[0]
+    a = alpha[:ncol]
+    for start in range(0, n, block):
+        m = min(block, n - start)
+        for c in range(m):
+            k = ids[start + c]
+            slot, v = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
+            if row_gen[k] != gen:
+                v = _lasvm.sync_row(k, slot, ncol, v, row_gen, svs, cache, work[3])
+            slots[c] = slot
+            valid[c] = v
+            # insertion sort of the block by valid length (ascending)
+            t = c
+            while t > 0 and valid[order[t - 1]] > v:
+                order[t] = order[t - 1]
+                t -= 1
+            order[t] = c
+        if sparse:
+            for c in range(m):
+                if valid[c] == ncol:
+                    continue
+                k = ids[start + c]
+                row = rows[slots[c]]
+                for p in range(indptr[k], indptr[k + 1]):
+                    ws[indices[p]] = data[p]
+                for j in range(valid[c], ncol):
+                    s = perm[j]
+                    dot = 0.0
+                    if s >= 0:
+                        for p in range(indptr[s], indptr[s + 1]):
+                            dot += ws[indices[p]] * data[p]
+                    row[j] = dot
+                for p in range(indptr[k], indptr[k + 1]):
+                    ws[indices[p]] = 0.0
+        else:
+            need = 0  # the first `need` of `order` lack column j
+            for j in range(valid[order[0]], ncol):
+                while need < m and valid[order[need]] <= j:
+                    need += 1
+                s = perm[j]
+                if s < 0:
+                    continue  # a hole: dots_to_columns writes 0
+                for t in range(need):
+                    c = order[t]
+                    rows[slots[c], j] = dot_rows(Xd, ids[start + c], Xd, s)
+        for c in range(m):
+            row = rows[slots[c]]
+            if valid[c] < ncol:
+                k = ids[start + c]
+                cnt[_lasvm.KEVALS] += _lasvm.dots_to_columns(row, valid[c], ncol, sq[k], sq,
+                                                             perm, kern)
+                cache_set_length(slot_meta, slots[c], ncol)
+            f[start + c] = dot_dense(a, row[:ncol]) + b
 
 
 # ------------------------------------------------------------------ the selection loop
@@ -154,18 +244,10 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
         if 0 < pool_size < m:
             draw_front(ids, rows, m, pool_size, rng)
             n = pool_size
-        t = 0
-        best = np.inf
-        f = 0.0
-        for c in range(n):
-            fc = _lasvm.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
-                                       scratch)
-            cnt[_lasvm.N_CANDIDATES] += 1
-            a = abs(fc)
-            if a < best or (a == best and ids[c] < ids[t]):
-                best = a
-                t = c
-                f = fc
+        scores = np.empty(n)
+        score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, scores)
+        t = closest(ids, scores, n)
+        f = scores[t]
         r = _margin_radius(store, svs, cnt, st)
         fst[F_RADIUS] = r
         if abs(f) >= r:
