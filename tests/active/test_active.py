@@ -90,6 +90,26 @@ def test_pool_as_large_as_the_data_is_full_search():
     np.testing.assert_array_equal(full.queried_rows_, larger.queried_rows_)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_candidate_scores_do_not_depend_on_the_cache(sparse):
+    """The candidates are scored in blocks through the kernel cache, one block when it has a
+    free slot per candidate, several when it has fewer, one at a time through scratch rows
+    when it has (almost) none: the same queries and the same model every time."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(500, 12))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=500) > 1.0, 1, -1)
+    if sparse:
+        X[np.abs(X) < 0.8] = 0.0
+        X = sp.csr_matrix(X)
+    common = dict(pool_size=59, stopping=None, C=10.0, gamma=0.1, random_state=1,
+                  max_labels=200)
+    models = [ActiveSVM(cache_size=mb, **common).fit(X, y) for mb in (100.0, 0.5, 0.01)]
+    for other in models[1:]:
+        np.testing.assert_array_equal(models[0].queried_rows_, other.queried_rows_)
+        np.testing.assert_array_equal(models[0].query_scores_, other.query_scores_)
+        np.testing.assert_array_equal(models[0].decision_function(X), other.decision_function(X))
+
+
 def test_small_pool_picks_the_closest_of_its_candidates_and_differs_from_full():
     X, y = imbalanced(600)
     common = dict(stopping=None, C=10.0, gamma=1.0, random_state=2, max_labels=100)

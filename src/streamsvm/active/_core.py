@@ -7,7 +7,7 @@ learner) and ``rows`` (the caller's row numbers), of which the first ``m`` entri
 import numpy as np
 from numba import njit
 
-from ..kernels._core import cache_acquire, cache_set_length, dot_dense, dot_rows
+from ..kernels._core import cache_acquire, cache_set_length, dot_dense, dot_rows, dot_rows4
 from ..lasvm import _core as _lasvm
 
 
@@ -80,6 +80,62 @@ def remove_at(ids, rows, t, m):
     return m - 1
 
 
+@njit(cache=True)
+def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data, perm,
+                       rows, acc):
+    """The missing dots ``rows[slots[c], j] = x_ids[start+c] · x_perm[j]`` of a block of CSR
+    candidates (``j >= valid[c]``; ``order`` sorts the block by ``valid``), through an
+    inverted index of the candidates (feature -> (candidate, value) entries): each stored
+    member of S is read once for the block, and the work per member is its nonzeros plus
+    the candidates' matching features, instead of its nonzeros once per candidate. A
+    candidate enters the index at its first missing column, so the work on a column is for
+    the candidates that need it only.
+    ``acc`` is a zeroed float workspace with at least ``m`` entries; it is left zeroed."""
+    n_entries = 0
+    for c in range(m):
+        k = ids[start + c]
+        n_entries += indptr[k + 1] - indptr[k]
+    n_features = 0
+    for c in range(m):
+        k = ids[start + c]
+        if indptr[k + 1] > indptr[k]:
+            n_features = max(n_features, indices[indptr[k + 1] - 1] + 1)  # indices sorted
+    head = np.full(n_features, -1, dtype=np.int64)
+    nxt = np.empty(n_entries, dtype=np.int64)
+    who = np.empty(n_entries, dtype=np.int64)
+    val = np.empty(n_entries)
+    e = 0
+    need = 0  # the first `need` of `order` lack column j; only they are in the index
+    for j in range(valid[order[0]], ncol):
+        while need < m and valid[order[need]] <= j:
+            c = order[need]
+            k = ids[start + c]
+            for p in range(indptr[k], indptr[k + 1]):
+                f = indices[p]
+                nxt[e] = head[f]
+                who[e] = c
+                val[e] = data[p]
+                head[f] = e
+                e += 1
+            need += 1
+        s = perm[j]
+        if s < 0:
+            continue  # a hole: dots_to_columns writes 0
+        for p in range(indptr[s], indptr[s + 1]):
+            f = indices[p]
+            if f >= n_features:
+                break  # indices sorted: no candidate has this feature or a later one
+            w = data[p]
+            g = head[f]
+            while g >= 0:
+                acc[who[g]] += val[g] * w
+                g = nxt[g]
+        for t in range(need):
+            c = order[t]
+            rows[slots[c], j] = acc[c]
+            acc[c] = 0.0
+
+
 BLOCK_SPARE_SLOTS = 8  #: cache slots kept free beside S and a block of candidates
 
 
@@ -114,7 +170,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     slots = np.empty(block, dtype=np.int64)
     valid = np.empty(block, dtype=np.int64)
     order = np.empty(block, dtype=np.int64)
-    ws = work[0]
+    acc = np.zeros(block)
     a = alpha[:ncol]
     for start in range(0, n, block):
         m = min(block, n - start)
@@ -132,22 +188,8 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
                 t -= 1
             order[t] = c
         if sparse:
-            for c in range(m):
-                if valid[c] == ncol:
-                    continue
-                k = ids[start + c]
-                row = rows[slots[c]]
-                for p in range(indptr[k], indptr[k + 1]):
-                    ws[indices[p]] = data[p]
-                for j in range(valid[c], ncol):
-                    s = perm[j]
-                    dot = 0.0
-                    if s >= 0:
-                        for p in range(indptr[s], indptr[s + 1]):
-                            dot += ws[indices[p]] * data[p]
-                    row[j] = dot
-                for p in range(indptr[k], indptr[k + 1]):
-                    ws[indices[p]] = 0.0
+            _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data,
+                               perm, rows, acc)
         else:
             need = 0  # the first `need` of `order` lack column j
             for j in range(valid[order[0]], ncol):
@@ -156,8 +198,18 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
                 s = perm[j]
                 if s < 0:
                     continue  # a hole: dots_to_columns writes 0
-                for t in range(need):
-                    c = order[t]
+                t = 0
+                while t + 4 <= need:
+                    c0, c1, c2, c3 = order[t], order[t + 1], order[t + 2], order[t + 3]
+                    d0, d1, d2, d3 = dot_rows4(Xd, ids[start + c0], ids[start + c1],
+                                               ids[start + c2], ids[start + c3], Xd, s)
+                    rows[slots[c0], j] = d0
+                    rows[slots[c1], j] = d1
+                    rows[slots[c2], j] = d2
+                    rows[slots[c3], j] = d3
+                    t += 4
+                for rest in range(t, need):
+                    c = order[rest]
                     rows[slots[c], j] = dot_rows(Xd, ids[start + c], Xd, s)
         for c in range(m):
             row = rows[slots[c]]

@@ -54,6 +54,7 @@ __all__ = [
     "kernel_from_dot",
     "dot_dense",
     "dot_rows",
+    "dot_rows4",
     "dot_csr_dense",
     "dot_csr",
     "kernel_dense",
@@ -201,6 +202,23 @@ def dot_rows(X, i, Z, j):
     for q in range(X.shape[1]):
         total += X[i, q] * Z[j, q]
     return total
+
+
+@njit(cache=True, fastmath=_DOT_FLAGS)
+def dot_rows4(X, i0, i1, i2, i3, Z, j):
+    """``(X[i0]·Z[j], X[i1]·Z[j], X[i2]·Z[j], X[i3]·Z[j])``: four dot products that share the
+    loads of ``Z[j]`` (half the memory traffic of four :func:`dot_rows`)."""
+    t0 = 0.0
+    t1 = 0.0
+    t2 = 0.0
+    t3 = 0.0
+    for q in range(X.shape[1]):
+        z = Z[j, q]
+        t0 += X[i0, q] * z
+        t1 += X[i1, q] * z
+        t2 += X[i2, q] * z
+        t3 += X[i3, q] * z
+    return t0, t1, t2, t3
 
 
 @njit(cache=True)
