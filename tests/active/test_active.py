@@ -110,6 +110,24 @@ def test_candidate_scores_do_not_depend_on_the_cache(sparse):
         np.testing.assert_array_equal(models[0].decision_function(X), other.decision_function(X))
 
 
+def test_a_full_cache_drops_the_holes_of_s_instead_of_halving_its_slots(monkeypatch):
+    """When S must grow while the cache is more than half full of rows, the active learner
+    compacts S (if a 64th of it is holes) instead of doubling it, which would halve the
+    cache's slots: other layouts of S, the same queries and model."""
+    import streamsvm.active.learner as active_learner
+
+    monkeypatch.setattr(active_learner, "_S_RESERVE", 8)  # S starts small and must grow
+    X, y = imbalanced(700, seed=7, ratio_cut=0.8)
+    common = dict(pool_size=20, stopping=None, C=100.0, gamma=2.0, random_state=0,
+                  max_labels=300)
+    roomy = ActiveSVM(cache_size=50.0, **common).fit(X, y)
+    tight = ActiveSVM(cache_size=0.25, **common).fit(X, y)
+    np.testing.assert_array_equal(roomy.queried_rows_, tight.queried_rows_)
+    np.testing.assert_array_equal(roomy.decision_function(X), tight.decision_function(X))
+    # the tight cache took the compaction path: S got extra layouts (generations)
+    assert tight.learners_[0].layout_meta[0] > roomy.learners_[0].layout_meta[0]
+
+
 def test_small_pool_picks_the_closest_of_its_candidates_and_differs_from_full():
     X, y = imbalanced(600)
     common = dict(stopping=None, C=10.0, gamma=1.0, random_state=2, max_labels=100)

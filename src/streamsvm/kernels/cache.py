@@ -156,6 +156,11 @@ class KernelCache:
         fit = min(fit, n_ids)
         return fit if fit >= 2 else 0
 
+    def slots_for(self, n_columns: int) -> int:
+        """The number of slots the cache would have with rows of ``n_columns`` columns (and
+        its present id capacity): what :meth:`grow` would leave."""
+        return self._slots_for(max(int(n_columns), self.row_capacity), self.id_capacity)
+
     def grow(self, n_columns: int | None = None, n_ids: int | None = None) -> bool:
         """Make room for rows of ``n_columns`` columns and ids below ``n_ids``.
 
