@@ -110,20 +110,23 @@ def test_candidate_scores_do_not_depend_on_the_cache(sparse):
         np.testing.assert_array_equal(models[0].decision_function(X), other.decision_function(X))
 
 
-def test_a_full_cache_drops_the_holes_of_s_instead_of_halving_its_slots(monkeypatch):
-    """When S must grow while the cache is more than half full of rows, the active learner
-    compacts S (if a 64th of it is holes) instead of doubling it, which would halve the
-    cache's slots: other layouts of S, the same queries and model."""
+def test_s_grows_without_costing_the_cache_its_rows(monkeypatch):
+    """When doubling S would leave the cache fewer slots than it has rows, the active learner
+    drops the holes of S instead (if a 64th of it is holes) or grows S only as far as every
+    row keeps its slot: other layouts of S, the same queries and model."""
     import streamsvm.active.learner as active_learner
 
     monkeypatch.setattr(active_learner, "_S_RESERVE", 8)  # S starts small and must grow
     X, y = imbalanced(700, seed=7, ratio_cut=0.8)
     common = dict(pool_size=20, stopping=None, C=100.0, gamma=2.0, random_state=0,
                   max_labels=300)
-    roomy = ActiveSVM(cache_size=50.0, **common).fit(X, y)
-    tight = ActiveSVM(cache_size=0.25, **common).fit(X, y)
-    np.testing.assert_array_equal(roomy.queried_rows_, tight.queried_rows_)
-    np.testing.assert_array_equal(roomy.decision_function(X), tight.decision_function(X))
+    roomy, partial, tight = (ActiveSVM(cache_size=mb, **common).fit(X, y)
+                             for mb in (50.0, 1.0, 0.25))
+    for other in (partial, tight):
+        np.testing.assert_array_equal(roomy.queried_rows_, other.queried_rows_)
+        np.testing.assert_array_equal(roomy.decision_function(X), other.decision_function(X))
+    capacity = partial.learners_[0].perm.shape[0]
+    assert capacity & (capacity - 1) != 0  # grown by eighths, not doubled
     # the tight cache took the compaction path: S got extra layouts (generations)
     assert tight.learners_[0].layout_meta[0] > roomy.learners_[0].layout_meta[0]
 

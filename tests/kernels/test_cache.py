@@ -207,6 +207,26 @@ def test_grow_doubles_and_keeps_the_most_valuable_rows():
     assert small.row_capacity == 65 and small.n_slots == 2
 
 
+def test_exact_grow_and_slots_for():
+    """``grow(exact=True)`` widens the rows to exactly what is asked, and ``slots_for`` says
+    beforehand how many slots a width leaves (what a caller weighs before growing)."""
+    cache = KernelCache(0.05)
+    for row_id in range(64):
+        slot, _ = _core.cache_acquire(*cache.state, row_id, 8)
+        cache.rows[slot, :8] = row_id
+        _core.cache_set_length(cache.slot_meta, slot, 8)
+    assert cache.slots_for(64) == cache.n_slots == 64
+    predicted = cache.slots_for(100)
+    assert predicted < cache.slots_for(64) and cache.slots_for(128) < predicted
+    assert cache.grow(n_columns=100, exact=True)
+    assert cache.row_capacity == 100 and cache.n_slots == predicted
+    assert cache.slots_for(10) == cache.n_slots  # never narrower than the rows are
+    kept = [row_id for row_id in range(64) if cache.cached_row(row_id) is not None]
+    assert len(kept) == predicted and kept[-1] == 63
+    for row_id in kept:
+        np.testing.assert_array_equal(cache.cached_row(row_id), np.full(8, row_id))
+
+
 def test_acquire_beyond_row_capacity_is_an_error():
     cache = KernelCache(1.0, n_columns=10, n_ids=10)
     with pytest.raises(ValueError, match="row capacity; call KernelCache.grow"):

@@ -161,11 +161,14 @@ class KernelCache:
         its present id capacity): what :meth:`grow` would leave."""
         return self._slots_for(max(int(n_columns), self.row_capacity), self.id_capacity)
 
-    def grow(self, n_columns: int | None = None, n_ids: int | None = None) -> bool:
+    def grow(self, n_columns: int | None = None, n_ids: int | None = None, *,
+             exact: bool = False) -> bool:
         """Make room for rows of ``n_columns`` columns and ids below ``n_ids``.
 
         A capacity that is too small is at least doubled (amortised O(1) per added column
-        or id), or set to exactly what is asked when doubling would not fit the budget.
+        or id), or set to exactly what is asked when doubling would not fit the budget or
+        when ``exact`` (rows exactly ``n_columns`` wide: the caller trades more frequent
+        growth for keeping more slots).
         Growing the rows leaves fewer slots; the least valuable rows (first in eviction
         order) are dropped and counted as evictions. Returns True when the arrays were
         reallocated: then every array and row view obtained before is stale.
@@ -182,7 +185,7 @@ class KernelCache:
         self._check_id_table(new_ids)
         new_columns = self.row_capacity
         if want_columns > new_columns:
-            new_columns = max(want_columns, 2 * new_columns)
+            new_columns = want_columns if exact else max(want_columns, 2 * new_columns)
             if (self._slots_for(new_columns, new_ids) == 0
                     and self._slots_for(want_columns, new_ids) > 0):
                 new_columns = want_columns

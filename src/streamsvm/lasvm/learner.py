@@ -198,12 +198,12 @@ class _Learner(BinaryLearner):
                                      n_ids=max(self.n_store, 1))
         self.cache.grow(n_columns=capacity, n_ids=max(self.n_store, 1))
 
-    def _grow_expansion_arrays(self) -> int:
-        """Double the capacity of every per-member array of S (not the cache); returns it.
-        Every array indexed by S's columns must grow here: the compiled code does not
-        check bounds."""
+    def _grow_expansion_arrays(self, capacity=None) -> int:
+        """Double (or raise to ``capacity``) the capacity of every per-member array of S
+        (not the cache); returns it. Every array indexed by S's columns must grow here:
+        the compiled code does not check bounds."""
         n = int(self.cnt[_core.N_COLS])
-        capacity = 2 * self.perm.shape[0]
+        capacity = 2 * self.perm.shape[0] if capacity is None else int(capacity)
         for name in ("perm", "alpha", "g", "lo", "hi"):
             setattr(self, name, _grown(getattr(self, name), capacity, n))
         log = np.zeros((_core.N_GENERATIONS, capacity), dtype=np.int32)
