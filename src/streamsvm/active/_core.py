@@ -82,7 +82,7 @@ def remove_at(ids, rows, t, m):
 
 @njit(cache=True)
 def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data, perm,
-                       rows, acc):
+                       rows, acc, head):
     """The missing dots ``rows[slots[c], j] = x_ids[start+c] · x_perm[j]`` of a block of CSR
     candidates (``j >= valid[c]``; ``order`` sorts the block by ``valid``), through an
     inverted index of the candidates (feature -> (candidate, value) entries): each stored
@@ -90,7 +90,10 @@ def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices
     the candidates' matching features, instead of its nonzeros once per candidate. A
     candidate enters the index at its first missing column, so the work on a column is for
     the candidates that need it only.
-    ``acc`` is a zeroed float workspace with at least ``m`` entries; it is left zeroed."""
+    ``acc`` is a zeroed float workspace with at least ``m`` entries, ``head`` a zeroed
+    float workspace with an entry per feature (it holds 1 + the first entry of each
+    feature's list, so that no array of the width of the data is made per block); both are
+    left zeroed."""
     n_entries = 0
     for c in range(m):
         k = ids[start + c]
@@ -100,7 +103,6 @@ def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices
         k = ids[start + c]
         if indptr[k + 1] > indptr[k]:
             n_features = max(n_features, indices[indptr[k + 1] - 1] + 1)  # indices sorted
-    head = np.full(n_features, -1, dtype=np.int64)
     nxt = np.empty(n_entries, dtype=np.int64)
     who = np.empty(n_entries, dtype=np.int64)
     val = np.empty(n_entries)
@@ -112,10 +114,10 @@ def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices
             k = ids[start + c]
             for p in range(indptr[k], indptr[k + 1]):
                 f = indices[p]
-                nxt[e] = head[f]
+                nxt[e] = np.int64(head[f]) - 1
                 who[e] = c
                 val[e] = data[p]
-                head[f] = e
+                head[f] = e + 1
                 e += 1
             need += 1
         s = perm[j]
@@ -126,7 +128,7 @@ def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices
             if f >= n_features:
                 break  # indices sorted: no candidate has this feature or a later one
             w = data[p]
-            g = head[f]
+            g = np.int64(head[f]) - 1
             while g >= 0:
                 acc[who[g]] += val[g] * w
                 g = nxt[g]
@@ -134,6 +136,10 @@ def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices
             c = order[t]
             rows[slots[c], j] = acc[c]
             acc[c] = 0.0
+    for t in range(need):
+        k = ids[start + order[t]]
+        for p in range(indptr[k], indptr[k + 1]):
+            head[indices[p]] = 0.0
 
 
 BLOCK_SPARE_SLOTS = 8  #: cache slots kept free beside S and a block of candidates
@@ -189,7 +195,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
             order[t] = c
         if sparse:
             _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data,
-                               perm, rows, acc)
+                               perm, rows, acc, work[0])
         else:
             need = 0  # the first `need` of `order` lack column j
             for j in range(valid[order[0]], ncol):
