@@ -326,8 +326,7 @@ def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
             first = gmeta[2 + 2 * r]
             if length <= first:
                 continue  # the prefix is untouched
-            for c in range(first, length):
-                tmp[c] = row[c]
+            tmp[first:length] = row[first:length]  # a slice copy: vectorised
             t = first
             while t < n_new and glog[r, t] < length:
                 row[t] = tmp[glog[r, t]]
