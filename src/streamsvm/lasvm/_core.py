@@ -39,6 +39,7 @@ from ..kernels._core import (
     cache_set_pinned,
     dot_dense,
     dot_rows,
+    dot_rows4,
     exp_nonpositive,
     kernel_from_dot,
 )
@@ -215,8 +216,16 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
         s = perm[j]
         if s < 0:
             continue  # a hole: dots_to_columns writes 0
-        for b in range(m):
-            rows[slots[b], j] = dot_rows(Xd, ids[b], Xd, s)
+        b = 0
+        while b + 4 <= m:  # four rows share the loads of the member's row
+            d0, d1, d2, d3 = dot_rows4(Xd, ids[b], ids[b + 1], ids[b + 2], ids[b + 3], Xd, s)
+            rows[slots[b], j] = d0
+            rows[slots[b + 1], j] = d1
+            rows[slots[b + 2], j] = d2
+            rows[slots[b + 3], j] = d3
+            b += 4
+        for rest in range(b, m):
+            rows[slots[rest], j] = dot_rows(Xd, ids[rest], Xd, s)
     gen = svs[6][0]
     for b in range(m):
         cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
