@@ -7,7 +7,7 @@ learner) and ``rows`` (the caller's row numbers), of which the first ``m`` entri
 import numpy as np
 from numba import njit
 
-from ..kernels._core import cache_acquire, cache_set_length, dot_dense, dot_rows, dot_rows4
+from ..kernels._core import cache_acquire, cache_set_length, dot_dense
 from ..lasvm import _core as _lasvm
 
 
@@ -176,6 +176,8 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     slots = np.empty(block, dtype=np.int64)
     valid = np.empty(block, dtype=np.int64)
     order = np.empty(block, dtype=np.int64)
+    sorted_ids = np.empty(block, dtype=np.int64)
+    sorted_slots = np.empty(block, dtype=np.int64)
     acc = np.zeros(block)
     a = alpha[:ncol]
     for start in range(0, n, block):
@@ -197,26 +199,16 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
             _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data,
                                perm, rows, acc, work[0])
         else:
+            for t in range(m):  # the block in `order`, for column_dots
+                sorted_ids[t] = ids[start + order[t]]
+                sorted_slots[t] = slots[order[t]]
             need = 0  # the first `need` of `order` lack column j
             for j in range(valid[order[0]], ncol):
                 while need < m and valid[order[need]] <= j:
                     need += 1
                 s = perm[j]
-                if s < 0:
-                    continue  # a hole: dots_to_columns writes 0
-                t = 0
-                while t + 4 <= need:
-                    c0, c1, c2, c3 = order[t], order[t + 1], order[t + 2], order[t + 3]
-                    d0, d1, d2, d3 = dot_rows4(Xd, ids[start + c0], ids[start + c1],
-                                               ids[start + c2], ids[start + c3], Xd, s)
-                    rows[slots[c0], j] = d0
-                    rows[slots[c1], j] = d1
-                    rows[slots[c2], j] = d2
-                    rows[slots[c3], j] = d3
-                    t += 4
-                for rest in range(t, need):
-                    c = order[rest]
-                    rows[slots[c], j] = dot_rows(Xd, ids[start + c], Xd, s)
+                if s >= 0:  # (a hole: dots_to_columns writes 0)
+                    _lasvm.column_dots(Xd, s, j, sorted_ids, sorted_slots, need, rows)
         for c in range(m):
             row = rows[slots[c]]
             if valid[c] < ncol:

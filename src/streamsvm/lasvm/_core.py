@@ -179,6 +179,23 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
 
 
 @njit(cache=True)
+def column_dots(Xd, s, j, ids, slots, m, rows):
+    """Column ``j`` of the cached rows ``slots[:m]`` (dense examples ``ids[:m]``): the dot
+    products with stored example ``s``, four rows at a time so that they share the loads of
+    ``Xd[s]`` (:func:`~streamsvm.kernels._core.dot_rows4`; the same bits as one at a time)."""
+    b = 0
+    while b + 4 <= m:
+        d0, d1, d2, d3 = dot_rows4(Xd, ids[b], ids[b + 1], ids[b + 2], ids[b + 3], Xd, s)
+        rows[slots[b], j] = d0
+        rows[slots[b + 1], j] = d1
+        rows[slots[b + 2], j] = d2
+        rows[slots[b + 3], j] = d3
+        b += 4
+    for rest in range(b, m):
+        rows[slots[rest], j] = dot_rows(Xd, ids[rest], Xd, s)
+
+
+@njit(cache=True)
 def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
     """Compute together the missing kernel rows of the next examples of ``pool[start:end]``
     that are outside S (up to ``PREFETCH`` of them among the next ``PREFETCH_WINDOW``) and put
@@ -216,16 +233,7 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
         s = perm[j]
         if s < 0:
             continue  # a hole: dots_to_columns writes 0
-        b = 0
-        while b + 4 <= m:  # four rows share the loads of the member's row
-            d0, d1, d2, d3 = dot_rows4(Xd, ids[b], ids[b + 1], ids[b + 2], ids[b + 3], Xd, s)
-            rows[slots[b], j] = d0
-            rows[slots[b + 1], j] = d1
-            rows[slots[b + 2], j] = d2
-            rows[slots[b + 3], j] = d3
-            b += 4
-        for rest in range(b, m):
-            rows[slots[rest], j] = dot_rows(Xd, ids[rest], Xd, s)
+        column_dots(Xd, s, j, ids, slots, m, rows)
     gen = svs[6][0]
     for b in range(m):
         cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
