@@ -346,8 +346,6 @@ def stream_sampler(datasets, lines):
         X, y, Xt, yt = _load(dataset, cap, test_cap, "unit" in note)
         order = np.random.default_rng(SEED).permutation(X.shape[0])
         X, y = X[order], y[order]
-        if sp.issparse(X):
-            X = X.toarray()
         sampler = ActiveSampler(classes=[-1, 1], model=ActiveSVM(
             C=C, gamma=gamma, random_state=SEED, cache_size=CACHE_MB))
         start = time.process_time()

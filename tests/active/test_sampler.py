@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from streamsvm import LASVM
 from streamsvm.active import ActiveSampler, ActiveSVM
@@ -146,9 +147,41 @@ def test_bad_input_leaves_the_sampler_unchanged():
         (ValueError, "not one of the classes", lambda: sampler.learn_one(X[0], [1, -1])),
         (ValueError, "3 features", lambda: sampler.learn_one(np.zeros(3), 1)),
         (ValueError, "NaN", lambda: sampler.learn_one(np.array([0.0, np.inf]), 1)),
+        (ValueError, "one row", lambda: sampler.predict_one(sp.csr_matrix(np.ones((2, 2))))),
+        (ValueError, "NaN|infinite",
+         lambda: sampler.predict_one(sp.csr_matrix(np.array([[np.nan, 1.0]])))),
+        (ValueError, "3 features", lambda: sampler.predict_one(sp.csr_matrix(np.ones((1, 3))))),
     ]
     for error, message, call in bad_calls:
         with pytest.raises(error, match=message):
             call()
         assert (sampler.n_seen_, sampler.n_asked_, sampler.n_labels_) == state
         np.testing.assert_array_equal(sampler.decision_function(X), scores)
+
+
+def test_sparse_rows_keep_the_model_sparse_and_ask_as_dense_rows_do():
+    """One-row sparse matrices (text, say): the model and the window stay sparse, and the
+    asks are those of the same stream given as dense rows (the kernel values agree to
+    rounding); dense rows after a sparse start are converted."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(900, 40))
+    X[np.abs(X) < 1.0] = 0.0
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 1.2, 1, -1)
+    runs = {}
+    for kind in ("dense", "sparse"):
+        sampler = ActiveSampler(classes=[-1, 1], model=model(gamma=0.05, stopping=None))
+        rows = sp.csr_matrix(X) if kind == "sparse" else X
+        asks = []
+        for i in range(X.shape[0]):
+            x = X[i] if kind == "sparse" and i % 7 == 3 else rows[i]  # some dense rows mixed in
+            _, ask = sampler.predict_one(x)
+            asks.append(ask)
+            if ask:
+                sampler.learn_one(x, y[i])
+        runs[kind] = (sampler, np.array(asks))
+    dense, sparse = runs["dense"], runs["sparse"]
+    assert sparse[0]._learner.sparse and not dense[0]._learner.sparse
+    np.testing.assert_array_equal(dense[1], sparse[1])
+    assert 20 < sparse[0].n_labels_ < 300
+    np.testing.assert_allclose(sparse[0].decision_function(X), dense[0].decision_function(X),
+                               rtol=1e-9, atol=1e-9)

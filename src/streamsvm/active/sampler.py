@@ -18,13 +18,18 @@ margin exhausted) or the label budget is spent; predictions go on.
 Until both classes have support vectors every example scores the same, and every example
 is asked about (the pool version draws at random then: one label per query either way).
 After that, asking waits until the window holds its ``L - 1`` examples.
+
+An example is a 1-D array, a dict, or a one-row sparse matrix. With sparse rows (text, say)
+the model and the window stay sparse: the first example fixes the kind, and later ones are
+converted to it.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._validation import check_one_example
+from .._validation import check_features, check_one_example
 from . import _core
 from .oracle import check_learner_setup
 
@@ -86,7 +91,8 @@ class ActiveSampler:
         self.stop_reason_ = ""
         self._learner = None
         self._names = None
-        self._window = None  # (L - 1, d): the last examples seen (a ring)
+        self._sparse = False  # the kind of the first example: the model and window keep it
+        self._window = None  # the last L - 1 examples seen (a ring): (L - 1, d) or CSR rows
         self._window_f = None  # their y(x) under the current model
         self._n_window = 0
         self._next = 0  # ring position of the next entry
@@ -94,15 +100,24 @@ class ActiveSampler:
 
     # ------------------------------------------------------------------ input
     def _row(self, x):
-        row, names = check_one_example(
-            x, feature_names=self._names,
-            n_features=None if self._learner is None else self.model.n_features_in_)
-        row = np.ascontiguousarray(row, dtype=np.float64)
-        if not np.all(np.isfinite(row)):
-            raise ValueError("the example holds NaN or infinite values")
+        n_features = None if self._learner is None else self.model.n_features_in_
+        if sp.issparse(x):
+            if x.ndim != 2 or x.shape[0] != 1:
+                raise ValueError(f"a sparse example must be one row; got shape {x.shape}")
+            row, names = check_features(x, n_features=n_features,
+                                        estimator_name="ActiveSampler"), self._names
+        else:
+            row, names = check_one_example(x, feature_names=self._names,
+                                           n_features=n_features)
+            row = np.ascontiguousarray(row, dtype=np.float64)
+            if not np.all(np.isfinite(row)):
+                raise ValueError("the example holds NaN or infinite values")
         if self._learner is not None and row.shape[1] != self.model.n_features_in_:
             raise ValueError(f"the example has {row.shape[1]} features; the sampler was started "
                              f"with {self.model.n_features_in_}")
+        if self._learner is not None and sp.issparse(row) != self._sparse:
+            row = (check_features(sp.csr_matrix(row), estimator_name="ActiveSampler")
+                   if self._sparse else row.toarray())
         return row, names
 
     def _start(self, row, names):
@@ -113,8 +128,9 @@ class ActiveSampler:
         model._grow_classes(self.classes)
         self._learner = model.learners_[0]
         self._names = names
+        self._sparse = sp.issparse(row)
         size = max(int(model.pool_size) - 1, 0)
-        self._window = np.zeros((size, row.shape[1]))
+        self._window = [None] * size if self._sparse else np.zeros((size, row.shape[1]))
         self._window_f = np.zeros(size)
 
     # ------------------------------------------------------------------ protocol
@@ -137,18 +153,19 @@ class ActiveSampler:
         if not self.stop_reason_:
             if learner.both_at < 0:
                 ask = True
-            elif self._n_window == self._window.shape[0] and (
+            elif self._n_window == len(self._window) and (
                     self._n_window == 0 or abs(f) < np.abs(self._window_f).min()):
                 radius = self._radius()
                 ask = self._margin_check(abs(f), radius)
         if ask:
             self._pending = (row, f, radius)
             self.n_asked_ += 1
-        if self._window.shape[0]:
-            self._window[self._next] = row[0]
+        size = len(self._window)
+        if size:
+            self._window[self._next] = row if self._sparse else row[0]
             self._window_f[self._next] = f
-            self._next = (self._next + 1) % self._window.shape[0]
-            self._n_window = min(self._n_window + 1, self._window.shape[0])
+            self._next = (self._next + 1) % size
+            self._n_window = min(self._n_window + 1, size)
         return y_pred, ask
 
     def _radius(self) -> float:
@@ -188,7 +205,7 @@ class ActiveSampler:
         if self._learner is None:
             self._start(row, names)
         pending = self._pending
-        if pending is not None and np.array_equal(pending[0], row):
+        if pending is not None and _same_row(pending[0], row):
             _, f, radius = pending
         else:
             f = float(self._learner.decision_function(row)[0]) if self.n_labels_ else 0.0
@@ -201,8 +218,9 @@ class ActiveSampler:
         if self._learner.stop_reason == "sv_count":
             self.stop_reason_ = "sv_count"
         if self._n_window:  # the model moved: rescore the window
+            window = self._window[: self._n_window]
             self._window_f[: self._n_window] = self._learner.decision_function(
-                self._window[: self._n_window])
+                sp.vstack(window, format="csr") if self._sparse else window)
         return self
 
     def stream(self, examples, oracle):
@@ -222,3 +240,10 @@ class ActiveSampler:
 
     def decision_function(self, X):
         return self.model.decision_function(X)
+
+
+def _same_row(a, b) -> bool:
+    """Whether two (1, d) rows, dense or CSR (of the same kind), hold the same values."""
+    if sp.issparse(a):
+        return a.shape == b.shape and (a != b).nnz == 0
+    return np.array_equal(a, b)
