@@ -1,6 +1,7 @@
 """Small-pool active learning, early stopping and the labelling oracle (Ertekin et al. 2007)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -90,6 +91,7 @@ def test_pool_as_large_as_the_data_is_full_search():
     np.testing.assert_array_equal(full.queried_rows_, larger.queried_rows_)
 
 
+@pytest.mark.filterwarnings("ignore:the kernel cache")  # small on purpose
 @pytest.mark.parametrize("sparse", [False, True])
 def test_candidate_scores_do_not_depend_on_the_cache(sparse):
     """The candidates are scored in blocks through the kernel cache, one block when it has a
@@ -110,6 +112,7 @@ def test_candidate_scores_do_not_depend_on_the_cache(sparse):
         np.testing.assert_array_equal(models[0].decision_function(X), other.decision_function(X))
 
 
+@pytest.mark.filterwarnings("ignore:the kernel cache")  # small on purpose
 def test_s_grows_without_costing_the_cache_its_rows(monkeypatch):
     """When doubling S would leave the cache fewer slots than it has rows, the active learner
     drops the holes of S instead (if a 64th of it is holes) or grows S only as far as every
@@ -129,6 +132,27 @@ def test_s_grows_without_costing_the_cache_its_rows(monkeypatch):
     assert capacity & (capacity - 1) != 0  # grown by eighths, not doubled
     # the tight cache took the compaction path: S got extra layouts (generations)
     assert tight.learners_[0].layout_meta[0] > roomy.learners_[0].layout_meta[0]
+
+
+def test_a_cache_too_small_for_s_and_the_candidates_is_reported_once():
+    """When the cache cannot hold the rows of S plus a block of candidates, every candidate's
+    row is recomputed at every query: the learner says so once, with a size that would do,
+    and that size silences it."""
+    X, y = imbalanced(800, seed=2, ratio_cut=0.5)
+    common = dict(pool_size=59, stopping=None, C=100.0, gamma=4.0, random_state=0,
+                  max_labels=400)
+    with pytest.warns(RuntimeWarning, match="kernel cache") as caught:
+        small = ActiveSVM(cache_size=0.3, **common)
+        for start in range(0, 800, 200):  # warned once, not once per chunk
+            small.partial_fit(X[start:start + 200], y[start:start + 200], classes=[-1, 1])
+    assert len([w for w in caught if "kernel cache" in str(w.message)]) == 1
+    suggested = float(str(caught[0].message).rsplit(",", 1)[1].split()[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        roomy = ActiveSVM(cache_size=suggested, **common)
+        for start in range(0, 800, 200):
+            roomy.partial_fit(X[start:start + 200], y[start:start + 200], classes=[-1, 1])
+    np.testing.assert_array_equal(small.queried_rows_, roomy.queried_rows_)
 
 
 def test_small_pool_picks_the_closest_of_its_candidates_and_differs_from_full():

@@ -37,6 +37,8 @@ is jitted.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..lasvm import _core as _lasvm_core
@@ -201,6 +203,7 @@ class _ActiveLearner(_Learner):
                 break
             self._grow_expansion()
         self._read_costs()
+        self._check_cache_room()
 
     def learn_example(self, row, y, index, f, radius) -> None:
         """Learn a labelled example from outside the pool (the stream sampler): it is stored,
@@ -242,6 +245,25 @@ class _ActiveLearner(_Learner):
                 break
             self._grow_expansion()
         self._read_costs()
+        self._check_cache_room()
+
+    def _check_cache_room(self) -> None:
+        """Warn once when the kernel cache cannot hold the rows of S and a block of
+        candidates: every candidate's row is then recomputed at every query (about
+        ``L x n_SV`` kernel values per label instead of the few new columns)."""
+        if getattr(self, "_cache_warned", False) or self.cache is None:
+            return
+        block = self.n_pool if self.pool_size < 0 else min(self.pool_size, self.n_pool)
+        need = int(self.cnt[_N_LIVE]) + block + _core.BLOCK_SPARE_SLOTS
+        if block > 1 and self.cache.n_slots < min(need, self.n_store):
+            self._cache_warned = True
+            megabytes = 2 * need * (self.perm.shape[0] * 8 + 64) / 2**20
+            warnings.warn(
+                f"the kernel cache (cache_size={self.cache.size_mb:g} MB) holds "
+                f"{self.cache.n_slots} rows, fewer than the {int(self.cnt[_N_LIVE])} members "
+                f"of the expansion plus {block} candidates: the candidates' kernel rows are "
+                f"recomputed at every query, which is much slower; give cache_size room for "
+                f"twice that, {megabytes:.0f} MB", RuntimeWarning, stacklevel=2)
 
     # ------------------------------------------------------------------ streaming face
     def fit_pass(self, X, y):
