@@ -341,3 +341,13 @@ def test_cached_rows_equal_direct_rows(kernel_name, sparse, normalized):
 def test_cached_rows_with_disabled_cache_use_scratch():
     cache, computed = stream_of_rows("rbf", False, False, size_mb=1 / 1024)
     assert cache.n_slots == 0 and cache.misses == 400 and cache.hits == 0
+
+
+def test_size_mb_for_is_the_inverse_of_slots_for():
+    cache = KernelCache(5.0, n_columns=100, n_ids=10000)
+    for n_slots, width in [(10, 100), (500, 300), (3000, 1000)]:
+        big_enough = KernelCache(cache.size_mb_for(n_slots, width), n_columns=width,
+                                 n_ids=cache.id_capacity)
+        assert big_enough.n_slots >= n_slots
+        assert KernelCache(0.999 * cache.size_mb_for(n_slots, width), n_columns=width,
+                           n_ids=cache.id_capacity).n_slots < n_slots

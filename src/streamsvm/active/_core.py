@@ -95,13 +95,11 @@ def _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices
     feature's list, so that no array of the width of the data is made per block); both are
     left zeroed."""
     n_entries = 0
-    for c in range(m):
-        k = ids[start + c]
-        n_entries += indptr[k + 1] - indptr[k]
     n_features = 0
     for c in range(m):
         k = ids[start + c]
         if indptr[k + 1] > indptr[k]:
+            n_entries += indptr[k + 1] - indptr[k]
             n_features = max(n_features, indices[indptr[k + 1] - 1] + 1)  # indices sorted
     nxt = np.empty(n_entries, dtype=np.int64)
     who = np.empty(n_entries, dtype=np.int64)

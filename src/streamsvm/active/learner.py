@@ -257,7 +257,7 @@ class _ActiveLearner(_Learner):
         need = int(self.cnt[_N_LIVE]) + block + _core.BLOCK_SPARE_SLOTS
         if block > 1 and self.cache.n_slots < min(need, self.n_store):
             self._cache_warned = True
-            megabytes = 2 * need * (self.perm.shape[0] * 8 + 64) / 2**20
+            megabytes = self.cache.size_mb_for(2 * need, self.perm.shape[0])
             warnings.warn(
                 f"the kernel cache (cache_size={self.cache.size_mb:g} MB) holds "
                 f"{self.cache.n_slots} rows, fewer than the {int(self.cnt[_N_LIVE])} members "

@@ -161,6 +161,12 @@ class KernelCache:
         its present id capacity): what :meth:`grow` would leave."""
         return self._slots_for(max(int(n_columns), self.row_capacity), self.id_capacity)
 
+    def size_mb_for(self, n_slots: int, n_columns: int) -> float:
+        """The ``size_mb`` a cache needs for ``n_slots`` rows of ``n_columns`` columns (and
+        its present id capacity): the inverse of :meth:`slots_for`."""
+        row = max(int(n_columns), self.row_capacity) * _FLOAT_BYTES + _SLOT_META_BYTES
+        return (self._fixed_bytes(self.id_capacity) + int(n_slots) * row) / _BYTES_PER_MB
+
     def grow(self, n_columns: int | None = None, n_ids: int | None = None, *,
              exact: bool = False) -> bool:
         """Make room for rows of ``n_columns`` columns and ids below ``n_ids``.
