@@ -31,6 +31,7 @@ prbep: 0.5000
 from __future__ import annotations
 
 import numpy as np
+from sklearn import metrics as _sk_metrics
 
 __all__ = [
     "UndefinedMetricError",
@@ -103,19 +104,6 @@ def _positives(y_true: np.ndarray, pos_label, metric: str) -> np.ndarray:
     return positive
 
 
-def _tie_runs(positive: np.ndarray, scores: np.ndarray):
-    """Cumulative (true, false) positive counts at the end of each run of tied scores.
-
-    Runs are taken in decreasing score order; also returns each run's score.
-    """
-    order = np.argsort(-scores, kind="mergesort")
-    s, p = scores[order], positive[order]
-    last_of_run = np.r_[np.flatnonzero(np.diff(s)), s.shape[0] - 1]
-    tp = np.cumsum(p, dtype=np.int64)[last_of_run]
-    fp = (last_of_run + 1) - tp
-    return tp, fp, s[last_of_run]
-
-
 # ---------------------------------------------------------------------- metrics
 def accuracy(y_true, y_pred) -> float:
     """Fraction of predictions equal to the true label: ``mean(y_pred == y_true)``.
@@ -156,8 +144,9 @@ def roc_curve(y_true, scores, pos_label=1):
 
     Thresholds decrease, starting at ``inf``; point ``k`` predicts positive the examples with
     ``score >= thresholds[k]``, so ``tpr[k] = TP/P`` and ``fpr[k] = FP/N`` at that cut. Every
-    distinct score gives a point (scikit-learn's ``roc_curve(..., drop_intermediate=False)``);
-    the trapezoidal area under it is :func:`roc_auc`.
+    distinct score gives a point: this is scikit-learn's
+    ``roc_curve(..., drop_intermediate=False)`` behind this module's input checks. The
+    trapezoidal area under it is :func:`roc_auc`.
 
     >>> fpr, tpr, thresholds = roc_curve([1, -1, 1, -1], [0.8, 0.6, 0.6, 0.1])
     >>> fpr.tolist(), tpr.tolist(), thresholds.tolist()
@@ -165,35 +154,23 @@ def roc_curve(y_true, scores, pos_label=1):
     """
     y_true, scores = _pair(y_true, scores, "scores")
     positive = _positives(y_true, pos_label, "the ROC curve")
-    tp, fp, thresholds = _tie_runs(positive, scores)
-    n_pos = int(positive.sum())
-    n_neg = positive.shape[0] - n_pos
-    return np.r_[0.0, fp / n_neg], np.r_[0.0, tp / n_pos], np.r_[np.inf, thresholds]
+    fpr, tpr, thresholds = _sk_metrics.roc_curve(positive, scores, drop_intermediate=False)
+    return fpr, tpr, thresholds
 
 
 def roc_auc(y_true, scores, pos_label=1) -> float:
-    """Area under the ROC curve, ties handled exactly.
+    """Area under the ROC curve, ties counted one half (scikit-learn's ``roc_auc_score``).
 
-    The Mann–Whitney statistic: over all ``P * N`` (positive, negative) pairs, the fraction
-    in which the positive scores higher, a tie counting one half,
-    ``AUC = (#{s_i > s_j} + 0.5 #{s_i = s_j}) / (P N)``, i positive, j negative. It equals
-    the trapezoidal area under :func:`roc_curve`. Computed in ``O(n log n)`` from the runs
-    of tied scores: each negative is outranked by the positives in higher runs (weight 1)
-    and tied with the positives in its own run (weight 1/2).
+    It equals the Mann–Whitney statistic: over all ``P * N`` (positive, negative) pairs, the
+    fraction in which the positive scores higher, a tie counting one half,
+    ``AUC = (#{s_i > s_j} + 0.5 #{s_i = s_j}) / (P N)``, i positive, j negative.
 
     >>> roc_auc([1, -1, 1, -1], [0.8, 0.6, 0.6, 0.1])  # pairs: 1, 1, 0.5, 1 out of 4
     0.875
     """
     y_true, scores = _pair(y_true, scores, "scores")
     positive = _positives(y_true, pos_label, "AUC")
-    tp, fp, _ = _tie_runs(positive, scores)
-    tp_in_run = np.diff(tp, prepend=0)
-    fp_in_run = np.diff(fp, prepend=0)
-    # twice the number of winning pairs: 2 * (positives above) + positives tied, per negative
-    twice_wins = int(np.sum(fp_in_run * (2 * (tp - tp_in_run) + tp_in_run)))
-    n_pos = int(tp[-1])
-    n_neg = int(fp[-1])
-    return twice_wins / (2 * n_pos * n_neg)
+    return float(_sk_metrics.roc_auc_score(positive, scores))
 
 
 def prbep(y_true, scores, pos_label=1) -> float:
