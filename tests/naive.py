@@ -84,7 +84,7 @@ def streamsvm_kernel_algorithm1(X, y, C, kernel):
 
 
 def blurred_ball_cover(X, y, C, epsilon, lookahead, tol=1e-13):
-    """The Blurred Ball SVM's training (``001_…`` Algorithm 1) with the augmented points
+    """The Blurred Ball SVM's training (Nathan & Raghvendra 2014, Algorithm 1) with the augmented points
     written out in full, p_n = [y_n x_n; y_n; C^{-1/2} e_n] in d + 1 + n dimensions, and every
     distance computed from coordinates. A point outside the (1+ε)-expansion of every kept ball
     (for L > 1: a buffer of L points holding one) adds the ball MEB(buffer ∪ kept core sets),
@@ -125,7 +125,7 @@ def blurred_ball_cover(X, y, C, epsilon, lookahead, tol=1e-13):
         new_ball(buffer)
     return balls, points
 def l2svm_hat_gram(X, y, ids, kernel, C, task):
-    """Gram matrix of the distributed L2-SVM (``003_…`` section 4.1), entry by entry:
+    """Gram matrix of the distributed L2-SVM (Chrysogelos 2016, section 4.1), entry by entry:
     two-class y_i y_j (k(x_i, x_j) + 1) + δ_ij / C, one-class k(x_i, x_j) + δ_ij / C.
     ``kernel(a, b)`` returns k(a, b); δ_ij compares point ids."""
     n = len(ids)

@@ -1,4 +1,5 @@
-"""Jitted scans of the Blurred Ball SVM (Nathan & Raghvendra, ``001_…``), one call per chunk.
+"""Jitted scans of the Blurred Ball SVM (Nathan & Raghvendra, "Accurate Streaming Support
+Vector Machines", 2014), one call per chunk.
 
 Every example becomes the augmented point of the Core Vector Machine map (section 3)
 

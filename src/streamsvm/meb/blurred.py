@@ -1,5 +1,5 @@
-"""Blurred Ball SVM: the streaming SVM of Nathan & Raghvendra (``001_…``) over Agarwal &
-Sharathkumar's blurred ball cover.
+"""Blurred Ball SVM: the streaming SVM of Nathan & Raghvendra ("Accurate Streaming Support
+Vector Machines", 2014) over Agarwal & Sharathkumar's blurred ball cover.
 
 Every example is the augmented point ``p = [y φ(x); y; C^{-1/2} e]`` of the Core Vector
 Machine (section 3, with the bias coordinate y); the L2-SVM with bias is the minimum enclosing

@@ -195,7 +195,7 @@ def min_norm_point(G, *, tol=1e-10, max_iter=None, init=None) -> MinNormResult:
     """Point of smallest norm in the convex hull of p_1..p_m, given G_ik = p_i·p_k.
 
     Solves min_λ λᵀGλ over λ ≥ 0, Σλ = 1 (the distributed L2-SVM tracker's problem,
-    ``003_…`` with G = k̂). Optimality: (Gλ)_i ≥ λᵀGλ for all i, with equality where λ_i > 0.
+    Chrysogelos (2016) with G = k̂). Optimality: (Gλ)_i ≥ λᵀGλ for all i, with equality where λ_i > 0.
 
     Solver: Wolfe's minimum-norm-point active-set method (see :mod:`streamsvm.qp._core`):
     finite, exact up to rounding, O(m·s + s²) per cycle with s the support size, a handful of
@@ -231,7 +231,7 @@ def min_norm_point(G, *, tol=1e-10, max_iter=None, init=None) -> MinNormResult:
 def meb_of_points(G, *, tol=1e-10, max_iter=None, init=None) -> BallResult:
     """Minimum enclosing ball of points p_1..p_m, given G_ik = p_i·p_k.
 
-    Dual (CVM; StreamSVM ``000_…`` section 3): max_λ D(λ) = Σλ_i G_ii − λᵀGλ over the
+    Dual (CVM; StreamSVM, Rai et al. 2009, section 3): max_λ D(λ) = Σλ_i G_ii − λᵀGλ over the
     simplex; centre c = Σλ_i p_i. For every λ, D(λ) = Σλ_i ‖p_i − c‖² ≤ R*² ≤
     max_i ‖p_i − c‖², and the solver (the active-set method of :func:`min_norm_point` with a
     linear term) stops when max_i ‖p_i − c‖² ≤ (1 + tol)·D(λ).
@@ -263,8 +263,8 @@ def meb_of_balls_and_points(G, radii, *, tol=1e-10, max_iter=None, init=None) ->
     R* = min_c max_j (‖c − c_j‖ + r_j); points are balls of radius 0. The optimal centre lies
     in conv{c_j} (projection onto the hull brings c closer to every c_j), so c = Σλ_j c_j
     with λ on the simplex. Used by StreamSVM's lookahead (old ball ∪ L buffered points,
-    ``000_…`` Algorithm 2), its multiple balls (section 4.3) and the Blurred Ball SVM
-    (MEB of kept balls ∪ buffer, ``001_…`` Algorithm 1).
+    Rai et al. 2009, Algorithm 2), its multiple balls (section 4.3) and the Blurred Ball SVM
+    (MEB of kept balls ∪ buffer, Nathan & Raghvendra 2014, Algorithm 1).
 
     Method: a parametric sequence of weighted MEB duals. For R ≥ max r_j, R is feasible iff
     max_λ Σλ_j s_j(R) − λᵀGλ ≤ R² with s_j(R) = G_jj − r_j² + 2R r_j. Each λ gives the lower
@@ -330,7 +330,7 @@ def meb_of_balls_and_points(G, radii, *, tol=1e-10, max_iter=None, init=None) ->
 def augmented_gram(feature_gram, extra):
     """Gram matrix of points/centres carrying extra parts orthogonal to the feature parts.
 
-    In the MEB formulation of the L2-SVM (``000_…`` eq. 3, ``001_…`` section 3) a point is
+    In the MEB formulation of the L2-SVM (Rai et al. 2009, eq. 3; Nathan & Raghvendra 2014, section 3) a point is
     p_n = [y_n φ(x_n); C^{-1/2} e_n] and a ball's centre is [w; ξ-part]. Inner products split
     into the feature part (``feature_gram``, e.g. y_i y_k k(x_i, x_k), plus y_i y_k for the
     Blurred Ball bias coordinate) and the extra part:
