@@ -1,4 +1,5 @@
-"""Distributed L2-SVM tracking (Chrysogelos, "Streaming, High Performance Support Vector Methods", 2016): chapter 5 and the extension to real data.
+"""Distributed L2-SVM tracking (Chrysogelos, "Streaming, High Performance Support Vector
+Methods", 2016): chapter 5 and the extension to real data.
 
 Part A — chapter 5: one-class RBF L2-SVM on the 10-D chessboard, 10 sites, every point sent
 to a random site, the model starting from the first point; update method 1, exact. Per
@@ -424,8 +425,8 @@ def main():
     if args.part in ("a", "both"):
         lines = list(intro)
         part_a(args.n_chessboard, args.n_method2, lines, plots=not args.smoke)
-        path = write_markdown(f"distributed{suffix}.md", "Distributed L2-SVM tracking (Chrysogelos 2016): "
-                              "chapter 5", lines)
+        path = write_markdown(f"distributed{suffix}.md", "Distributed L2-SVM tracking "
+                              "(Chrysogelos 2016): chapter 5", lines)
         print(path.read_text())
     if args.part == "s":
         lines = [
@@ -433,7 +434,8 @@ def main():
             "--part s`.", ""]
         sensitivity(args.n_sensitivity, lines)
         path = write_markdown(f"distributed_sensitivity{suffix}.md", "Distributed L2-SVM "
-                              "tracking (Chrysogelos 2016): sensitivity of chapter 5 to γ and C", lines)
+                              "tracking (Chrysogelos 2016): sensitivity of chapter 5 to "
+                              "γ and C", lines)
         print(path.read_text())
     if args.part in ("b", "both"):
         lines = list(intro) + [
@@ -450,7 +452,8 @@ def main():
             part_b(name, dataset, gamma, C, args.n_real, args.window, args.n_method2_real,
                    1000 if args.smoke else 2000, lines)
         path = write_markdown(f"distributed_realdata{suffix}.md",
-                              "Distributed L2-SVM tracking (Chrysogelos 2016): two-class on real data", lines)
+                              "Distributed L2-SVM tracking (Chrysogelos 2016): "
+                              "two-class on real data", lines)
         print(path.read_text())
 
 

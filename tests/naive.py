@@ -84,9 +84,9 @@ def streamsvm_kernel_algorithm1(X, y, C, kernel):
 
 
 def blurred_ball_cover(X, y, C, epsilon, lookahead, tol=1e-13):
-    """The Blurred Ball SVM's training (Nathan & Raghvendra 2014, Algorithm 1) with the augmented points
-    written out in full, p_n = [y_n x_n; y_n; C^{-1/2} e_n] in d + 1 + n dimensions, and every
-    distance computed from coordinates. A point outside the (1+ε)-expansion of every kept ball
+    """The Blurred Ball SVM's training (Nathan & Raghvendra 2014, Algorithm 1) with the augmented
+    points written out in full, p_n = [y_n x_n; y_n; C^{-1/2} e_n] in d + 1 + n dimensions, and
+    every distance computed from coordinates. A point outside the (1+ε)-expansion of every kept ball
     (for L > 1: a buffer of L points holding one) adds the ball MEB(buffer ∪ kept core sets),
     its core set the points of positive weight; balls with radius < ε/4 of it are dropped.
     The MEB is solved by the qp toolkit at a tight tolerance on the explicit Gram matrix.

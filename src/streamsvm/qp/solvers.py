@@ -195,7 +195,8 @@ def min_norm_point(G, *, tol=1e-10, max_iter=None, init=None) -> MinNormResult:
     """Point of smallest norm in the convex hull of p_1..p_m, given G_ik = p_i·p_k.
 
     Solves min_λ λᵀGλ over λ ≥ 0, Σλ = 1 (the distributed L2-SVM tracker's problem,
-    Chrysogelos (2016) with G = k̂). Optimality: (Gλ)_i ≥ λᵀGλ for all i, with equality where λ_i > 0.
+    Chrysogelos (2016) with G = k̂). Optimality: (Gλ)_i ≥ λᵀGλ for all i, with equality where
+    λ_i > 0.
 
     Solver: Wolfe's minimum-norm-point active-set method (see :mod:`streamsvm.qp._core`):
     finite, exact up to rounding, O(m·s + s²) per cycle with s the support size, a handful of
@@ -330,9 +331,9 @@ def meb_of_balls_and_points(G, radii, *, tol=1e-10, max_iter=None, init=None) ->
 def augmented_gram(feature_gram, extra):
     """Gram matrix of points/centres carrying extra parts orthogonal to the feature parts.
 
-    In the MEB formulation of the L2-SVM (Rai et al. 2009, eq. 3; Nathan & Raghvendra 2014, section 3) a point is
-    p_n = [y_n φ(x_n); C^{-1/2} e_n] and a ball's centre is [w; ξ-part]. Inner products split
-    into the feature part (``feature_gram``, e.g. y_i y_k k(x_i, x_k), plus y_i y_k for the
+    In the MEB formulation of the L2-SVM (Rai et al. 2009, eq. 3; Nathan & Raghvendra 2014,
+    section 3) a point is p_n = [y_n φ(x_n); C^{-1/2} e_n] and a ball's centre is [w; ξ-part].
+    Inner products split into the feature part (``feature_gram``, e.g. y_i y_k k(x_i, x_k), plus y_i y_k for the
     Blurred Ball bias coordinate) and the extra part:
 
     * ``extra`` 1-D (m,): the extra parts are mutually orthogonal, and ``extra[i]`` is the
