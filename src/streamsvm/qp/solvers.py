@@ -333,8 +333,8 @@ def augmented_gram(feature_gram, extra):
 
     In the MEB formulation of the L2-SVM (Rai et al. 2009, eq. 3; Nathan & Raghvendra 2014,
     section 3) a point is p_n = [y_n φ(x_n); C^{-1/2} e_n] and a ball's centre is [w; ξ-part].
-    Inner products split into the feature part (``feature_gram``, e.g. y_i y_k k(x_i, x_k), plus y_i y_k for the
-    Blurred Ball bias coordinate) and the extra part:
+    Inner products split into the feature part (``feature_gram``, e.g. y_i y_k k(x_i, x_k),
+    plus y_i y_k for the Blurred Ball bias coordinate) and the extra part:
 
     * ``extra`` 1-D (m,): the extra parts are mutually orthogonal, and ``extra[i]`` is the
       squared norm of the i-th one: 1/C for a new point (its own e_n), ξ² for a current centre
