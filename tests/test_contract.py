@@ -2,7 +2,7 @@
 
 Two harnesses: scikit-learn's ``parametrize_with_checks`` (expected failures are declared by
 each estimator class in ``_expected_failed_checks`` with a reason), and the streaming checks
-of DESIGN.md: prediction before learning, prediction never changes the model, a failed call
+of docs/contract.md: prediction before learning, prediction never changes the model, a failed call
 leaves the model unchanged, save/load resumes exactly, memory bounded for budgeted models.
 An estimator joins both by being listed in ``streamsvm.registry.ESTIMATORS``.
 """

@@ -60,13 +60,19 @@ SPLIT_SEED = 0
 _FALLBACK = Path("..") / "shared" / "data"
 _SUBSETS = ("train", "test", "all")
 
-# papers, as named in DESIGN.md
-STREAMSVM = "StreamSVM (Rai et al., 000)"
-BLURRED = "Blurred Ball SVM (Nathan & Raghvendra, 001)"
-TVM = "Twin Vector Machine (Wang & Vucetic, 002)"
-LASVM = "LASVM (Bordes et al., 004)"
-LASVM_NC = "LASVM-G/NC/I (Ertekin et al., 004)"
-ACTIVE = "active learning on imbalanced data (Ertekin et al., 004)"
+# the papers whose experiments use each dataset (full references: docs/references.md)
+STREAMSVM = "Rai, Daumé III & Venkatasubramanian, Streamed Learning: One-Pass SVMs (2009)"
+BLURRED = "Nathan & Raghvendra, Accurate Streaming Support Vector Machines (2014)"
+TVM = "Wang & Vucetic, Twin Vector Machines for Online Learning on a Budget (2009)"
+LASVM = (
+    "Bordes, Ertekin, Weston & Bottou, Fast Kernel Classifiers with Online and Active Learning "
+    "(2005)"
+)
+LASVM_NC = "Ertekin, Bottou & Giles, Nonconvex Online Support Vector Machines (2011)"
+ACTIVE = (
+    "Ertekin, Huang, Bottou & Giles, Learning on the Border: Active Learning in Imbalanced Data "
+    "Classification (2007)"
+)
 
 
 class DatasetNotFoundError(FileNotFoundError):
