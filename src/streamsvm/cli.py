@@ -33,6 +33,7 @@ from pathlib import Path
 import click
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 
 from . import report
 from ._version import __version__
@@ -53,7 +54,8 @@ class CLIError(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file=None):
-        err_console.print(f"[bold red]error:[/] {self.message}", highlight=False, markup=True)
+        err_console.print(f"[bold red]error:[/] {escape(self.message)}", highlight=False,
+                          soft_wrap=True)
 
 
 def _one_line(exc: BaseException) -> str:
