@@ -13,7 +13,8 @@ submodule). Python also runs the parent packages' ``__init__`` first, but those 
 are not counted: a package ``__init__`` that re-exports its submodules (``from .readers import
 iter_csv``) would otherwise make every submodule part of a cycle with its own package. What is
 forbidden is a module that imports, directly or through other modules, a module that imports it
-back — including through a package ``__init__`` that it reads a name from.
+back — including through a package ``__init__`` that it reads a name from. Imports by a name
+computed at run time (``importlib.import_module``, as ``registry`` does) are not seen.
 """
 
 from __future__ import annotations
