@@ -212,6 +212,8 @@ def test_train_help_lists_the_estimators(runner):
     text = " ".join(result.output.split())
     for name in streamsvm.registry.ESTIMATORS:
         assert name in text
+    defaults = streamsvm.Pegasos().get_params()
+    assert f"--block-size {defaults['block_size']}" in text
 
 
 def test_train_from_stdin_and_data_paths(runner, svmlight_file, tmp_path):

@@ -37,7 +37,6 @@ from rich.markup import escape
 
 from . import report
 from ._version import __version__
-from .registry import ESTIMATORS
 
 console = Console()
 err_console = Console(stderr=True)
@@ -236,10 +235,20 @@ def datasets_describe(name):
         console.print(line, highlight=False)
 
 
+class _TrainCommand(click.Command):
+    """``train``, whose help ends with every estimator and its parameters (with defaults)."""
+
+    def format_epilog(self, ctx, formatter):
+        from .registry import available_estimators
+
+        with formatter.section("Estimators (parameters with their defaults)"):
+            formatter.write_dl([(name, report.parameter_options(cls().get_params(deep=False)))
+                                for name, cls in available_estimators().items()])
+
+
 @main.command(
+    cls=_TrainCommand,
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-    epilog="Estimators: " + ", ".join(ESTIMATORS) + ". Their parameters follow the name, "
-           "spelled with dashes (--block-size 20); a wrong one lists the right ones.",
 )
 @click.argument("estimator", required=False)
 @data_options
@@ -345,7 +354,7 @@ def demo(data, n_train, n_test, seed):
     from .demo import run_demo
 
     def show(row):
-        err_console.log(report.demo_line(row))
+        err_console.print(report.demo_line(row), highlight=False)
 
     try:
         rows = run_demo(data=data, n_train=n_train, n_test=n_test, seed=seed, on_result=show)

@@ -27,6 +27,7 @@ __all__ = [
     "distributed_table",
     "human_bytes",
     "metrics_table",
+    "parameter_options",
     "train_progress",
     "train_summary",
 ]
@@ -95,6 +96,19 @@ def train_summary(estimator: str, n_seen: int, source: str, seconds: float,
     rate = n_seen / max(seconds, 1e-9)
     return (f"trained {estimator} on {n_seen:,} examples of {source} in {seconds:.2f} s "
             f"({rate:,.0f} examples/s); model {human_bytes(model_bytes)}")
+
+
+def parameter_options(defaults: dict) -> str:
+    """Parameters as the command line spells them, with their defaults.
+
+    >>> parameter_options({"block_size": 1, "fit_intercept": True, "kernel": "rbf"})
+    '--block-size 1, --fit-intercept true, --kernel rbf'
+    """
+    def shown(value):
+        return str(value).lower() if isinstance(value, bool) or value is None else str(value)
+
+    return ", ".join(f"--{name.replace('_', '-')} {shown(value)}"
+                     for name, value in defaults.items()) or "(none)"
 
 
 def metrics_table(title: str, metrics: dict[str, float], n_examples: int) -> Table:
