@@ -70,6 +70,8 @@ def test_options_reach_the_reader_and_caps_apply(files):
     assert X.shape == (5, 5)
     (X, y), = open_stream(str(files["b.csv"]), label_column=0)
     np.testing.assert_array_equal(y, [1, 3, -5, 7])
+    (X, y), = open_stream(str(files["b.csv"]), label_column=None, n_samples=2)
+    assert y is None and X.tolist() == [[1, 2, -1], [3, 4.5, 1]]
     chunks = list(open_stream(str(files["a.svm"]), chunk_size=2, n_samples=3))
     assert [X.shape[0] for X, _ in chunks] == [2, 1]
     with pytest.raises(TypeError, match="takes no option 'noise'.*label_column"):

@@ -92,7 +92,7 @@ class DataStream(Iterator):
                                   f"{self._n_features} were expected")
         if self._left is not None:
             if X.shape[0] > self._left:
-                X, y = X[: self._left], y[: self._left]
+                X, y = X[: self._left], (None if y is None else y[: self._left])
             self._left -= X.shape[0]
         return X, y
 
