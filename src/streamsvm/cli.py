@@ -374,6 +374,7 @@ def demo(data, n_train, n_test, seed):
 @click.option("--update", is_flag=True,
               help="merge into the results already in --output-dir: re-measured pairs replace "
                    "their old rows, the others stay")
+@_errors_as_one_line
 def bench(quick, task_names, contender_names, output_dir, no_memory, update):
     """Every estimator of the library against scikit-learn and River on the papers' data.
 
@@ -433,6 +434,7 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
               help="write the per-event communication records as CSV")
 @click.option("--report", "report_out", type=click.Path(dir_okay=False),
               help="write the communication totals as JSON")
+@_errors_as_one_line
 def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, relative, update,
                 backend, queries_out, records_out, report_out):
     """Replay an event LOG (add/delete/query lines) through a DistributedL2SVM.
