@@ -172,3 +172,80 @@ def test_demo_compares_with_sklearn(runner):
     assert result.exit_code == 0, result.output
     for name in ("Perceptron", "Pegasos", "SGDClassifier", "SVC"):
         assert name in result.output
+
+
+def _one_error_line(result, code):
+    assert result.exit_code == code, result.output
+    assert isinstance(result.exception, SystemExit)  # handled: no traceback
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+    return lines[0]
+
+
+def test_resume_alone_continues_the_saved_estimator(runner, svmlight_file, tmp_path):
+    path, _, _ = svmlight_file
+    first, named, alone = tmp_path / "a.npz", tmp_path / "named.npz", tmp_path / "alone.npz"
+    common = ["--file", str(path), "--quiet"]
+    result = runner.invoke(main, ["train", "Perceptron", *common, "--save", str(first)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["train", "--resume", str(first), *common, "--save", str(alone)])
+    assert result.exit_code == 0, result.output
+    assert "trained Perceptron on 300 examples" in result.output
+    assert runner.invoke(main, ["train", "perceptron", "--resume", str(first), *common,
+                                "--save", str(named)]).exit_code == 0
+    np.testing.assert_array_equal(streamsvm.load(alone).coef_, streamsvm.load(named).coef_)
+    assert streamsvm.load(alone).n_seen_ == 600
+
+    line = _one_error_line(runner.invoke(main, ["train", "Pegasos", "--resume", str(first),
+                                                *common]), EXIT_USAGE)
+    assert "holds a Perceptron, not a Pegasos" in line
+    line = _one_error_line(runner.invoke(main, ["train", "--resume", str(first), "--alpha", "1",
+                                                *common]), EXIT_USAGE)
+    assert "cannot be changed when resuming" in line
+    line = _one_error_line(runner.invoke(main, ["train", *common]), EXIT_USAGE)
+    assert "ESTIMATOR name or --resume FILE" in line
+
+
+def test_train_help_lists_the_estimators(runner):
+    result = runner.invoke(main, ["train", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for name in streamsvm.registry.ESTIMATORS:
+        assert name in text
+    defaults = streamsvm.Pegasos().get_params()
+    assert f"--block-size {defaults['block_size']}" in text
+
+
+def test_train_from_stdin_and_data_paths(runner, svmlight_file, tmp_path):
+    path, _, _ = svmlight_file
+    X_file, y_file = load_svmlight(path)
+    reference = streamsvm.Perceptron().partial_fit(X_file, y_file)
+    for args, kwargs in ((["--file", "-"], {"input": path.read_bytes()}),
+                         (["--data", str(path)], {})):
+        out = tmp_path / "m.npz"
+        result = runner.invoke(main, ["train", "Perceptron", *args, "--chunk-size", "1000",
+                                      "--quiet", "--save", str(out)], **kwargs)
+        assert result.exit_code == 0, result.output
+        np.testing.assert_allclose(streamsvm.load(out).coef_, reference.coef_)
+    result = runner.invoke(main, ["train", "Perceptron", "--file", str(path), "--n-samples", "120",
+                                  "--quiet", "--save", str(out)])
+    assert result.exit_code == 0, result.output
+    assert streamsvm.load(out).n_seen_ == 120
+
+
+def test_bad_sources_exit_1_with_one_line(runner, svmlight_file, tmp_path):
+    import gzip
+
+    path, _, _ = svmlight_file
+    broken = tmp_path / "broken.svm.gz"
+    broken.write_bytes(gzip.compress(path.read_bytes())[:200])
+    line = _one_error_line(runner.invoke(main, ["train", "Perceptron", "--file", str(broken),
+                                                "--quiet"]), EXIT_DATA)
+    assert "broken.svm.gz" in line
+    line = _one_error_line(runner.invoke(main, ["train", "Perceptron", "--file", "-", "--quiet"],
+                                         input=b"+1 1:0.5\n-1 1:x\n"), EXIT_DATA)
+    assert line.startswith("error: <stdin>, line 2")
+    line = _one_error_line(runner.invoke(main, ["demo", "--data", str(path)]), EXIT_DATA)
+    assert "built-in dataset or a generator" in line
+    line = _one_error_line(runner.invoke(main, ["demo", "--data", "nope"]), EXIT_USAGE)
+    assert "unknown dataset 'nope'" in line and "synthetic-a" in line

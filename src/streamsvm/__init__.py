@@ -5,8 +5,7 @@ Every estimator is a scikit-learn classifier (``fit``, ``partial_fit``, ``predic
 over the same state. Models are saved and resumed mid-stream with :func:`save` / :func:`load`.
 """
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .active import ActiveLearner, ActiveSampler, ActiveSVM  # noqa: E402
 from .budget import (  # noqa: E402
     BudgetPerceptron,

@@ -1,4 +1,4 @@
-"""The ``streamsvm`` command: list data, train, predict, evaluate, and a demo.
+"""The ``streamsvm`` command: list data, train, predict, evaluate, a demo and the benchmarks.
 
 Examples (shell)::
 
@@ -6,32 +6,37 @@ Examples (shell)::
     streamsvm datasets describe mnist-0v1
     streamsvm train Pegasos --data synthetic-a --n-samples 100000 --block-size 20 --save model.npz
     streamsvm train Perceptron --file train.svm --format svmlight --save model.npz
+    zcat train.svm.gz | streamsvm train LASVM --file - --save model.npz
+    streamsvm train --resume model.npz --data synthetic-a --seed 1 --save model2.npz
     streamsvm evaluate model.npz --data synthetic-a --subset test
     streamsvm predict model.npz --file new.svm --output labels.txt
     streamsvm demo
     streamsvm bench --quick
     streamsvm distributed events.log --sites 10 --task one-class --gamma 1 --report out.json
 
-Estimator parameters are given as options after the estimator's name, spelled like the
-Python parameter with dashes (``--block-size 20``, ``--fit-intercept false``). Errors are
-printed as one line starting with ``error:`` and the exit code is 1 for bad data or model
-files and 2 for bad usage (unknown estimator, parameter or dataset).
+This module only parses options and hands over: data sources are opened by
+:func:`streamsvm.datasets.open_stream`, estimators found by :mod:`streamsvm.registry`, and
+everything shown is formatted by :mod:`streamsvm.report`. Estimator parameters are given as
+options after the estimator's name, spelled like the Python parameter with dashes
+(``--block-size 20``, ``--fit-intercept false``). Errors are printed as one line starting
+with ``error:``; the exit code is 1 for bad data or model files and 2 for bad usage (unknown
+estimator, parameter or data source).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import numpy as np
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.markup import escape
 
-from . import __version__
+from . import report
+from ._version import __version__
 
 console = Console()
 err_console = Console(stderr=True)
@@ -48,73 +53,27 @@ class CLIError(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file=None):
-        err_console.print(f"[bold red]error:[/] {self.message}", highlight=False, markup=True)
+        err_console.print(f"[bold red]error:[/] {escape(self.message)}", highlight=False,
+                          soft_wrap=True)
 
 
-# --------------------------------------------------------------------------- data sources
-GENERATORS = {
-    "checkerboard": "checkerboard",
-    "noisy-checkerboard": "noisy_checkerboard",
-    "gauss": "gauss",
-    "waveform-generator": "waveform",
-    "synthetic-a": "synthetic_a",
-    "synthetic-b": "synthetic_b",
-    "synthetic-c": "synthetic_c",
-    "chessboard-10d": "chessboard_10d",
-}
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _generated_stream(name: str, n_samples: int, chunk_size: int, seed: int) -> Iterator:
-    from . import datasets
+def _errors_as_one_line(func):
+    """Bad data, files and values become ``CLIError`` (exit 1), never a traceback."""
 
-    generator = getattr(datasets, GENERATORS[name])
-    produced = 0
-    for X, y in generator(chunk_size=chunk_size, random_state=seed):
-        take = min(X.shape[0], n_samples - produced)
-        yield X[:take], y[:take]
-        produced += take
-        if produced >= n_samples:
-            return
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except (OSError, EOFError, ValueError, TypeError) as exc:
+            raise CLIError(_one_line(exc)) from exc
 
-
-def open_stream(data, file, fmt, chunk_size, subset, n_samples, seed, n_features=None):
-    """Chunks ``(X, y)`` from a named dataset, a generator or a file, and a short description."""
-    from . import datasets
-
-    if (data is None) == (file is None):
-        raise CLIError("give exactly one of --data NAME or --file PATH", EXIT_USAGE)
-    if file is not None:
-        fmt = fmt or _guess_format(file)
-        if fmt == "svmlight":
-            return datasets.iter_svmlight(file, chunk_size=chunk_size, n_features=n_features), file
-        if fmt == "csv":
-            return datasets.iter_csv(file, chunk_size=chunk_size), file
-        if fmt == "npz":
-            return datasets.iter_npz(file, "X", "y", chunk_size=chunk_size), file
-        raise CLIError(f"unknown --format {fmt!r}; use svmlight, csv or npz", EXIT_USAGE)
-    if data in GENERATORS:
-        # the test part of a generated set is drawn with another seed
-        stream_seed = seed if subset != "test" else seed + 1_000_003
-        return _generated_stream(data, n_samples, chunk_size, stream_seed), f"{data} (generated)"
-    names = datasets.list_datasets()
-    if data not in names:
-        raise CLIError(
-            f"unknown dataset {data!r}; choose one of: {', '.join(names + list(GENERATORS))}",
-            EXIT_USAGE,
-        )
-    return datasets.iter_dataset(data, subset=subset, chunk_size=chunk_size), data
-
-
-def _guess_format(path: str) -> str:
-    name = path.lower()
-    for suffix in (".gz", ".bz2"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    if name.endswith((".csv", ".dat", ".data")):
-        return "csv"
-    if name.endswith(".npz"):
-        return "npz"
-    return "svmlight"
+    return wrapper
 
 
 # --------------------------------------------------------------------------- parameters
@@ -154,6 +113,7 @@ def _parse_value(text: str, default, name: str):
         if lowered in ("false", "no", "0", "off"):
             return False
         raise CLIError(f"--{name} takes true or false; got {text!r}", EXIT_USAGE)
+    is_int = isinstance(default, int) and not isinstance(default, bool)
     if lowered == "none":
         return None
     for convert in (int, float):
@@ -161,31 +121,83 @@ def _parse_value(text: str, default, name: str):
             value = convert(text)
         except ValueError:
             continue
-        if isinstance(default, int) and not isinstance(default, bool) and convert is float:
+        if is_int and convert is float:
             raise CLIError(f"--{name} takes an integer; got {text!r}", EXIT_USAGE)
         return value
-    if isinstance(default, int) and not isinstance(default, bool):
+    if is_int:
         raise CLIError(f"--{name} takes an integer; got {text!r}", EXIT_USAGE)
     if isinstance(default, float):
         raise CLIError(f"--{name} takes a number; got {text!r}", EXIT_USAGE)
     return text
 
 
-def _human_bytes(n: int | None) -> str:
-    if n is None:
-        return "-"
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"
+# --------------------------------------------------------------------------- data options
+def data_options(f):
+    """``--data``/``--file`` and how to read them (the options of ``open_stream``)."""
+    options = [
+        click.option("--data", "data", metavar="NAME",
+                     help="a built-in dataset or a generator (or any source --file takes)"),
+        click.option("--file", "file", metavar="PATH",
+                     help="a data file (svmlight, CSV, .npz; .gz/.bz2/.xz) or - for stdin"),
+        click.option("--format", "fmt", type=click.Choice(["svmlight", "csv", "npz"]),
+                     help="file format (default: from the suffix; for stdin, its first line)"),
+        click.option("--subset", type=click.Choice(["train", "test", "all"]), default="train",
+                     show_default=True),
+        click.option("--chunk-size", type=click.IntRange(1), default=5000, show_default=True),
+        click.option("--n-samples", type=click.IntRange(1), default=None,
+                     help="at most this many examples [generators: 100,000]"),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="seed of generated data"),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _open(source_options: dict, n_features=None):
+    """The stream ``--data``/``--file`` name; an unknown name is a usage error."""
+    from .datasets import UnknownSourceError, open_stream
+
+    data, file = source_options["data"], source_options["file"]
+    if (data is None) == (file is None):
+        raise CLIError("give exactly one of --data NAME or --file PATH", EXIT_USAGE)
+    source = data if data is not None else file
+    if file is not None and file != "-":
+        source = Path(file)  # --file is always a path, even when it spells a dataset's name
+    try:
+        return open_stream(source, format=source_options["fmt"],
+                           subset=source_options["subset"],
+                           chunk_size=source_options["chunk_size"],
+                           n_samples=source_options["n_samples"], n_features=n_features,
+                           random_state=source_options["seed"])
+    except UnknownSourceError as exc:
+        raise CLIError(_one_line(exc), EXIT_USAGE) from exc
+
+
+def _load_model(path):
+    from .persistence import ModelFileError, load
+
+    try:
+        return load(path)
+    except (FileNotFoundError, ModelFileError) as exc:
+        raise CLIError(_one_line(exc)) from exc
 
 
 def _model_bytes(model) -> int | None:
-    try:
-        return int(model.model_nbytes_)
-    except AttributeError:
-        return None
+    return getattr(model, "model_nbytes_", None)
+
+
+def _metrics(y_true, y_pred, scores, classes) -> dict[str, float]:
+    """Accuracy; with two classes present, also g-means, AUC and PRBEP of the second."""
+    from . import metrics
+
+    values = {"accuracy": metrics.accuracy(y_true, y_pred)}
+    if len(classes) == 2 and len(np.unique(y_true)) == 2:
+        positive = classes[1]
+        values["g-means"] = metrics.g_means(y_true, y_pred, pos_label=positive)
+        values["AUC"] = metrics.roc_auc(y_true, scores, pos_label=positive)
+        values["PRBEP"] = metrics.prbep(y_true, scores, pos_label=positive)
+    return values
 
 
 # --------------------------------------------------------------------------- commands
@@ -205,21 +217,10 @@ def datasets_list():
     """Every named dataset, whether its file is present, and the generators."""
     from . import datasets as ds
 
-    table = Table(title="datasets (files under $STREAMSVM_DATA)")
-    for column in ("name", "task", "train", "test", "features", "present"):
-        table.add_column(column)
-    for name in ds.list_datasets():
-        info = ds.describe_dataset(name)
-        table.add_row(
-            name,
-            str(info.task),
-            str(info.n_train),
-            str(info.n_test),
-            str(info.n_features),
-            "yes" if ds.dataset_available(name) else "[red]no[/]",
-        )
-    console.print(table)
-    console.print("generated (always available): " + ", ".join(GENERATORS))
+    names = ds.list_datasets()
+    console.print(report.datasets_table([ds.describe_dataset(n) for n in names],
+                                        [ds.dataset_available(n) for n in names]))
+    console.print("generated (always available): " + ", ".join(ds.GENERATOR_SOURCES))
 
 
 @datasets.command("describe")
@@ -230,131 +231,76 @@ def datasets_describe(name):
 
     if name not in ds.list_datasets():
         raise CLIError(f"unknown dataset {name!r}; see 'streamsvm datasets list'", EXIT_USAGE)
-    info = ds.describe_dataset(name)
-    for field, value in vars(info).items() if hasattr(info, "__dict__") else info._asdict().items():
-        console.print(f"[bold]{field}[/]: {value}", highlight=False)
+    for line in report.dataset_lines(ds.describe_dataset(name)):
+        console.print(line, highlight=False)
 
 
-data_options = [
-    click.option("--data", "data", metavar="NAME", help="a named dataset or generator"),
-    click.option("--file", "file", type=click.Path(dir_okay=False), help="a data file"),
-    click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["svmlight", "csv", "npz"]),
-        help="file format (default: from the suffix)",
-    ),
-    click.option(
-        "--subset", type=click.Choice(["train", "test", "all"]), default="train", show_default=True
-    ),
-    click.option("--chunk-size", type=click.IntRange(1), default=5000, show_default=True),
-    click.option(
-        "--n-samples",
-        type=click.IntRange(1),
-        default=100_000,
-        show_default=True,
-        help="examples drawn from a generator",
-    ),
-    click.option("--seed", type=int, default=0, show_default=True, help="seed of generated data"),
-]
+class _TrainCommand(click.Command):
+    """``train``, whose help ends with every estimator and its parameters (with defaults)."""
+
+    def format_epilog(self, ctx, formatter):
+        from .registry import available_estimators
+
+        with formatter.section("Estimators (parameters with their defaults)"):
+            formatter.write_dl([(name, report.parameter_options(cls().get_params(deep=False)))
+                                for name, cls in available_estimators().items()])
 
 
-def with_data_options(f):
-    for option in reversed(data_options):
-        f = option(f)
-    return f
-
-
-def _load_model(path):
-    from .persistence import ModelFileError, load
-
-    try:
-        return load(path)
-    except FileNotFoundError as exc:
-        raise CLIError(str(exc)) from exc
-    except ModelFileError as exc:
-        raise CLIError(str(exc)) from exc
-
-
-def _reraise_data_errors(func):
-    import functools
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except CLIError:
-            raise
-        except FileNotFoundError as exc:
-            raise CLIError(str(exc)) from exc
-        except (ValueError, TypeError) as exc:
-            raise CLIError(str(exc)) from exc
-
-    return wrapper
-
-
-@main.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.argument("estimator")
-@with_data_options
+@main.command(
+    cls=_TrainCommand,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.argument("estimator", required=False)
+@data_options
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), help="write the model here")
-@click.option("--resume", type=click.Path(dir_okay=False), help="continue training a saved model")
+@click.option("--resume", type=click.Path(dir_okay=False),
+              help="continue training a saved model (ESTIMATOR may then be left out)")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.pass_context
-@_reraise_data_errors
-def train(
-    ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path, resume, quiet
-):
+@_errors_as_one_line
+def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path,
+          resume, quiet):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
     from .persistence import save
     from .registry import get_estimator
 
-    if resume:
-        model = _load_model(resume)
-        if ctx.args:
-            raise CLIError("parameters cannot be changed when resuming a saved model", EXIT_USAGE)
-    else:
+    extra = list(ctx.args)
+    if estimator is not None and estimator.startswith("-"):  # an option, not a name
+        extra, estimator = [estimator, *extra], None
+    model = _load_model(resume) if resume else None
+    if model is not None and extra:
+        raise CLIError("parameters cannot be changed when resuming a saved model", EXIT_USAGE)
+    if estimator is None and model is None:
+        raise CLIError("give an ESTIMATOR name or --resume FILE", EXIT_USAGE)
+    if estimator is not None:
         try:
             cls = get_estimator(estimator)
         except ValueError as exc:
             raise CLIError(str(exc), EXIT_USAGE) from exc
-        model = cls(**parse_estimator_options(cls, ctx.args))
-    n_features = getattr(model, "n_features_in_", None)
-    stream, source = open_stream(data, file, fmt, chunk_size, subset, n_samples, seed, n_features)
+        if model is not None and type(model) is not cls:
+            raise CLIError(f"{resume} holds a {type(model).__name__}, not a {cls.__name__}; "
+                           "leave the estimator name out to resume it", EXIT_USAGE)
+        if model is None:
+            model = cls(**parse_estimator_options(cls, extra))
+    source_options = dict(data=data, file=file, fmt=fmt, subset=subset, chunk_size=chunk_size,
+                          n_samples=n_samples, seed=seed)
+    stream = _open(source_options, getattr(model, "n_features_in_", None))
+    name = type(model).__name__
     start = time.perf_counter()
     seen = 0
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,} examples"),
-        TextColumn("{task.fields[rate]:,.0f} ex/s"),
-        TextColumn("model {task.fields[size]}"),
-        TimeElapsedColumn(),
-        console=err_console,
-        disable=quiet,
-        transient=False,
-    ) as progress:
-        task = progress.add_task(
-            f"{type(model).__name__} on {source}", total=None, rate=0.0, size="-"
-        )
+    progress, update = report.train_progress(err_console, f"{name} on {stream.description}",
+                                             quiet=quiet)
+    with progress:
         for X, y in stream:
             model.partial_fit(X, y)
             seen += X.shape[0]
-            elapsed = time.perf_counter() - start
-            progress.update(
-                task,
-                completed=seen,
-                rate=seen / max(elapsed, 1e-9),
-                size=_human_bytes(_model_bytes(model)),
-            )
+            update(seen, seen / max(time.perf_counter() - start, 1e-9), _model_bytes(model))
     if seen == 0:
-        raise CLIError(f"{source} holds no examples")
+        raise CLIError(f"{stream.description} holds no examples")
     model.finish()
-    elapsed = time.perf_counter() - start
-    console.print(
-        f"trained {type(model).__name__} on {seen:,} examples of {source} in {elapsed:.2f} s "
-        f"({seen / max(elapsed, 1e-9):,.0f} examples/s); model {_human_bytes(_model_bytes(model))}",
-        highlight=False,
-    )
+    console.print(report.train_summary(name, seen, stream.description,
+                                       time.perf_counter() - start, _model_bytes(model)),
+                  highlight=False)
     if save_path:
         save(model, save_path)
         console.print(f"saved to {save_path}", highlight=False)
@@ -362,98 +308,73 @@ def train(
 
 @main.command()
 @click.argument("model_path", type=click.Path(dir_okay=False))
-@with_data_options
-@click.option(
-    "--output", type=click.File("w"), default="-", help="where to write one label per line"
-)
-@_reraise_data_errors
-def predict(model_path, data, file, fmt, subset, chunk_size, n_samples, seed, output):
+@data_options
+@click.option("--output", type=click.File("w"), default="-",
+              help="where to write one label per line")
+@_errors_as_one_line
+def predict(model_path, output, **source_options):
     """Predict a label for every example of a stream."""
     model = _load_model(model_path)
-    stream, _ = open_stream(
-        data, file, fmt, chunk_size, subset, n_samples, seed, model.n_features_in_
-    )
-    for X, _y in stream:
-        for label in model.predict(X):
-            output.write(f"{label}\n")
+    for X, _y in _open(source_options, model.n_features_in_):
+        output.writelines(f"{label}\n" for label in model.predict(X))
 
 
 @main.command()
 @click.argument("model_path", type=click.Path(dir_okay=False))
-@with_data_options
-@_reraise_data_errors
-def evaluate(model_path, data, file, fmt, subset, chunk_size, n_samples, seed):
+@data_options
+@_errors_as_one_line
+def evaluate(model_path, **source_options):
     """Metrics of a saved model on a labelled stream (binary: g-means, AUC, PRBEP too)."""
-    from . import metrics
-
     model = _load_model(model_path)
-    stream, source = open_stream(
-        data, file, fmt, chunk_size, subset, n_samples, seed, model.n_features_in_
-    )
+    stream = _open(source_options, model.n_features_in_)
     labels, predictions, scores = [], [], []
     for X, y in stream:
         labels.append(np.asarray(y))
         predictions.append(model.predict(X))
         scores.append(model.decision_function(X))
     if not labels:
-        raise CLIError(f"{source} holds no examples")
+        raise CLIError(f"{stream.description} holds no examples")
     y_true = np.concatenate(labels)
-    y_pred = np.concatenate(predictions)
-    rows = [
-        ("examples", f"{y_true.shape[0]:,}"),
-        ("accuracy", f"{metrics.accuracy(y_true, y_pred):.4f}"),
-    ]
-    if len(model.classes_) == 2:
-        positive = model.classes_[1]
-        s = np.concatenate(scores)
-        present = np.unique(y_true)
-        if len(present) == 2:
-            rows += [
-                ("g-means", f"{metrics.g_means(y_true, y_pred, pos_label=positive):.4f}"),
-                ("AUC", f"{metrics.roc_auc(y_true, s, pos_label=positive):.4f}"),
-                ("PRBEP", f"{metrics.prbep(y_true, s, pos_label=positive):.4f}"),
-            ]
-    table = Table(title=f"{type(model).__name__} on {source}")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+    values = _metrics(y_true, np.concatenate(predictions), np.concatenate(scores),
+                      model.classes_)
+    console.print(report.metrics_table(f"{type(model).__name__} on {stream.description}",
+                                       values, y_true.shape[0]))
 
 
 @main.command()
-@click.option(
-    "--data", "data", default="synthetic-a", show_default=True, help="dataset or generator"
-)
+@click.option("--data", "data", default="synthetic-a", show_default=True,
+              help="a built-in dataset or a generator")
 @click.option("--n-train", type=click.IntRange(100), default=20_000, show_default=True)
 @click.option("--n-test", type=click.IntRange(10), default=5_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@_reraise_data_errors
+@_errors_as_one_line
 def demo(data, n_train, n_test, seed):
     """Stream built-in data through every estimator, beside scikit-learn's SVC and SGD."""
+    from .datasets import UnknownSourceError
     from .demo import run_demo
 
-    table = run_demo(data=data, n_train=n_train, n_test=n_test, seed=seed, console=err_console)
-    console.print(table)
+    def show(row):
+        err_console.print(report.demo_line(row), highlight=False)
+
+    try:
+        rows = run_demo(data=data, n_train=n_train, n_test=n_test, seed=seed, on_result=show)
+    except UnknownSourceError as exc:
+        raise CLIError(_one_line(exc), EXIT_USAGE) from exc
+    console.print(report.demo_table(rows, data=data, n_train=n_train, n_test=n_test))
 
 
 @main.command()
 @click.option("--quick", is_flag=True, help="small tasks, a few minutes on two cores (CI smoke)")
 @click.option("--task", "task_names", multiple=True, help="run only this task (repeatable)")
-@click.option(
-    "--contender", "contender_names", multiple=True,
-    help="run only contenders whose name contains this (repeatable)",
-)
-@click.option(
-    "--output-dir", type=click.Path(file_okay=False), default="benchmarks/results",
-    show_default=True, help="where the Markdown and JSON results are written",
-)
+@click.option("--contender", "contender_names", multiple=True,
+              help="run only contenders whose name contains this (repeatable)")
+@click.option("--output-dir", type=click.Path(file_okay=False), default="benchmarks/results",
+              show_default=True, help="where the Markdown and JSON results are written")
 @click.option("--no-memory", is_flag=True, help="skip the second, memory-traced run")
-@click.option(
-    "--update", is_flag=True,
-    help="merge into the results already in --output-dir: re-measured pairs replace their "
-         "old rows, the others stay",
-)
+@click.option("--update", is_flag=True,
+              help="merge into the results already in --output-dir: re-measured pairs replace "
+                   "their old rows, the others stay")
+@_errors_as_one_line
 def bench(quick, task_names, contender_names, output_dir, no_memory, update):
     """Every estimator of the library against scikit-learn and River on the papers' data.
 
@@ -474,50 +395,20 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
             previous = load_results(previous_path)
         except (ValueError, TypeError) as error:
             raise CLIError(f"cannot merge into {previous_path}: {error}", EXIT_USAGE) from error
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-        console=err_console, transient=True,
-    ) as progress:
-        bar = progress.add_task("bench", total=len(tasks) * len(chosen))
-
-        def step(task, contender):
-            progress.update(bar, advance=1, description=f"{task.name}: {contender.name}")
-
+    progress, step = report.bench_progress(err_console, len(tasks) * len(chosen))
+    with progress:
         results = run_suite(tasks, chosen, measure_memory=not no_memory, progress=step)
     if previous is not None:
         results = merge_results(previous, results)
-    notes = (
-        "Produced by `streamsvm bench" + (" --quick" if quick else "") + "`. Training time "
-        "is CPU time (process_time) and excludes loading and (for River) turning rows into "
-        "dicts; peak MB is what training allocates as seen by tracemalloc (NumPy and Python "
-        "objects; not LIBSVM's own cache). "
-        "Streaming contenders learn in chunks of 1,000 in the file's order, one pass."
-    )
     md, js = write_results(results, output_dir, stem, title="streamsvm benchmark suite",
-                           notes=notes)
-    table = Table(title="accuracy % (train seconds)")
-    table.add_column("contender")
-    task_order = list(dict.fromkeys(r.task for r in results))
-    for name in task_order:
-        table.add_column(name, justify="right")
-    for contender in chosen:
-        cells = []
-        for name in task_order:
-            match = [r for r in results if r.task == name and r.contender == contender.name]
-            r = match[0] if match else None
-            if r is None or r.accuracy is None:
-                if r is None or not r.error:
-                    cells.append("-")
-                else:
-                    cells.append("skipped" if r.error.startswith("skipped") else "failed")
-            else:
-                cells.append(f"{100 * r.accuracy:.2f} ({r.train_seconds:.2f}s)")
-        table.add_row(contender.name, *cells)
-    console.print(table)
+                           notes=report.bench_notes(quick))
+    console.print(report.bench_table(results, [c.name for c in chosen]))
     for r in results:
         if r.error:
             err_console.print(f"{r.task}: {r.contender}: {r.error}", highlight=False)
     console.print(f"wrote {md} and {js}")
+
+
 @main.command("distributed")
 @click.argument("log", type=click.Path(dir_okay=False, exists=True))
 @click.option("--sites", "n_sites", type=click.IntRange(1), default=10, show_default=True,
@@ -543,6 +434,7 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
               help="write the per-event communication records as CSV")
 @click.option("--report", "report_out", type=click.Path(dir_okay=False),
               help="write the communication totals as JSON")
+@_errors_as_one_line
 def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, relative, update,
                 backend, queries_out, records_out, report_out):
     """Replay an event LOG (add/delete/query lines) through a DistributedL2SVM.
@@ -584,22 +476,14 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
         raise CLIError(f"{log}: {exc}") from exc
     finally:
         elapsed = time.perf_counter() - start
-    report = model.communication_report()
-    report["seconds"] = round(elapsed, 3)
-    report["objective"] = model.objective_
-    table = Table(title=f"DistributedL2SVM ({update}, {backend}) on {log}")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
-    for key in ("events", "additions", "deletions", "updates", "rounds", "messages",
-                "vector_broadcasts", "vectors", "scalars", "bytes", "naive_vectors",
-                "n_points", "n_atoms"):
-        table.add_row(key, f"{report[key]:,}")
-    table.add_row("objective f(ê)", f"{report['objective']:.6g}")
-    table.add_row("seconds", f"{elapsed:.2f}")
-    console.print(table)
+    totals = model.communication_report()
+    totals["seconds"] = round(elapsed, 3)
+    totals["objective"] = model.objective_
+    console.print(report.distributed_table(f"DistributedL2SVM ({update}, {backend}) on {log}",
+                                           totals, elapsed))
     if report_out:
         with open(report_out, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=2)
+            json.dump(totals, handle, indent=2)
     if records_out:
         fields = ["kind", "site", "point_id", "triggered", "certificate", "fallback", "rounds",
                   "messages", "vectors", "vector_broadcasts", "scalars", "bytes",

@@ -29,7 +29,7 @@ import zipfile
 import numpy as np
 import scipy.sparse as sp
 
-from . import __version__
+from ._version import __version__
 
 __all__ = ["save", "load", "FORMAT_VERSION", "ModelFileError"]
 

@@ -6,6 +6,8 @@ Every source is an iterator of ``(X, y)`` chunks that holds one chunk at a time:
   (dense), :func:`iter_arrays`, :func:`iter_npz`, and the whole-file ``load_*`` forms;
 - the papers' datasets, read from the folder ``$STREAMSVM_DATA``: :func:`list_datasets`,
   :func:`describe_dataset`, :func:`iter_dataset`, :func:`load_dataset`;
+- :func:`open_stream`: one entry for what a user types (a file path, a dataset name, a
+  generator name or ``'-'`` for standard input), used by the command line;
 - endless seeded generators (:func:`checkerboard`, :func:`gauss`, :func:`waveform`,
   :func:`synthetic_a`, ..., :func:`chessboard_10d`) and their finite ``make_*`` forms.
 """
@@ -53,8 +55,21 @@ from .readers import (
     load_csv,
     load_svmlight,
 )
+from .sources import (
+    GENERATOR_SOURCES,
+    DataSourceError,
+    DataStream,
+    UnknownSourceError,
+    open_stream,
+)
 
 __all__ = [
+    # what a user types
+    "open_stream",
+    "DataStream",
+    "DataSourceError",
+    "UnknownSourceError",
+    "GENERATOR_SOURCES",
     # readers
     "iter_svmlight",
     "load_svmlight",

@@ -1,0 +1,222 @@
+"""What the command line shows: tables, one-line summaries and progress bars.
+
+Every function takes plain results and returns something :class:`rich.console.Console` prints
+(a :class:`~rich.table.Table` or a string), or a progress bar bound to a given console; none
+computes a result or prints by itself. The Markdown and JSON files of ``streamsvm bench`` are
+written by :mod:`streamsvm.bench.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+__all__ = [
+    "DemoRow",
+    "bench_notes",
+    "bench_progress",
+    "bench_table",
+    "dataset_lines",
+    "datasets_table",
+    "demo_line",
+    "demo_table",
+    "distributed_table",
+    "human_bytes",
+    "metrics_table",
+    "parameter_options",
+    "train_progress",
+    "train_summary",
+]
+
+
+def human_bytes(n: int | None) -> str:
+    """``1536`` -> ``'1.5 KB'``; None -> ``'-'``.
+
+    >>> human_bytes(None), human_bytes(512), human_bytes(1536), human_bytes(3 * 1024**3)
+    ('-', '512 B', '1.5 KB', '3.0 GB')
+    """
+    if n is None:
+        return "-"
+    for unit in ("B", "KB", "MB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+# --------------------------------------------------------------------------- datasets
+def datasets_table(infos: Iterable, present: Iterable[bool]) -> Table:
+    """One row per :class:`~streamsvm.datasets.DatasetInfo`, with whether its files are here."""
+    table = Table(title="datasets (files under $STREAMSVM_DATA)")
+    for column in ("name", "task", "train", "test", "features", "present"):
+        table.add_column(column)
+    for info, here in zip(infos, present, strict=True):
+        table.add_row(info.name, str(info.task), str(info.n_train), str(info.n_test),
+                      str(info.n_features), "yes" if here else "[red]no[/]")
+    return table
+
+
+def dataset_lines(info) -> list[str]:
+    """``field: value`` lines (rich markup) for every field of a ``DatasetInfo``."""
+    fields = vars(info) if hasattr(info, "__dict__") else info._asdict()
+    return [f"[bold]{field}[/]: {value}" for field, value in fields.items()]
+
+
+# --------------------------------------------------------------------------- train / evaluate
+def train_progress(console: Console, description: str, *, quiet: bool = False):
+    """A progress bar of examples, examples/s and model size; returns ``(progress, update)``.
+
+    ``update(n_seen, rate, model_bytes)`` moves the bar; use ``progress`` as a context manager.
+    """
+    progress = Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(),
+        TextColumn("{task.completed:,} examples"), TextColumn("{task.fields[rate]:,.0f} ex/s"),
+        TextColumn("model {task.fields[size]}"), TimeElapsedColumn(),
+        console=console, disable=quiet, transient=False,
+    )
+    task = progress.add_task(description, total=None, rate=0.0, size="-")
+
+    def update(n_seen: int, rate: float, model_bytes: int | None) -> None:
+        progress.update(task, completed=n_seen, rate=rate, size=human_bytes(model_bytes))
+
+    return progress, update
+
+
+def train_summary(estimator: str, n_seen: int, source: str, seconds: float,
+                  model_bytes: int | None) -> str:
+    """The line ``train`` ends with.
+
+    >>> train_summary("Pegasos", 3000, "synthetic-a (generated)", 1.5, 2048)
+    'trained Pegasos on 3,000 examples of synthetic-a (generated) in 1.50 s (2,000 examples/s); model 2.0 KB'
+    """  # noqa: E501
+    rate = n_seen / max(seconds, 1e-9)
+    return (f"trained {estimator} on {n_seen:,} examples of {source} in {seconds:.2f} s "
+            f"({rate:,.0f} examples/s); model {human_bytes(model_bytes)}")
+
+
+def parameter_options(defaults: dict) -> str:
+    """Parameters as the command line spells them, with their defaults.
+
+    >>> parameter_options({"block_size": 1, "fit_intercept": True, "kernel": "rbf"})
+    '--block-size 1, --fit-intercept true, --kernel rbf'
+    """
+    def shown(value):
+        return str(value).lower() if isinstance(value, bool) or value is None else str(value)
+
+    return ", ".join(f"--{name.replace('_', '-')} {shown(value)}"
+                     for name, value in defaults.items()) or "(none)"
+
+
+def metrics_table(title: str, metrics: dict[str, float], n_examples: int) -> Table:
+    """The table of ``evaluate``: the number of examples, then each metric to 4 decimals."""
+    table = Table(title=title)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_row("examples", f"{n_examples:,}")
+    for name, value in metrics.items():
+        table.add_row(name, f"{value:.4f}")
+    return table
+
+
+# --------------------------------------------------------------------------- demo
+@dataclass(frozen=True)
+class DemoRow:
+    """One estimator's result in ``streamsvm demo``."""
+
+    name: str
+    accuracy: float
+    seconds: float
+    examples_per_second: float
+    model_bytes: int
+
+
+def demo_line(row: DemoRow) -> str:
+    """The progress line logged after each estimator of the demo."""
+    return f"{row.name}: accuracy {row.accuracy:.4f} in {row.seconds:.2f} s"
+
+
+def demo_table(rows: Sequence[DemoRow], *, data: str, n_train: int, n_test: int) -> Table:
+    """Test accuracy, training time, throughput and model size of every estimator."""
+    table = Table(
+        title=f"streamsvm demo: {data}, {n_train:,} training / {n_test:,} test examples",
+        caption="train s: wall clock of training on the examples already drawn, including, on "
+                "the first run after installing, compiling the jitted code (cached for later "
+                "runs). Measured comparisons: streamsvm bench.",
+    )
+    for column in ("estimator", "accuracy", "train s", "examples/s", "model bytes"):
+        table.add_column(column, justify="left" if column == "estimator" else "right")
+    for r in rows:
+        table.add_row(r.name, f"{r.accuracy:.4f}", f"{r.seconds:.2f}",
+                      f"{r.examples_per_second:,.0f}", f"{r.model_bytes:,}")
+    return table
+
+
+# --------------------------------------------------------------------------- bench
+def bench_notes(quick: bool) -> str:
+    """The notes written above the results of ``streamsvm bench``."""
+    return (
+        "Produced by `streamsvm bench" + (" --quick" if quick else "") + "`. Training time "
+        "is CPU time (process_time) and excludes loading and (for River) turning rows into "
+        "dicts; peak MB is what training allocates as seen by tracemalloc (NumPy and Python "
+        "objects; not LIBSVM's own cache). "
+        "Streaming contenders learn in chunks of 1,000 in the file's order, one pass."
+    )
+
+
+def bench_progress(console: Console, total: int):
+    """A transient bar over task × contender pairs; returns ``(progress, step)``.
+
+    ``step(task, contender)`` advances it and names the pair (``run_suite``'s callback).
+    """
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                        console=console, transient=True)
+    bar = progress.add_task("bench", total=total)
+
+    def step(task, contender) -> None:
+        progress.update(bar, advance=1, description=f"{task.name}: {contender.name}")
+
+    return progress, step
+
+
+def bench_table(results: Sequence, contender_names: Sequence[str]) -> Table:
+    """Accuracy % (train seconds) per contender (rows) and task (columns)."""
+    table = Table(title="accuracy % (train seconds)")
+    table.add_column("contender")
+    task_order = list(dict.fromkeys(r.task for r in results))
+    for name in task_order:
+        table.add_column(name, justify="right")
+    by_pair = {(r.task, r.contender): r for r in reversed(results)}  # the first one wins
+    for contender in contender_names:
+        cells = []
+        for task in task_order:
+            r = by_pair.get((task, contender))
+            if r is not None and r.accuracy is not None:
+                cells.append(f"{100 * r.accuracy:.2f} ({r.train_seconds:.2f}s)")
+            elif r is None or not r.error:
+                cells.append("-")
+            else:
+                cells.append("skipped" if r.error.startswith("skipped") else "failed")
+        table.add_row(contender, *cells)
+    return table
+
+
+# --------------------------------------------------------------------------- distributed
+DISTRIBUTED_COUNTS = ("events", "additions", "deletions", "updates", "rounds", "messages",
+                      "vector_broadcasts", "vectors", "scalars", "bytes", "naive_vectors",
+                      "n_points", "n_atoms")
+
+
+def distributed_table(title: str, report: dict, seconds: float) -> Table:
+    """The communication totals of a replayed event log, the objective and the time."""
+    table = Table(title=title)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for key in DISTRIBUTED_COUNTS:
+        table.add_row(key, f"{report[key]:,}")
+    table.add_row("objective f(ê)", f"{report['objective']:.6g}")
+    table.add_row("seconds", f"{seconds:.2f}")
+    return table
