@@ -552,6 +552,7 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
     import csv
     import json
 
+    from ._params import check_params
     from .distributed import DistributedL2SVM, read_events
 
     try:
@@ -568,7 +569,7 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
         model = DistributedL2SVM(n_sites, task=task, kernel=kernel, gamma=gamma_value,
                                  degree=degree, coef0=coef0, C=C, epsilon=epsilon,
                                  relative=relative, update=update, backend=backend)
-        model._check_params()
+        check_params(model)
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc), EXIT_USAGE) from exc
 
