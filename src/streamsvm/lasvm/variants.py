@@ -117,6 +117,7 @@ class LASVMG(_GapBase):
     """
 
     _algorithm = "g"
+    _parameter_constraints = {**_GapBase._parameter_constraints, **_CLEAN_CONSTRAINTS}
     _test_params = [{}, {"C": 10.0, "gamma": 0.1, "cache_size": 0.05, "clean_every": 20,
                          "max_non_sv": 5}]
 
