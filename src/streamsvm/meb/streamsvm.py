@@ -383,9 +383,11 @@ class _CentredOnFirstChunk:
 
 
 def _several_balls_need_linear_algorithm_1(model):
-    """Sec. 4.3 of the paper keeps several balls for the linear kernel and Algorithm 1."""
+    """Several balls go with the linear kernel and Algorithm 1 (Rai, Daumé &
+    Venkatasubramanian, "Streamed Learning: One-Pass SVMs", IJCAI 2009, Sec. 4.3)."""
     if model.n_balls > 1 and (model.lookahead > 1 or model.kernel != "linear"):
-        return "n_balls", "1, or an int > 1 with kernel='linear' and lookahead=1 (Sec. 4.3)"
+        return "n_balls", ("1, or an int > 1 with kernel='linear' and lookahead=1 (several balls "
+                           "are Sec. 4.3 of Rai et al., Streamed Learning: One-Pass SVMs, 2009)")
     return None
 
 
