@@ -127,7 +127,6 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ set-up
 
     def _start(self, n_features, X=None):
-        check_params(self)
         kernel = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
         if isinstance(self.gamma, str) and not kernel.is_callable:
             if self.gamma == "scale" and X is None:
@@ -195,6 +194,7 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y=None, sites=None):
         """Reset, then add the rows of X in order, row i at site ``sites[i]`` (default
         ``i mod n_sites``). For two-class, y holds two labels (sorted: the first → −1)."""
+        check_params(self)
         X, y, sites = self._check_batch(X, y, sites)
         if self.task == "two-class":
             classes = np.unique(y)
