@@ -305,6 +305,7 @@ def train(
     ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path, resume, quiet
 ):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
+    from ._params import check_params
     from .persistence import save
     from .registry import get_estimator
 
@@ -318,6 +319,10 @@ def train(
         except ValueError as exc:
             raise CLIError(str(exc), EXIT_USAGE) from exc
         model = cls(**parse_estimator_options(cls, ctx.args))
+        try:
+            check_params(model)
+        except ValueError as exc:
+            raise CLIError(str(exc), EXIT_USAGE) from exc
     n_features = getattr(model, "n_features_in_", None)
     stream, source = open_stream(data, file, fmt, chunk_size, subset, n_samples, seed, n_features)
     start = time.perf_counter()
