@@ -60,8 +60,9 @@ def test_interval_of_reals_open_at_zero():
 
 def test_interval_of_integers():
     at_least_one = Interval(Integral, 1, None)
-    for good in (1, 7, np.int64(7)):
+    for good in (1, 7, np.int64(7), 10**400):
         assert at_least_one.accepts(good), good
+    assert not Interval(Integral, None, 5).accepts(10**400)
     for bad in (0, -3, 1.0, 2.5, True, math.inf, math.nan, "2"):
         assert not at_least_one.accepts(bad), bad
     assert at_least_one.describe() == "an int >= 1"

@@ -90,17 +90,18 @@ class Interval(Constraint):
     def accepts(self, value) -> bool:
         if _is_bool(value) or not isinstance(value, self.kind):
             return False
-        if math.isnan(value):
+        if not isinstance(value, numbers.Integral):  # ints are exact, however large
+            if math.isnan(value):
+                return False
+            if math.isinf(value):
+                below = value < 0 and self.low == -math.inf and self._low_closed
+                above = value > 0 and self.high == math.inf and self._high_closed
+                return below or above
+        if self.low is not None and not (value > self.low
+                                         or (value == self.low and self._low_closed)):
             return False
-        if math.isinf(value):
-            allowed_low = value < 0 and self.low == -math.inf and self._low_closed
-            allowed_high = value > 0 and self.high == math.inf and self._high_closed
-            return allowed_low or allowed_high
-        if self.low is not None and (value < self.low or (value == self.low
-                                                          and not self._low_closed)):
-            return False
-        if self.high is not None and (value > self.high or (value == self.high
-                                                            and not self._high_closed)):
+        if self.high is not None and not (value < self.high
+                                          or (value == self.high and self._high_closed)):
             return False
         return True
 
