@@ -190,6 +190,15 @@ class LASVM(_KernelSVMBase):
     """
 
     _learner_params = ()
+    _parameter_constraints = {
+        **_KernelSVMBase._parameter_constraints,
+        "selection": [Options(*SELECTIONS)],
+        "n_candidates": [Interval(Integral, 1, None)],
+        "n_seed": [Interval(Integral, 0, None)],
+        "delta_max": [IsNone(), Interval(Real, 0, None, closed="neither")],
+        "finishing": [Boolean()],
+        "finishing_selection": [Options("second-order", "first-order")],
+    }
     _test_params = [
         {"gamma": 0.2},
         {"selection": "active", "n_candidates": 10, "random_state": 0, "C": 10.0, "epochs": 2,
@@ -216,16 +225,6 @@ class LASVM(_KernelSVMBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
-
-    _parameter_constraints = {
-        **_KernelSVMBase._parameter_constraints,
-        "selection": [Options(*SELECTIONS)],
-        "n_candidates": [Interval(Integral, 1, None)],
-        "n_seed": [Interval(Integral, 0, None)],
-        "delta_max": [IsNone(), Interval(Real, 0, None, closed="neither")],
-        "finishing": [Boolean()],
-        "finishing_selection": [Options("second-order", "first-order")],
-    }
 
     def _learner_options(self):
         return {
