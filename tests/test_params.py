@@ -29,6 +29,7 @@ from streamsvm._params import (
 )
 from streamsvm.distributed import DistributedL2SVM
 from streamsvm.kernels import KERNEL_PARAMETER_CONSTRAINTS, Kernel, kernel_parameter_constraints
+from streamsvm.linear.perceptron import Perceptron
 from streamsvm.meb.streamsvm import StreamSVM
 from streamsvm.registry import available_estimators
 
@@ -297,6 +298,16 @@ def test_boundary_values_are_accepted_mid_stream(fitted):
             model.set_params(**{param: value})
             assert model.get_params(deep=False)[param] is value
             model.set_params(**{param: original[param]})
+
+
+def test_a_parameter_missing_from_the_table_is_a_programming_error():
+    class Careless(Perceptron):
+        def __init__(self, *, fit_intercept=True, extra=1):
+            self.fit_intercept = fit_intercept
+            self.extra = extra
+
+    with pytest.raises(TypeError, match=r"Careless declares no constraints for .*'extra'"):
+        Careless().fit(*_data(20))
 
 
 def test_set_params_on_an_unfitted_model_defers_the_check():

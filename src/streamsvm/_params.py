@@ -256,7 +256,8 @@ def check_params(estimator) -> None:
     params = estimator.get_params(deep=False)
     missing = sorted(set(params) - set(table))
     if missing:  # a programming error of the class, not of the caller
-        raise TypeError(f"{owner} declares no constraints for parameter(s) {missing}")
+        raise TypeError(f"{owner} declares no constraints for parameter(s) {missing}; add them "
+                        "to its _parameter_constraints (docs/design.md, adding an estimator)")
     check_param_values(table, params, owner)
     for rule in type(estimator)._parameter_rules:
         broken = rule(estimator)
