@@ -123,6 +123,8 @@ def test_train_on_a_generator(runner, tmp_path):
     [
         (["train", "NoSuchSVM", "--data", "synthetic-a"], "unknown estimator 'NoSuchSVM'"),
         (["train", "Pegasos", "--data", "synthetic-a", "--gamma", "2"], "has no parameter 'gamma'"),
+        (["train", "Pegasos", "--data", "synthetic-a", "--alpha", "-1"],
+         "Pegasos: parameter alpha=-1 is invalid; allowed: a float > 0"),
         (["train", "Pegasos", "--data", "synthetic-a", "--block-size", "two"], "takes an integer"),
         (["train", "Pegasos", "--data", "no-such-data"], "unknown dataset 'no-such-data'"),
         (["train", "Pegasos"], "exactly one of --data NAME or --file PATH"),

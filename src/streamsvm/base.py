@@ -23,13 +23,13 @@ get fresh learners (they start from the moment their class first appears).
 from __future__ import annotations
 
 import copy
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from ._params import CheckedParamsMixin, check_params
 from ._validation import (
     check_declared_classes,
     check_features,
@@ -94,7 +94,7 @@ def state_nbytes(obj) -> int:
     return 0
 
 
-class StreamClassifier(ClassifierMixin, BaseEstimator):
+class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class of the streamsvm classifiers: a binary learner made into an estimator.
 
     Subclasses set ``_learner_class`` (a :class:`BinaryLearner` subclass) and list in
@@ -104,6 +104,10 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
     Fitted attributes: ``classes_``, ``n_features_in_``, ``n_seen_`` (examples learnt),
     ``learners_`` (one binary learner, or one per class for more than two classes),
     ``model_nbytes_`` (bytes of model state).
+
+    Hyper-parameters: subclasses declare ``_parameter_constraints`` (and, for rules tying
+    parameters together, ``_parameter_rules``), checked by :func:`streamsvm._params.check_params`
+    at ``fit``, at the first ``partial_fit`` and by ``set_params`` on a fitted model.
     """
 
     _learner_class: type[BinaryLearner] = BinaryLearner
@@ -150,9 +154,6 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
     def _learner_kwargs(self) -> dict:
         return {name: getattr(self, name) for name in self._learner_params}
 
-    def _check_params(self) -> None:
-        """Validate hyper-parameters; subclasses raise ValueError naming the parameter."""
-
     def _make_learner(self) -> BinaryLearner:
         # Learner k draws from the stream (seed entropy, k): reproducible, independent streams.
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
@@ -163,8 +164,6 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         random_state = getattr(self, "random_state", None)
         if isinstance(random_state, np.random.RandomState):
             random_state = int(random_state.randint(np.iinfo(np.int32).max))
-        elif random_state is not None and not isinstance(random_state, numbers.Integral):
-            raise TypeError(f"random_state must be None or an int; got {random_state!r}")
         self._seed_entropy = int(np.random.SeedSequence(random_state).entropy)
         self._n_learners_made = 0
         self.n_features_in_ = int(n_features)
@@ -236,7 +235,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        check_params(self)
         X, y = self._validate(X, y, first=True)
         classes = np.unique(y)
         if classes.shape[0] < 2:
@@ -273,7 +272,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         """
         first = not hasattr(self, "classes_")
         if first:
-            self._check_params()
+            check_params(self)
         X, y = self._validate(X, y, first=first)
         seen = np.unique(y)
         if classes is not None:

@@ -261,6 +261,7 @@ class _TrainCommand(click.Command):
 def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path,
           resume, quiet):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
+    from ._params import check_params
     from .persistence import save
     from .registry import get_estimator
 
@@ -282,6 +283,10 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
                            "leave the estimator name out to resume it", EXIT_USAGE)
         if model is None:
             model = cls(**parse_estimator_options(cls, extra))
+            try:
+                check_params(model)
+            except ValueError as exc:
+                raise CLIError(str(exc), EXIT_USAGE) from exc
     source_options = dict(data=data, file=file, fmt=fmt, subset=subset, chunk_size=chunk_size,
                           n_samples=n_samples, seed=seed)
     stream = _open(source_options, getattr(model, "n_features_in_", None))
@@ -444,6 +449,7 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
     import csv
     import json
 
+    from ._params import check_params
     from .distributed import DistributedL2SVM, read_events
 
     try:
@@ -460,7 +466,7 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
         model = DistributedL2SVM(n_sites, task=task, kernel=kernel, gamma=gamma_value,
                                  degree=degree, coef0=coef0, C=C, epsilon=epsilon,
                                  relative=relative, update=update, backend=backend)
-        model._check_params()
+        check_params(model)
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc), EXIT_USAGE) from exc
 

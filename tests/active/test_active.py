@@ -405,15 +405,15 @@ def test_oracle_bad_input():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"pool_size": 0}, "pool_size"),
-    ({"pool_size": "half"}, "pool_size"),
-    ({"stopping": "never"}, "stopping"),
-    ({"window": 0}, "window"),
-    ({"tolerance": -0.1}, "tolerance"),
-    ({"max_labels": -1}, "max_labels"),
-    ({"class_weight": "auto"}, "class_weight"),
-    ({"class_weight": {1: -2.0}}, "class_weight"),
-    ({"kernel": lambda a, b: a @ b.T}, "built-in kernel"),
+    ({"pool_size": 0}, "parameter pool_size="),
+    ({"pool_size": "half"}, "parameter pool_size="),
+    ({"stopping": "never"}, "parameter stopping="),
+    ({"window": 0}, "parameter window="),
+    ({"tolerance": -0.1}, "parameter tolerance="),
+    ({"max_labels": -1}, "parameter max_labels="),
+    ({"class_weight": "auto"}, "parameter class_weight="),
+    ({"class_weight": {1: -2.0}}, "parameter class_weight="),
+    ({"kernel": lambda a, b: a @ b.T}, "parameter kernel="),
 ])
 def test_estimator_rejects_bad_parameters(params, message):
     X, y = imbalanced(100)

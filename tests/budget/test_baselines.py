@@ -78,5 +78,5 @@ def test_budget_respected_and_memory_flat(cls, stream):
 
 @pytest.mark.parametrize("cls", [Forgetron, BudgetPerceptron, RandomBudgetSVM])
 def test_bad_budget(cls):
-    with pytest.raises(ValueError, match="budget"):
+    with pytest.raises(ValueError, match="parameter budget=0 is invalid"):
         cls(budget=0).fit(np.arange(8.0).reshape(4, 2), [0, 1, 0, 1])

@@ -148,14 +148,14 @@ def test_beats_random_on_noisy_checkerboard():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"budget": 1}, "budget"),
-        ({"budget": 2.5}, "budget"),
-        ({"m1": -1.0}, "m1"),
-        ({"eta": 0.0}, "eta"),
-        ({"merging": "output"}, "merging"),
-        ({"one_sided": "yes"}, "one_sided"),
-        ({"merge_tries": 0}, "merge_tries"),
-        ({"kernel": "sigmoid"}, "kernel"),
+        ({"budget": 1}, "parameter budget="),
+        ({"budget": 2.5}, "parameter budget="),
+        ({"m1": -1.0}, "parameter m1="),
+        ({"eta": 0.0}, "parameter eta="),
+        ({"merging": "output"}, "parameter merging="),
+        ({"one_sided": "yes"}, "parameter one_sided="),
+        ({"merge_tries": 0}, "parameter merge_tries="),
+        ({"kernel": "sigmoid"}, "parameter kernel="),
     ],
 )
 def test_bad_parameters(params, message):

@@ -256,16 +256,16 @@ def test_internal_api_matches_the_estimator(data):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"C": -1.0}, "C must be"),
-        ({"tau": 0.0}, "tau must be"),
-        ({"epochs": 0}, "epochs must be"),
-        ({"selection": "best"}, "selection must be"),
-        ({"n_candidates": 0}, "n_candidates must be"),
-        ({"delta_max": -1.0}, "delta_max must be"),
-        ({"cache_size": 0}, "cache_size must be"),
-        ({"finishing_selection": "best"}, "finishing_selection must be"),
-        ({"kernel": "precomputed"}, "kernel must be"),
-        ({"kernel": lambda a, b: a @ b.T}, "built-in kernel"),
+        ({"C": -1.0}, "parameter C="),
+        ({"tau": 0.0}, "parameter tau="),
+        ({"epochs": 0}, "parameter epochs="),
+        ({"selection": "best"}, "parameter selection="),
+        ({"n_candidates": 0}, "parameter n_candidates="),
+        ({"delta_max": -1.0}, "parameter delta_max="),
+        ({"cache_size": 0}, "parameter cache_size="),
+        ({"finishing_selection": "best"}, "parameter finishing_selection="),
+        ({"kernel": "precomputed"}, "parameter kernel="),
+        ({"kernel": lambda a, b: a @ b.T}, "parameter kernel="),
     ],
 )
 def test_bad_parameters_are_named(data, params, message):

@@ -134,11 +134,11 @@ def test_clean_bounds_the_kept_non_support_vectors(data):
 @pytest.mark.parametrize(
     "cls, params, message",
     [
-        (LASVMNC, {"s": 1.5}, "s must be"),
-        (LASVMI, {"s": "low"}, "s must be"),
-        (LASVMG, {"clean_every": 0}, "clean_every must be"),
-        (LASVMG, {"max_non_sv": -1}, "max_non_sv must be"),
-        (FullSVM, {"C": 0.0}, "C must be"),
+        (LASVMNC, {"s": 1.5}, "parameter s="),
+        (LASVMI, {"s": "low"}, "parameter s="),
+        (LASVMG, {"clean_every": 0}, "parameter clean_every="),
+        (LASVMG, {"max_non_sv": -1}, "parameter max_non_sv="),
+        (FullSVM, {"C": 0.0}, "parameter C="),
     ],
 )
 def test_bad_parameters_are_named(data, cls, params, message):

@@ -69,10 +69,10 @@ def test_pegasos_learns_a_separable_problem():
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"alpha": 0}, "alpha must be a positive"),
-        ({"alpha": -1.0}, "alpha"),
-        ({"block_size": 0}, "block_size"),
-        ({"block_size": 2.5}, "block_size"),
+        ({"alpha": 0}, "parameter alpha="),
+        ({"alpha": -1.0}, "parameter alpha="),
+        ({"block_size": 0}, "parameter block_size="),
+        ({"block_size": 2.5}, "parameter block_size="),
     ],
 )
 def test_pegasos_rejects_bad_parameters(params, message):

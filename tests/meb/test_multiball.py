@@ -58,7 +58,8 @@ def test_as_many_balls_as_points_is_the_exact_ball():
 
 def test_n_balls_parameter_checks():
     X, y = make_synthetic_c(40, random_state=0)
-    with pytest.raises(ValueError, match="n_balls must be"):
+    with pytest.raises(ValueError, match="parameter n_balls=0 is invalid"):
         StreamSVM(n_balls=0).fit(X, y)
-    with pytest.raises(ValueError, match="n_balls > 1 goes with"):
+    with pytest.raises(ValueError, match="parameter n_balls=3 is invalid; allowed: 1, or an int "
+                                         "> 1 with kernel='linear' and lookahead=1"):
         StreamSVM(n_balls=3, lookahead=5).fit(X, y)

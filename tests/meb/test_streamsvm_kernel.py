@@ -92,11 +92,11 @@ def test_linear_kernel_path_equals_explicit_weights():
 
 def test_kernel_parameters_are_validated():
     X, y = make_checkerboard(40, random_state=0)
-    with pytest.raises(ValueError, match="gamma"):
+    with pytest.raises(ValueError, match="parameter gamma="):
         StreamSVM(kernel="rbf", gamma=-1.0).fit(X, y)
-    with pytest.raises(ValueError, match="kernel"):
+    with pytest.raises(ValueError, match="parameter kernel="):
         StreamSVM(kernel="cosine").fit(X, y)
-    with pytest.raises(ValueError, match="lookahead must be"):
+    with pytest.raises(ValueError, match="parameter lookahead="):
         StreamSVM(kernel="rbf", lookahead=0).fit(X, y)
 
 

@@ -8,9 +8,10 @@ import numbers
 
 import numpy as np
 
-from ..kernels import KERNEL_CODES, validate_kernel_params
+from .._params import Boolean, Interval, IsNone, Options, WeightDict
+from ..kernels import KERNEL_CODES
 from ..lasvm import _core as _lasvm_core
-from ..lasvm.lasvm import _check_number, _KernelSVMBase
+from ..lasvm.lasvm import _KernelSVMBase
 from .learner import STOPPING_RULES, _ActiveLearner
 
 __all__ = ["ActiveSVM", "pool_size"]
@@ -116,6 +117,20 @@ class ActiveSVM(_KernelSVMBase):
     """
 
     _learner_params = ()
+    _parameter_constraints = {
+        **{name: _KernelSVMBase._parameter_constraints[name]
+           for name in ("C", "kernel", "gamma", "degree", "coef0", "tau", "cache_size",
+                        "random_state")},
+        "pool_size": [Options("full"), Interval(numbers.Integral, 1, None)],
+        "stopping": [Options(*STOPPING_RULES)],
+        "window": [Interval(numbers.Integral, 1, None)],
+        "tolerance": [Interval(numbers.Real, 0, None)],
+        "margin_span": [IsNone(), Interval(numbers.Integral, 0, None)],
+        "max_labels": [IsNone(), Interval(numbers.Integral, 0, None)],
+        "class_weight": [IsNone(), Options("balanced"),
+                         WeightDict(Interval(numbers.Real, 0, None, closed="neither"))],
+        "finishing": [Boolean()],
+    }
     _test_params = [
         {"pool_size": 10, "random_state": 0, "C": 10.0},
         # rbf only: LASVM's finishing step does not end on sklearn's ill-conditioned poly
@@ -144,34 +159,6 @@ class ActiveSVM(_KernelSVMBase):
         self.finishing = finishing
         self.cache_size = cache_size
         self.random_state = random_state
-
-    def _check_params(self):
-        _check_number("C", self.C, low=0)
-        _check_number("tau", self.tau, low=0)
-        _check_number("cache_size", self.cache_size, low=0)
-        if callable(self.kernel):
-            raise ValueError("ActiveSVM needs a built-in kernel ('linear', 'rbf', 'poly', "
-                             "'sigmoid'): its loops are compiled")
-        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree,
-                               coef0=self.coef0)
-        if not (isinstance(self.pool_size, str) and self.pool_size == "full"):
-            _check_number("pool_size", self.pool_size, low=1, strict=False, integer=True)
-        if self.stopping not in STOPPING_RULES:
-            raise ValueError(f"stopping must be one of {', '.join(map(repr, STOPPING_RULES))}; "
-                             f"got {self.stopping!r}")
-        _check_number("window", self.window, low=1, strict=False, integer=True)
-        _check_number("tolerance", self.tolerance, low=0, strict=False)
-        _check_number("margin_span", self.margin_span, low=0, strict=False, integer=True,
-                      allow_none=True)
-        _check_number("max_labels", self.max_labels, low=0, strict=False, integer=True,
-                      allow_none=True)
-        weights = self.class_weight
-        if isinstance(weights, dict):
-            for label, weight in weights.items():
-                _check_number(f"class_weight[{label!r}]", weight, low=0)
-        elif weights not in (None, "balanced"):
-            raise ValueError("class_weight must be None, 'balanced' or a dict label -> weight; "
-                             f"got {weights!r}")
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])

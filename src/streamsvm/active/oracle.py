@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from .._params import check_params
 from .._validation import check_features
 from ..datasets import iter_svmlight
 from .estimator import ActiveSVM
@@ -41,7 +42,7 @@ def check_learner_setup(classes, model, budget):
     if not isinstance(model, ActiveSVM):
         raise TypeError(f"model must be an ActiveSVM; got {type(model).__name__}")
     model = clone(model)
-    model._check_params()
+    check_params(model)
     if budget is not None and (not isinstance(budget, numbers.Integral)
                                or isinstance(budget, bool) or budget < 0):
         raise ValueError(f"budget must be None or an integer >= 0; got {budget!r}")

@@ -3,14 +3,15 @@ self-tuned Forgetron, and the budget kernel perceptron."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
+from .._params import RANDOM_STATE, Interval
 from ..base import BinaryLearner
 from ..kernels import Kernel
 from . import _baselines_core as bcore
-from ._common import KernelStreamClassifier, check_positive, dense_blocks
+from ._common import KernelStreamClassifier, dense_blocks
 from ._machine import KERNEL_NAMES, Machine
 
 
@@ -81,6 +82,13 @@ class RandomBudgetSVM(KernelStreamClassifier):
     _test_params = [{"budget": 20, "C": 10.0, "random_state": 0},
                     {"budget": 10, "kernel": "linear", "C": 1.0, "random_state": 1}]
 
+    _parameter_constraints = {
+        "budget": [Interval(Integral, 1, None)],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        **KernelStreamClassifier._kernel_constraints,
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
                  random_state=None):
         self.budget = budget
@@ -90,11 +98,6 @@ class RandomBudgetSVM(KernelStreamClassifier):
         self.degree = degree
         self.coef0 = coef0
         self.random_state = random_state
-
-    def _check_params(self):
-        check_positive("budget", self.budget, integer=True)
-        check_positive("C", self.C)
-        self._check_kernel()
 
     @property
     def _chunk_invariant(self) -> bool:
@@ -220,16 +223,17 @@ class Forgetron(KernelStreamClassifier):
     _chunk_invariant = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "poly", "degree": 2, "gamma": 0.05}]
 
+    _parameter_constraints = {
+        "budget": [Interval(Integral, 1, None)],
+        **KernelStreamClassifier._kernel_constraints,
+    }
+
     def __init__(self, *, budget=100, kernel="rbf", gamma="auto", degree=3, coef0=1.0):
         self.budget = budget
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
-
-    def _check_params(self):
-        check_positive("budget", self.budget, integer=True)
-        self._check_kernel()
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
@@ -274,6 +278,12 @@ class BudgetPerceptron(KernelStreamClassifier):
     _chunk_invariant = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
 
+    _parameter_constraints = {
+        "budget": [Interval(Integral, 1, None)],
+        "beta": [Interval(Real)],
+        **KernelStreamClassifier._kernel_constraints,
+    }
+
     def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0):
         self.budget = budget
         self.beta = beta
@@ -281,12 +291,6 @@ class BudgetPerceptron(KernelStreamClassifier):
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
-
-    def _check_params(self):
-        check_positive("budget", self.budget, integer=True)
-        if not (isinstance(self.beta, numbers.Real) and np.isfinite(self.beta)):
-            raise ValueError(f"beta must be a finite number; got {self.beta!r}")
-        self._check_kernel()
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from sklearn.utils.validation import _num_samples
 
+from .._params import Interval, check_param_values, check_params
 from ..base import BinaryLearner
-from ._common import KernelStreamClassifier, check_positive, dense_blocks
+from ._common import KernelStreamClassifier, dense_blocks
 from ._machine import Machine
 
 
@@ -113,6 +116,12 @@ class IncrementalSVM(KernelStreamClassifier):
         {"kernel": "poly", "degree": 2, "gamma": 0.05, "coef0": 1.0},
     ]
 
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        **KernelStreamClassifier._kernel_constraints,
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9):
         self.C = C
         self.kernel = kernel
@@ -129,11 +138,6 @@ class IncrementalSVM(KernelStreamClassifier):
             return {"check_sample_weight_equivalence_on_dense_data": reason,
                     "check_sample_weight_equivalence_on_sparse_data": reason}
         return {}
-
-    def _check_params(self):
-        check_positive("C", self.C)
-        check_positive("tol", self.tol)
-        self._check_kernel()
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
@@ -175,7 +179,7 @@ class IncrementalSVM(KernelStreamClassifier):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue the stream (ids continue from the examples learnt before)."""
-        check_positive("C", self.C)
+        check_params(self)  # every chunk: C is applied to the whole model at each chunk
         self._pending_weight = self._check_weights(sample_weight, self._n_rows(X))
         try:
             return super().partial_fit(X, y, classes=classes)
@@ -233,7 +237,7 @@ class IncrementalSVM(KernelStreamClassifier):
         ids = self._check_ids(example_id)
         if ids.size != 1:
             raise ValueError("reweight takes one example id")
-        check_positive("weight", weight, allow_zero=True)
+        check_param_values({"weight": [Interval(Real, 0, None)]}, {"weight": weight}, self._name)
         for learner in self.learners_:
             learner.reweight(int(ids[0]), float(weight))
         return self
@@ -246,7 +250,7 @@ class IncrementalSVM(KernelStreamClassifier):
         self
         """
         self._check_fitted()
-        check_positive("C", C)
+        check_param_values({"C": self._parameter_constraints["C"]}, {"C": C}, self._name)
         for learner in self.learners_:
             learner.change_C(float(C))
         self.C = C

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
+import math
+from numbers import Integral, Real
 
 import numpy as np
 
+from .._params import Boolean, Interval, IsNone, Options
 from ..base import BinaryLearner
 from . import _tvm_core as tcore
-from ._common import KernelStreamClassifier, check_positive, dense_blocks
+from ._common import KernelStreamClassifier, dense_blocks
 from ._machine import Machine
 
 
@@ -147,6 +149,20 @@ class TwinVectorMachine(KernelStreamClassifier):
         {"budget": 12, "kernel": "linear", "C": 1.0, "rejection": False},
     ]
 
+    _parameter_constraints = {
+        "budget": [Interval(Integral, 2, None)],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        **KernelStreamClassifier._kernel_constraints,
+        "m1": [Interval(Real, 0, None)],
+        "m2": [Interval(Real, 0, math.inf)],  # inf: never replace
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "merging": [Options("input", "feature")],
+        "one_sided": [Boolean()],
+        "rejection": [Boolean()],
+        "merge_tries": [IsNone(), Interval(Integral, 1, None)],
+        "scale_C": [Boolean()],
+    }
+
     def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
                  m1=1.0, m2=2.0, eta=0.2, merging="input", one_sided=True, rejection=True,
                  merge_tries=None, scale_C=True):
@@ -164,25 +180,6 @@ class TwinVectorMachine(KernelStreamClassifier):
         self.rejection = rejection
         self.merge_tries = merge_tries
         self.scale_C = scale_C
-
-    def _check_params(self):
-        check_positive("budget", self.budget, integer=True)
-        if self.budget < 2:
-            raise ValueError(f"budget must be an integer >= 2; got {self.budget!r}")
-        check_positive("C", self.C)
-        check_positive("m1", self.m1, allow_zero=True)
-        if not (isinstance(self.m2, numbers.Real) and not isinstance(self.m2, bool)
-                and self.m2 >= 0):  # inf allowed: never replace
-            raise ValueError(f"m2 must be a non-negative number (inf allowed); got {self.m2!r}")
-        check_positive("eta", self.eta)
-        if self.merge_tries is not None:
-            check_positive("merge_tries", self.merge_tries, integer=True)
-        if self.merging not in ("input", "feature"):
-            raise ValueError(f"merging must be 'input' or 'feature'; got {self.merging!r}")
-        for name in ("one_sided", "rejection", "scale_C"):
-            if not isinstance(getattr(self, name), bool | np.bool_):
-                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
-        self._check_kernel()
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])

@@ -15,21 +15,31 @@ offers ``fit`` / ``partial_fit`` (points dealt to the sites round-robin, or as g
 
 from __future__ import annotations
 
-import numbers
+import math
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from ..kernels import Kernel, validate_kernel_params
+from .._params import (
+    Boolean,
+    CheckedParamsMixin,
+    Interval,
+    IsNone,
+    LabelPair,
+    Options,
+    check_params,
+)
+from ..kernels import Kernel, kernel_parameter_constraints
 from .events import iter_events
 from .objective import KernelSpace, SquaredNorm
-from .protocol import Tracker
+from .protocol import UPDATE_METHODS, Tracker
 
 __all__ = ["DistributedL2SVM"]
 
 
-class DistributedL2SVM(ClassifierMixin, BaseEstimator):
+class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     """Two-class or one-class L2-SVM held by every one of ``n_sites`` sites.
 
     Parameters
@@ -77,6 +87,21 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
 
     _streamsvm_model = True  # streamsvm.save / load take it (it is not a StreamClassifier)
     _transient = ()
+    _parameter_constraints = {
+        "n_sites": [Interval(Integral, 1, None)],
+        "task": [Options("two-class", "one-class")],
+        **kernel_parameter_constraints(callable_kernel=True),
+        "C": [Interval(Real, 0, math.inf, closed="right")],
+        "epsilon": [Interval(Real, 0, None)],
+        "relative": [Boolean()],
+        "update": [Options(*UPDATE_METHODS)],
+        "membership": [Options("qp", "lp")],
+        "backend": [Options("local", "ray")],
+        "deletion_check": [Options("update", "hull")],
+        "monitor_tol": [Interval(Real, 0, None)],
+        "shared_cache": [Interval(Integral, 0, None)],
+        "classes": [IsNone(), LabelPair()],
+    }
 
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="auto", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
@@ -101,19 +126,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ set-up
 
-    def _check_params(self):
-        if self.task not in ("two-class", "one-class"):
-            raise ValueError(f"task must be 'two-class' or 'one-class'; got {self.task!r}")
-        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree,
-                               coef0=self.coef0)
-        if isinstance(self.C, bool) or not isinstance(self.C, numbers.Real) or not self.C > 0 \
-                or np.isnan(self.C):
-            raise ValueError(f"C must be a positive float (or inf); got {self.C!r}")
-        if self.classes is not None and len(self.classes) != 2:
-            raise ValueError(f"classes must name two labels; got {self.classes!r}")
-
     def _start(self, n_features, X=None):
-        self._check_params()
         kernel = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
         if isinstance(self.gamma, str) and not kernel.is_callable:
             if self.gamma == "scale" and X is None:
@@ -156,7 +169,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
         """A point arrives at ``site``; returns its point id."""
         x = np.asarray(x, dtype=np.float64).ravel() if not np.isscalar(x) else x
         if not hasattr(self, "tracker_"):
-            self._check_params()
+            check_params(self)
             width = np.asarray(x).size
             if width == 0:
                 raise ValueError("x is empty")
@@ -181,6 +194,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     def fit(self, X, y=None, sites=None):
         """Reset, then add the rows of X in order, row i at site ``sites[i]`` (default
         ``i mod n_sites``). For two-class, y holds two labels (sorted: the first → −1)."""
+        check_params(self)
         X, y, sites = self._check_batch(X, y, sites)
         if self.task == "two-class":
             classes = np.unique(y)

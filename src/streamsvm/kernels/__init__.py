@@ -9,14 +9,23 @@ functions from their own jitted loops; see the ``_core`` module docstring.
 
 from ._core import LINEAR, POLY, RBF, SIGMOID
 from .cache import KernelCache
-from .spec import KERNEL_CODES, Kernel, PreparedBlock, validate_kernel_params
+from .spec import (
+    KERNEL_CODES,
+    KERNEL_PARAMETER_CONSTRAINTS,
+    Kernel,
+    PreparedBlock,
+    kernel_parameter_constraints,
+    validate_kernel_params,
+)
 
 __all__ = [
     "Kernel",
     "KernelCache",
     "PreparedBlock",
+    "kernel_parameter_constraints",
     "validate_kernel_params",
     "KERNEL_CODES",
+    "KERNEL_PARAMETER_CONSTRAINTS",
     "LINEAR",
     "RBF",
     "POLY",

@@ -4,19 +4,21 @@ Gram matrices and self-kernels of dense or CSR input through the jitted function
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
+from .._params import Boolean, Interval, IsCallable, Options, check_param_values
 from . import _core
 
 __all__ = [
     "KERNEL_CODES",
+    "KERNEL_PARAMETER_CONSTRAINTS",
     "Kernel",
     "PreparedBlock",
+    "kernel_parameter_constraints",
     "validate_kernel_params",
 ]
 
@@ -28,49 +30,46 @@ KERNEL_CODES = {
     "sigmoid": _core.SIGMOID,
 }
 
-_KERNEL_CHOICES = "'linear', 'rbf', 'poly', 'sigmoid' or a callable"
 _CALLABLE_CHUNK = 256  # rows per call when a callable's self-kernels are computed
 
+#: The kernel parameters of every kernel estimator (and of :class:`Kernel`), as constraint
+#: lists of :mod:`streamsvm._params`; estimators take theirs from
+#: :func:`kernel_parameter_constraints`.
+KERNEL_PARAMETER_CONSTRAINTS = {
+    "kernel": [Options(*KERNEL_CODES), IsCallable()],
+    "gamma": [Options("scale", "auto"), Interval(numbers.Real, 0, None, closed="neither")],
+    "degree": [Interval(numbers.Integral, 1, None)],
+    "coef0": [Interval(numbers.Real)],
+    "normalized": [Boolean()],
+}
 
-def _is_real(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+def kernel_parameter_constraints(kernels=tuple(KERNEL_CODES), *, callable_kernel=False,
+                                 names=("kernel", "gamma", "degree", "coef0")) -> dict:
+    """The entries ``names`` of :data:`KERNEL_PARAMETER_CONSTRAINTS` for an estimator whose
+    ``kernel`` may be one of ``kernels`` (and a callable if ``callable_kernel``)."""
+    table = {name: list(KERNEL_PARAMETER_CONSTRAINTS[name]) for name in names}
+    if "kernel" in table:
+        unknown = set(kernels) - set(KERNEL_CODES)
+        if unknown:
+            raise ValueError(f"unknown kernel names {sorted(unknown)}")
+        table["kernel"] = [Options(*kernels)] + ([IsCallable()] if callable_kernel else [])
+    return table
 
 
 def validate_kernel_params(kernel, *, gamma="scale", degree=3, coef0=0.0, normalized=False):
-    """Check kernel parameters as estimators receive them; raise ``ValueError`` naming the
-    parameter, the allowed values and the value given. Returns ``None``.
-
-    * ``kernel``: ``'linear'``, ``'rbf'``, ``'poly'``, ``'sigmoid'`` or a callable
-      ``kernel(A, B) -> Gram array`` (as in :class:`sklearn.svm.SVC`);
-    * ``gamma``: ``'scale'``, ``'auto'`` or a finite float > 0;
-    * ``degree``: an integer >= 1;
-    * ``coef0``: a finite float;
-    * ``normalized``: a bool.
+    """Check kernel parameters against :data:`KERNEL_PARAMETER_CONSTRAINTS`; raise
+    ``ValueError`` naming the parameter, the value given and what is allowed. Returns ``None``.
 
     >>> validate_kernel_params("rbf", gamma=0.5)
     >>> validate_kernel_params("poly", degree=0)
     Traceback (most recent call last):
     ...
-    ValueError: degree must be an integer >= 1; got 0
+    ValueError: Kernel: parameter degree=0 is invalid; allowed: an int >= 1
     """
-    if not callable(kernel):
-        if not isinstance(kernel, str) or kernel not in KERNEL_CODES:
-            hint = ""
-            if kernel == "precomputed":
-                hint = " (precomputed Gram matrices do not fit a stream; pass a callable)"
-            raise ValueError(f"kernel must be one of {_KERNEL_CHOICES}; got {kernel!r}{hint}")
-    if isinstance(gamma, str):
-        if gamma not in ("scale", "auto"):
-            raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
-    elif not (_is_real(gamma) and math.isfinite(gamma) and gamma > 0):
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
-    if not (isinstance(degree, numbers.Integral) and not isinstance(degree, (bool, np.bool_))
-            and degree >= 1):
-        raise ValueError(f"degree must be an integer >= 1; got {degree!r}")
-    if not (_is_real(coef0) and math.isfinite(coef0)):
-        raise ValueError(f"coef0 must be a finite float; got {coef0!r}")
-    if not isinstance(normalized, (bool, np.bool_)):
-        raise ValueError(f"normalized must be True or False; got {normalized!r}")
+    check_param_values(KERNEL_PARAMETER_CONSTRAINTS,
+                       {"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0,
+                        "normalized": normalized}, "Kernel")
 
 
 class PreparedBlock:

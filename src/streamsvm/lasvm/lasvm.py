@@ -3,12 +3,13 @@ selection (RANDOM, GRADIENT, ACTIVE, AUTOACTIVE)."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 
+from .._params import RANDOM_STATE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from ..kernels import KERNEL_CODES, Kernel, kernel_parameter_constraints
 from . import _core
 from .learner import _Learner
 
@@ -20,36 +21,22 @@ SELECTIONS = {
 }
 
 
-def _check_number(name, value, *, low=None, strict=True, integer=False, allow_none=False):
-    if allow_none and value is None:
-        return
-    kind = numbers.Integral if integer else numbers.Real
-    bad = not isinstance(value, kind) or isinstance(value, bool) or not np.isfinite(value)
-    if not bad and low is not None:
-        bad = value <= low if strict else value < low
-    if bad:
-        what = "an integer" if integer else "a number"
-        bound = "" if low is None else f" {'>' if strict else '>='} {low}"
-        raise ValueError(f"{name} must be {what}{bound}; got {value!r}")
-
-
 class _KernelSVMBase(StreamClassifier):
     """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters."""
 
     _learner_class = _Learner
     _algorithm = "lasvm"
 
-    def _check_params(self):
-        _check_number("C", self.C, low=0)
-        _check_number("tau", self.tau, low=0)
-        _check_number("cache_size", self.cache_size, low=0)
-        _check_number("epochs", self.epochs, low=1, strict=False, integer=True)
-        if callable(self.kernel):
-            raise ValueError(
-                f"{self._name} needs a built-in kernel ('linear', 'rbf', 'poly', 'sigmoid'): "
-                "its loops are compiled"
-            )
-        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+    # built-in kernels only: the loops are compiled
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        **kernel_parameter_constraints(),
+        "tau": [Interval(Real, 0, None, closed="neither")],
+        "epochs": [Interval(Integral, 1, None)],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "shuffle": [Boolean()],
+        "random_state": RANDOM_STATE,
+    }
 
     def _prepare_first(self, X):
         spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
@@ -203,6 +190,15 @@ class LASVM(_KernelSVMBase):
     """
 
     _learner_params = ()
+    _parameter_constraints = {
+        **_KernelSVMBase._parameter_constraints,
+        "selection": [Options(*SELECTIONS)],
+        "n_candidates": [Interval(Integral, 1, None)],
+        "n_seed": [Interval(Integral, 0, None)],
+        "delta_max": [IsNone(), Interval(Real, 0, None, closed="neither")],
+        "finishing": [Boolean()],
+        "finishing_selection": [Options("second-order", "first-order")],
+    }
     _test_params = [
         {"gamma": 0.2},
         {"selection": "active", "n_candidates": 10, "random_state": 0, "C": 10.0, "epochs": 2,
@@ -229,20 +225,6 @@ class LASVM(_KernelSVMBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
-
-    def _check_params(self):
-        super()._check_params()
-        if self.selection not in SELECTIONS:
-            raise ValueError(
-                f"selection must be one of {', '.join(map(repr, SELECTIONS))}; "
-                f"got {self.selection!r}"
-            )
-        _check_number("n_candidates", self.n_candidates, low=1, strict=False, integer=True)
-        _check_number("n_seed", self.n_seed, low=0, strict=False, integer=True)
-        _check_number("delta_max", self.delta_max, low=0, allow_none=True)
-        if self.finishing_selection not in ("second-order", "first-order"):
-            raise ValueError("finishing_selection must be 'second-order' or 'first-order'; "
-                             f"got {self.finishing_selection!r}")
 
     def _learner_options(self):
         return {

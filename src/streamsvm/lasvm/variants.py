@@ -34,12 +34,14 @@ Misprints of the paper, fixed here by derivation:
 
 from __future__ import annotations
 
-import numbers
+import math
+from numbers import Integral, Real
 
 import numpy as np
 
+from .._params import Interval
 from . import _core
-from .lasvm import _check_number, _KernelSVMBase
+from .lasvm import _KernelSVMBase
 
 
 class _GapBase(_KernelSVMBase):
@@ -47,16 +49,6 @@ class _GapBase(_KernelSVMBase):
 
     _algorithm = "g"
     _test_params = [{}]
-
-    def _check_params(self):
-        super()._check_params()
-        if hasattr(self, "clean_every"):
-            _check_number("clean_every", self.clean_every, low=1, strict=False, integer=True)
-            _check_number("max_non_sv", self.max_non_sv, low=0, strict=False, integer=True)
-        if hasattr(self, "s"):
-            s = self.s
-            if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s < 1:
-                raise ValueError(f"s must be a number < 1 (-inf allowed); got {s!r}")
 
     def _learner_options(self):
         options = {}
@@ -99,6 +91,12 @@ _CLEAN_DOC = """    clean_every : int, default=300
 """
 
 
+_CLEAN_CONSTRAINTS = {
+    "clean_every": [Interval(Integral, 1, None)],
+    "max_non_sv": [Interval(Integral, 0, None)],
+}
+
+
 class LASVMG(_GapBase):
     __doc__ = """LASVM-G: LASVM without bias, driven by the primal-dual gap.
 
@@ -119,6 +117,7 @@ class LASVMG(_GapBase):
     """
 
     _algorithm = "g"
+    _parameter_constraints = {**_GapBase._parameter_constraints, **_CLEAN_CONSTRAINTS}
     _test_params = [{}, {"C": 10.0, "gamma": 0.1, "cache_size": 0.05, "clean_every": 20,
                          "max_non_sv": 5}]
 
@@ -150,6 +149,11 @@ class LASVMNC(_GapBase):
     """
 
     _algorithm = "nc"
+    _parameter_constraints = {
+        **_GapBase._parameter_constraints,
+        **_CLEAN_CONSTRAINTS,
+        "s": [Interval(Real, -math.inf, 1, closed="left")],  # -inf: LASVM-G
+    }
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  s=-1.0, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,

@@ -1,10 +1,11 @@
 """Pegasos with block size ``k``, one sweep: the sub-gradient baseline of StreamSVM's Table 1."""
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._params import Boolean, Interval
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
 
@@ -136,20 +137,16 @@ class Pegasos(LinearStreamClassifier):
     _bounded_memory = True
     _learner_params = ("alpha", "block_size", "projection")
 
+    _parameter_constraints = {
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "block_size": [Interval(Integral, 1, None)],
+        "projection": [Boolean()],
+    }
+
     def __init__(self, *, alpha=1e-4, block_size=1, projection=True):
         self.alpha = alpha
         self.block_size = block_size
         self.projection = projection
-
-    def _check_params(self):
-        if not isinstance(self.alpha, numbers.Real) or not self.alpha > 0:
-            raise ValueError(f"alpha must be a positive number; got {self.alpha!r}")
-        if (
-            not isinstance(self.block_size, numbers.Integral)
-            or isinstance(self.block_size, bool)
-            or self.block_size < 1
-        ):
-            raise ValueError(f"block_size must be an integer >= 1; got {self.block_size!r}")
 
     @property
     def n_updates_(self) -> int:

@@ -3,6 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
+from .._params import Boolean
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
 
@@ -63,6 +64,8 @@ class Perceptron(LinearStreamClassifier):
     _chunk_invariant = True  # the same stream gives the same model however it is chunked
     _bounded_memory = True
     _learner_params = ("fit_intercept",)
+
+    _parameter_constraints = {"fit_intercept": [Boolean()]}
 
     def __init__(self, *, fit_intercept=True):
         self.fit_intercept = fit_intercept

@@ -25,14 +25,15 @@ r_i < ε r_new / 4, its centre lies in conv(K_i) ⊂ B_new (K_i was enclosed), s
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._params import Boolean, Interval, IsNone, Options
 from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from ..kernels import KERNEL_CODES, Kernel, kernel_parameter_constraints
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core
 from .streamsvm import _CentredOnFirstChunk, _dense_blocks, map_rows
@@ -416,6 +417,16 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     """
 
     _learner_class = _BlurredBallLearner
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, 1, closed="right")],
+        "C": [Interval(Real, 0, math.inf, closed="right")],
+        "lookahead": [Interval(Integral, 0, None)],
+        "classifier": [Options(*CLASSIFIERS)],
+        **kernel_parameter_constraints(),
+        "normalize": [Boolean()],
+        "center": [Options("auto", True, False)],
+        "tol": [IsNone(), Interval(Real, 0, 1, closed="neither")],
+    }
     # Memory is bounded in ε, not by a fixed budget: each new ball is at least
     # sqrt(1 + ε²(2+ε)²/(4(1+ε)²)) times the newest one (tests/meb/test_blurred.py) and radii are
     # at most κ, so the number of updates is bounded independently of n, but the cover grows
@@ -453,41 +464,6 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         self.normalize = normalize
         self.center = center
         self.tol = tol
-
-    # ------------------------------------------------------------------ parameters
-    def _check_params(self):
-        if (
-            isinstance(self.epsilon, bool)
-            or not isinstance(self.epsilon, numbers.Real)
-            or not 0 < self.epsilon <= 1
-        ):
-            raise ValueError(f"epsilon must be a number in (0, 1]; got {self.epsilon!r}")
-        if isinstance(self.C, bool) or not isinstance(self.C, numbers.Real) or not self.C > 0:
-            raise ValueError(f"C must be a positive number or np.inf; got {self.C!r}")
-        if (
-            not isinstance(self.lookahead, numbers.Integral)
-            or isinstance(self.lookahead, bool)
-            or self.lookahead < 0
-        ):
-            raise ValueError(f"lookahead must be an integer >= 0; got {self.lookahead!r}")
-        if self.classifier not in CLASSIFIERS:
-            raise ValueError(
-                f"classifier must be one of {', '.join(map(repr, CLASSIFIERS))}; "
-                f"got {self.classifier!r}"
-            )
-        if self.tol is not None and (
-            isinstance(self.tol, bool)
-            or not isinstance(self.tol, numbers.Real)
-            or not 0 < self.tol < 1
-        ):
-            raise ValueError(f"tol must be None or in (0, 1); got {self.tol!r}")
-        if self.center not in ("auto", True, False):
-            raise ValueError(f"center must be 'auto', True or False; got {self.center!r}")
-        if callable(self.kernel):
-            raise ValueError(
-                "BlurredBallSVM needs a built-in kernel: 'linear', 'rbf', 'poly', 'sigmoid'"
-            )
-        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
 
     @property
     def _tol(self) -> float:

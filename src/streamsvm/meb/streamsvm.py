@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
+import math
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._params import Boolean, Interval, Options
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from ..kernels import KERNEL_CODES, Kernel, kernel_parameter_constraints
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
 
@@ -380,6 +382,15 @@ class _CentredOnFirstChunk:
         return self.center != "auto"
 
 
+def _several_balls_need_linear_algorithm_1(model):
+    """Several balls go with the linear kernel and Algorithm 1 (Rai, Daumé &
+    Venkatasubramanian, "Streamed Learning: One-Pass SVMs", IJCAI 2009, Sec. 4.3)."""
+    if model.n_balls > 1 and (model.lookahead > 1 or model.kernel != "linear"):
+        return "n_balls", ("1, or an int > 1 with kernel='linear' and lookahead=1 (several balls "
+                           "are Sec. 4.3 of Rai et al., Streamed Learning: One-Pass SVMs, 2009)")
+    return None
+
+
 class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithm 1).
 
@@ -454,6 +465,17 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
 
     _learner_class = _StreamSVMLearner
     _learner_params = ("C", "lookahead", "tol")
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, math.inf, closed="right")],
+        **kernel_parameter_constraints(),
+        "lookahead": [Interval(Integral, 1, None)],
+        "n_balls": [Interval(Integral, 1, None)],
+        "fit_intercept": [Boolean()],
+        "normalize": [Boolean()],
+        "center": [Options("auto", True, False)],
+        "tol": [Interval(Real, 0, 1, closed="neither")],
+    }
+    _parameter_rules = (_several_balls_need_linear_algorithm_1,)
     _bounded_memory = True
     _test_params = [
         {},
@@ -489,35 +511,6 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         self.fit_intercept = fit_intercept
         self.normalize = normalize
         self.center = center
-
-    def _check_params(self):
-        if not isinstance(self.C, numbers.Real) or not self.C > 0:
-            raise ValueError(f"C must be a positive number; got {self.C!r}")
-        if (
-            not isinstance(self.lookahead, numbers.Integral)
-            or isinstance(self.lookahead, bool)
-            or self.lookahead < 1
-        ):
-            raise ValueError(f"lookahead must be an integer >= 1; got {self.lookahead!r}")
-        if not isinstance(self.tol, numbers.Real) or not 0 < self.tol < 1:
-            raise ValueError(f"tol must be in (0, 1); got {self.tol!r}")
-        if self.center not in ("auto", True, False):
-            raise ValueError(f"center must be 'auto', True or False; got {self.center!r}")
-        if callable(self.kernel):
-            raise ValueError(
-                "StreamSVM needs a built-in kernel: 'linear', 'rbf', 'poly', 'sigmoid'"
-            )
-        validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        if (
-            not isinstance(self.n_balls, numbers.Integral)
-            or isinstance(self.n_balls, bool)
-            or self.n_balls < 1
-        ):
-            raise ValueError(f"n_balls must be an integer >= 1; got {self.n_balls!r}")
-        if self.n_balls > 1 and (self.lookahead > 1 or self.kernel != "linear"):
-            raise ValueError(
-                "n_balls > 1 goes with the linear kernel and lookahead=1 (Sec. 4.3 of the paper)"
-            )
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -1,0 +1,290 @@
+"""Hyper-parameter checking: declarative constraints and the one checker every estimator runs.
+
+Each estimator class declares ``_parameter_constraints``: a dict mapping every constructor
+parameter to a list of constraints, any one of which a valid value satisfies (the idea of
+scikit-learn's tables, written here for this library). Rules that tie parameters together
+are small named functions listed in ``_parameter_rules``; each returns ``None`` when the
+rule holds, else ``(parameter, what is allowed)``.
+
+:func:`check_params` runs at ``fit``, at the first ``partial_fit`` / ``learn_one`` and after
+``set_params`` on a fitted model (:class:`CheckedParamsMixin`), never in ``__init__``, so
+that :func:`sklearn.base.clone` works on any value. Every refusal is a ``ValueError`` (also
+for a value of the wrong type, so callers catch one exception) worded the same way::
+
+    LASVM: parameter C=-1 is invalid; allowed: a float > 0
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "Boolean",
+    "CheckedParamsMixin",
+    "Constraint",
+    "Interval",
+    "IsCallable",
+    "IsNone",
+    "IsInstance",
+    "LabelPair",
+    "Options",
+    "RANDOM_STATE",
+    "WeightDict",
+    "check_param_values",
+    "check_params",
+    "param_error",
+]
+
+
+class Constraint:
+    """One set of valid values: :meth:`accepts` tells membership, :meth:`describe` names it."""
+
+    def accepts(self, value) -> bool:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def parts(self) -> list[str]:
+        """The items of :meth:`describe`, so that error messages list alternatives flat."""
+        return [self.describe()]
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.describe()})"
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+class Interval(Constraint):
+    """Numbers of ``kind`` (``numbers.Real`` or ``numbers.Integral``) between ``low`` and
+    ``high`` (``None``: unbounded), ends included as ``closed`` says (``"both"``, ``"left"``,
+    ``"right"``, ``"neither"``).
+
+    Booleans and NaN are never numbers here. Values must be finite unless an end is
+    ``±math.inf`` and closed: ``Interval(numbers.Real, 0, math.inf, closed="right")`` is
+    ``(0, inf]``. A real interval accepts integers too."""
+
+    def __init__(self, kind, low=None, high=None, *, closed="both"):
+        if kind not in (numbers.Real, numbers.Integral):
+            raise ValueError(f"kind must be numbers.Real or numbers.Integral; got {kind!r}")
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be 'both', 'left', 'right' or 'neither'; got {closed!r}")
+        self.kind = kind
+        self.low = low
+        self.high = high
+        self.closed = closed
+
+    @property
+    def _low_closed(self) -> bool:
+        return self.closed in ("both", "left")
+
+    @property
+    def _high_closed(self) -> bool:
+        return self.closed in ("both", "right")
+
+    def accepts(self, value) -> bool:
+        if _is_bool(value) or not isinstance(value, self.kind):
+            return False
+        if not isinstance(value, numbers.Integral):  # ints are exact, however large
+            if math.isnan(value):
+                return False
+            if math.isinf(value):
+                below = value < 0 and self.low == -math.inf and self._low_closed
+                above = value > 0 and self.high == math.inf and self._high_closed
+                return below or above
+        if self.low is not None and not (value > self.low
+                                         or (value == self.low and self._low_closed)):
+            return False
+        if self.high is not None and not (value < self.high
+                                          or (value == self.high and self._high_closed)):
+            return False
+        return True
+
+    def describe(self) -> str:
+        what = "an int" if self.kind is numbers.Integral else "a float"
+        if self.low is None and self.high is None:
+            return "a finite float" if self.kind is numbers.Real else what
+        if self.low is None:
+            return f"{what} {'<=' if self._high_closed else '<'} {_number(self.high)}"
+        if self.high is None:
+            return f"{what} {'>=' if self._low_closed else '>'} {_number(self.low)}"
+        left = "[" if self._low_closed else "("
+        right = "]" if self._high_closed else ")"
+        return f"{what} in {left}{_number(self.low)}, {_number(self.high)}{right}"
+
+
+def _number(value) -> str:
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+class Options(Constraint):
+    """One of the given values. A string matches only a string and a bool only a bool, so
+    ``1`` is not ``True`` and ``1.0`` is not ``True`` here."""
+
+    def __init__(self, *choices):
+        self.choices = tuple(choices)
+
+    def accepts(self, value) -> bool:
+        for choice in self.choices:
+            if isinstance(choice, str):
+                if isinstance(value, str) and value == choice:
+                    return True
+            elif _is_bool(choice):
+                if _is_bool(value) and bool(value) == choice:
+                    return True
+            elif type(value) is type(choice) and value == choice:
+                return True
+        return False
+
+    def describe(self) -> str:
+        return _either(self.parts())
+
+    def parts(self) -> list[str]:
+        return [repr(choice) for choice in self.choices]
+
+
+class Boolean(Options):
+    """``True`` or ``False`` (Python or NumPy booleans)."""
+
+    def __init__(self):
+        super().__init__(True, False)
+
+
+class IsNone(Constraint):
+    """``None``."""
+
+    def accepts(self, value) -> bool:
+        return value is None
+
+    def describe(self) -> str:
+        return "None"
+
+
+class IsCallable(Constraint):
+    """Any callable."""
+
+    def accepts(self, value) -> bool:
+        return callable(value)
+
+    def describe(self) -> str:
+        return "a callable"
+
+
+class IsInstance(Constraint):
+    """An instance of ``cls``, described as ``description``."""
+
+    def __init__(self, cls, description):
+        self.cls = cls
+        self.description = description
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, self.cls)
+
+    def describe(self) -> str:
+        return self.description
+
+
+class WeightDict(Constraint):
+    """A dict mapping labels to weights, each accepted by ``weight`` (e.g. an Interval)."""
+
+    def __init__(self, weight: Constraint):
+        self.weight = weight
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, dict) and all(self.weight.accepts(w) for w in value.values())
+
+    def describe(self) -> str:
+        return f"a dict label -> {self.weight.describe()}"
+
+
+class LabelPair(Constraint):
+    """Two distinct labels (a list, tuple or 1-D array), negative class first."""
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__"):
+            return False
+        labels = np.asarray(value, dtype=object)
+        return labels.shape == (2,) and labels[0] != labels[1]
+
+    def describe(self) -> str:
+        return "a list of two distinct labels"
+
+
+#: ``random_state`` of the estimators that draw random numbers.
+RANDOM_STATE = [IsNone(), Interval(numbers.Integral, 0, None),
+                IsInstance(np.random.RandomState, "a numpy.random.RandomState")]
+
+
+def _either(parts: list[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def param_error(owner: str, name: str, value, allowed: str) -> ValueError:
+    """The one error of the library for a bad parameter value."""
+    return ValueError(f"{owner}: parameter {name}={value!r} is invalid; allowed: {allowed}")
+
+
+def check_param_values(constraints: dict, values: dict, owner: str) -> None:
+    """Check ``values`` (name -> value) against a constraints table; raise :func:`param_error`
+    for the first parameter no constraint of its list accepts. Names missing from the table
+    are not checked."""
+    for name, value in values.items():
+        allowed = constraints.get(name)
+        if allowed is None:
+            continue
+        if not any(constraint.accepts(value) for constraint in allowed):
+            parts = [part for constraint in allowed for part in constraint.parts()]
+            raise param_error(owner, name, value, _either(parts))
+
+
+def check_params(estimator) -> None:
+    """Check every constructor parameter of ``estimator`` against its class's
+    ``_parameter_constraints``, then run the class's ``_parameter_rules``; raise
+    ``ValueError`` (:func:`param_error`) naming the parameter, the value given and what is
+    allowed."""
+    owner = type(estimator).__name__
+    table = type(estimator)._parameter_constraints
+    params = estimator.get_params(deep=False)
+    missing = sorted(set(params) - set(table))
+    if missing:  # a programming error of the class, not of the caller
+        raise TypeError(f"{owner} declares no constraints for parameter(s) {missing}; add them "
+                        "to its _parameter_constraints (docs/design.md, adding an estimator)")
+    check_param_values(table, params, owner)
+    for rule in type(estimator)._parameter_rules:
+        broken = rule(estimator)
+        if broken is not None:
+            name, allowed = broken
+            raise param_error(owner, name, params[name], allowed)
+
+
+class CheckedParamsMixin:
+    """``set_params`` that refuses a bad value on a fitted model and then leaves the model's
+    parameters as they were (an unfitted model is checked at ``fit``, as scikit-learn does).
+
+    Classes using it declare ``_parameter_constraints`` and may list ``_parameter_rules``.
+    """
+
+    _parameter_constraints: dict = {}
+    _parameter_rules: tuple = ()
+
+    def set_params(self, **params):
+        if not self.__sklearn_is_fitted__():
+            return super().set_params(**params)
+        before = self.get_params(deep=False)
+        try:
+            super().set_params(**params)
+            check_params(self)
+        except ValueError:
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
+        return self
