@@ -9,7 +9,8 @@ class around it (a :class:`StreamClassifier`) supplies everything else, over tha
 * the River face: ``learn_one(x, y)`` and ``predict_one(x)``, with ``x`` a 1-D array or a
   dict of feature -> value;
 * any labels, and more than two classes by one-vs-rest over the binary learner;
-* input validation before any state changes, so a rejected call leaves the model as it was.
+* input validation before any state changes, so a rejected call leaves the model as it was
+  (non-finite values, rows too large for the model's kernel, labels of another type).
 
 Classes may be declared up front (``fit`` sees them all; ``partial_fit(..., classes=...)``
 declares them) or discovered as the stream shows them. ``classes_`` is always sorted. When a
@@ -33,9 +34,12 @@ from sklearn.exceptions import NotFittedError
 from ._validation import (
     check_declared_classes,
     check_features,
+    check_label_kind,
     check_labels,
     check_one_example,
+    check_row_norms,
 )
+from .kernels.spec import max_safe_sqnorm
 
 __all__ = ["BinaryLearner", "StreamClassifier", "state_nbytes"]
 
@@ -218,6 +222,44 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         y = check_labels(y, X.shape[0])
         return X, y
 
+    def _max_safe_sqnorm(self) -> float:
+        """Largest squared norm a raw row may have: a quarter of the kernel's bound
+        (:func:`~streamsvm.kernels.spec.max_safe_sqnorm`), so that a row centred on a mean of
+        such rows still meets the bound (‖x − m‖ <= ‖x‖ + ‖m‖). Linear models (no ``kernel``
+        parameter) use the linear bound."""
+        kernel = getattr(self, "kernel", "linear")
+        gamma = getattr(self, "gamma_", None)
+        if gamma is None and not isinstance(getattr(self, "gamma", "scale"), str):
+            gamma = float(self.gamma)
+        return 0.25 * max_safe_sqnorm(kernel, gamma=gamma, degree=getattr(self, "degree", 3),
+                                      coef0=getattr(self, "coef0", 0.0))
+
+    def _check_row_norms(self, X) -> None:
+        """Refuse a validated chunk with a row too large for the model's kernel."""
+        kernel = getattr(self, "kernel", "linear")
+        check_row_norms(
+            X,
+            self._max_safe_sqnorm(),
+            estimator_name=self._name,
+            kernel_name=getattr(kernel, "__name__", "callable") if callable(kernel) else kernel,
+        )
+
+    def _start_checked(self, X):
+        """Start a fresh model on its first data: :meth:`_start`, :meth:`_prepare_first`,
+        then the row-norm check (which needs the ``gamma_`` just resolved). A refused chunk
+        puts every attribute back, so the model is as it was before the call."""
+        before = dict(self.__dict__)
+        self._reset()
+        self._start(X.shape[1])
+        try:
+            prepared = self._prepare_first(X)
+            self._check_row_norms(X)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+        return prepared
+
     def _prepare(self, X):
         """Hook: transform validated input before the learners see it (e.g. centring)."""
         return X
@@ -245,9 +287,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
                 "2 classes. To start a stream whose first examples share one class, use "
                 "partial_fit(X, y, classes=[...])."
             )
-        self._reset()
-        self._start(X.shape[1])
-        X = self._prepare_first(X)
+        X = self._start_checked(X)
         self._grow_classes(classes)
         self._learn(X, y, whole_pass=True)
         return self
@@ -275,9 +315,14 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         if first:
             self._check_params()
         X, y = self._validate(X, y, first=first)
+        if not first:
+            check_label_kind(y, self.classes_)
         seen = np.unique(y)
         if classes is not None:
             declared = check_declared_classes(classes)
+            check_label_kind(y, declared, what="the declared classes")
+            if not first:
+                check_label_kind(declared, self.classes_)
             if (
                 not first
                 and getattr(self, "_classes_declared", False)
@@ -299,9 +344,9 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
                     f"{declared.tolist()}"
                 )
         if first:
-            self._start(X.shape[1])
-            X = self._prepare_first(X)
+            X = self._start_checked(X)
         else:
+            self._check_row_norms(X)
             X = self._prepare_for_learning(X)
         if declared is not None:
             self._classes_declared = True
@@ -355,14 +400,14 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else (n, K)."""
         self._check_fitted()
-        X = self._prepare(
-            check_features(
-                X,
-                n_features=self.n_features_in_,
-                accept_sparse=self._accepts_sparse,
-                estimator_name=self._name,
-            )
+        X = check_features(
+            X,
+            n_features=self.n_features_in_,
+            accept_sparse=self._accepts_sparse,
+            estimator_name=self._name,
         )
+        self._check_row_norms(X)
+        X = self._prepare(X)
         scores = [
             sign * learner.decision_function(X)
             for learner, sign in zip(self.learners_, self._signs, strict=True)

@@ -538,10 +538,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
 
     def _decision(self, X, classifier):
         self._check_fitted()
-        X = self._prepare(
-            check_features(X, n_features=self.n_features_in_, accept_sparse=True,
+        X = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
                            estimator_name=self._name)
-        )
+        self._check_row_norms(X)
+        X = self._prepare(X)
         scores = [
             sign * learner.decision(X, classifier)
             for learner, sign in zip(self.learners_, self._signs, strict=True)
