@@ -338,10 +338,10 @@ def row_sqnorms(X) -> np.ndarray:
     return _kernel_core.sqnorms_dense(X, out)
 
 
-def check_row_norms(X, limit: float, *, estimator_name: str, kernel_name: str) -> None:
-    """Refuse a chunk holding a row whose squared norm exceeds ``limit`` (a bound from
-    :func:`streamsvm.kernels.spec.max_safe_sqnorm`), naming the first such row."""
-    sqnorms = row_sqnorms(X)
+def check_row_norms(sqnorms, limit: float, *, estimator_name: str, kernel_name: str) -> None:
+    """Refuse a chunk holding a row whose squared norm (``sqnorms``, from :func:`row_sqnorms`)
+    exceeds ``limit`` (a bound from :func:`streamsvm.kernels.spec.max_safe_sqnorm`), naming
+    the first such row."""
     within = sqnorms <= limit
     if within.all():
         return

@@ -13,7 +13,10 @@ class around it (a :class:`StreamClassifier`) supplies everything else, over tha
   (non-finite values, rows too large for the model's kernel, labels of another type).
 
 Classes may be declared up front (``fit`` sees them all; ``partial_fit(..., classes=...)``
-declares them) or discovered as the stream shows them. ``classes_`` is always sorted. When a
+declares them) or discovered as the stream shows them. ``classes_`` is always sorted and of
+one kind: numbers (equal values are one class: ``1``, ``1.0`` and ``True``; a new class takes
+the dtype ``classes_`` started with when that is exact) or strings (no empty string); a call
+whose labels are of the other kind is refused. When a
 stream grows from one class to two, the single learner is re-targeted by flipping the sign
 of its labels and scores; when it grows past two, the binary learner becomes the
 one-vs-rest learner of its positive class and a sign-flipped copy of it the learner of the
@@ -38,6 +41,7 @@ from ._validation import (
     check_labels,
     check_one_example,
     check_row_norms,
+    row_sqnorms,
 )
 from .kernels.spec import max_safe_sqnorm
 
@@ -185,6 +189,10 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         new = np.setdiff1d(seen, self.classes_, assume_unique=True)
         if new.size == 0:
             return
+        if self.classes_.size:  # numbers merge by value; keep classes_'s dtype when exact
+            same_dtype = new.astype(self.classes_.dtype)
+            if np.array_equal(same_dtype, new):
+                new = same_dtype
         old = list(self.classes_)
         classes = np.union1d(self.classes_, new) if old else np.unique(seen)
         if len(old) == 0:
@@ -222,38 +230,46 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         y = check_labels(y, X.shape[0])
         return X, y
 
-    def _max_safe_sqnorm(self) -> float:
-        """Largest squared norm a raw row may have: a quarter of the kernel's bound
-        (:func:`~streamsvm.kernels.spec.max_safe_sqnorm`), so that a row centred on a mean of
-        such rows still meets the bound (‖x − m‖ <= ‖x‖ + ‖m‖). Linear models (no ``kernel``
-        parameter) use the linear bound."""
-        kernel = getattr(self, "kernel", "linear")
+    def _max_safe_sqnorm(self, kernel=None) -> float:
+        """Largest squared norm a raw row may have: a quarter of the bound of ``kernel``
+        (default: the model's own; :func:`~streamsvm.kernels.spec.max_safe_sqnorm`), so that
+        a row centred on a mean of such rows still meets the bound (‖x − m‖ <= ‖x‖ + ‖m‖).
+        Linear models (no ``kernel`` parameter) use the linear bound."""
+        if kernel is None:
+            kernel = getattr(self, "kernel", "linear")
         gamma = getattr(self, "gamma_", None)
         if gamma is None and not isinstance(getattr(self, "gamma", "scale"), str):
             gamma = float(self.gamma)
         return 0.25 * max_safe_sqnorm(kernel, gamma=gamma, degree=getattr(self, "degree", 3),
                                       coef0=getattr(self, "coef0", 0.0))
 
-    def _check_row_norms(self, X) -> None:
-        """Refuse a validated chunk with a row too large for the model's kernel."""
-        kernel = getattr(self, "kernel", "linear")
+    def _check_row_norms(self, X, sqnorms=None, kernel=None) -> np.ndarray:
+        """Refuse a validated chunk with a row too large for ``kernel`` (default: the model's
+        own); returns the rows' squared norms."""
+        if sqnorms is None:
+            sqnorms = row_sqnorms(X)
+        if kernel is None:
+            kernel = getattr(self, "kernel", "linear")
         check_row_norms(
-            X,
-            self._max_safe_sqnorm(),
+            sqnorms,
+            self._max_safe_sqnorm(kernel),
             estimator_name=self._name,
             kernel_name=getattr(kernel, "__name__", "callable") if callable(kernel) else kernel,
         )
+        return sqnorms
 
     def _start_checked(self, X):
         """Start a fresh model on its first data: :meth:`_start`, :meth:`_prepare_first`,
-        then the row-norm check (which needs the ``gamma_`` just resolved). A refused chunk
-        puts every attribute back, so the model is as it was before the call."""
+        then the row-norm check of the model's kernel (which needs the ``gamma_`` just
+        resolved; the linear bound, the loosest, is checked before anything). A refused
+        chunk puts every attribute back, so the model is as it was before the call."""
+        sqnorms = self._check_row_norms(X, kernel="linear")
         before = dict(self.__dict__)
         self._reset()
         self._start(X.shape[1])
         try:
             prepared = self._prepare_first(X)
-            self._check_row_norms(X)
+            self._check_row_norms(X, sqnorms)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(before)
