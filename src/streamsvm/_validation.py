@@ -89,8 +89,10 @@ def check_features(
     n_features: int | None = None,
     accept_sparse: bool = True,
     estimator_name: str = "the estimator",
+    return_sqnorms: bool = False,
 ):
-    """Validate a feature matrix and convert it to the internal layout.
+    """Validate a feature matrix and convert it to the internal layout; refuse NaN and
+    infinity naming the first row holding one.
 
     Parameters
     ----------
@@ -101,10 +103,14 @@ def check_features(
         Whether the estimator handles CSR input.
     estimator_name : str
         Used in messages.
+    return_sqnorms : bool
+        Also return the rows' squared norms (computed anyway: they are the finiteness check),
+        for the kernel's overflow bound (:func:`check_row_norms`).
 
     Returns
     -------
-    ndarray (C-contiguous float64) or scipy.sparse.csr_matrix (float64 data, int32 indices)
+    ndarray (C-contiguous float64) or scipy.sparse.csr_matrix (float64 data, int32 indices),
+    and with ``return_sqnorms`` the squared norms (n_samples,)
     """
     if X is None:
         raise TypeError(
@@ -125,8 +131,19 @@ def check_features(
             ensure_min_samples=1,
             input_name="X",
         )
-    bad = first_bad_row(X)
-    if bad is not None:
+    if sp.issparse(X):
+        X = _as_internal_csr(X)
+    # One pass gives the squared norms and finiteness: a NaN or infinity makes its row's
+    # squared norm non-finite (squares cannot cancel), so the entries are scanned only then.
+    sqnorms = row_sqnorms(X)
+    if not np.isfinite(sqnorms).all():
+        bad = first_bad_row(X)
+        if bad is None:
+            bad = int(np.flatnonzero(~np.isfinite(sqnorms))[0])
+            raise ValueError(
+                f"row {bad} of X is too large: its squared norm overflows float64; rescale "
+                "the features"
+            )
         row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]
         kind = "NaN" if np.isnan(row).any() else "infinity"
         raise ValueError(f"Input X contains {kind} (first at row {bad}); remove or impute it")
@@ -135,9 +152,7 @@ def check_features(
             f"X has {X.shape[1]} features, but {estimator_name} is expecting "
             f"{n_features} features as input"
         )
-    if sp.issparse(X):
-        return _as_internal_csr(X)
-    return X
+    return (X, sqnorms) if return_sqnorms else X
 
 
 def check_labels(y, n_samples: int) -> np.ndarray:

@@ -221,14 +221,16 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validate(self, X, y, *, first: bool):
-        X = check_features(
+        """``(X, y, sqnorms)``: the checked chunk and its rows' squared norms."""
+        X, sqnorms = check_features(
             X,
             n_features=None if first else self.n_features_in_,
             accept_sparse=self._accepts_sparse,
             estimator_name=self._name,
+            return_sqnorms=True,
         )
         y = check_labels(y, X.shape[0])
-        return X, y
+        return X, y, sqnorms
 
     def _max_safe_sqnorm(self, kernel=None) -> float:
         """Largest squared norm a raw row may have: a quarter of the bound of ``kernel``
@@ -258,12 +260,12 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         )
         return sqnorms
 
-    def _start_checked(self, X):
+    def _start_checked(self, X, sqnorms):
         """Start a fresh model on its first data: :meth:`_start`, :meth:`_prepare_first`,
         then the row-norm check of the model's kernel (which needs the ``gamma_`` just
         resolved; the linear bound, the loosest, is checked before anything). A refused
         chunk puts every attribute back, so the model is as it was before the call."""
-        sqnorms = self._check_row_norms(X, kernel="linear")
+        self._check_row_norms(X, sqnorms, kernel="linear")
         before = dict(self.__dict__)
         self._reset()
         self._start(X.shape[1])
@@ -295,7 +297,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_params()
-        X, y = self._validate(X, y, first=True)
+        X, y, sqnorms = self._validate(X, y, first=True)
         classes = np.unique(y)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -303,7 +305,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
                 "2 classes. To start a stream whose first examples share one class, use "
                 "partial_fit(X, y, classes=[...])."
             )
-        X = self._start_checked(X)
+        X = self._start_checked(X, sqnorms)
         self._grow_classes(classes)
         self._learn(X, y, whole_pass=True)
         return self
@@ -330,7 +332,7 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
-        X, y = self._validate(X, y, first=first)
+        X, y, sqnorms = self._validate(X, y, first=first)
         if not first:
             check_label_kind(y, self.classes_)
         seen = np.unique(y)
@@ -360,9 +362,9 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
                     f"{declared.tolist()}"
                 )
         if first:
-            X = self._start_checked(X)
+            X = self._start_checked(X, sqnorms)
         else:
-            self._check_row_norms(X)
+            self._check_row_norms(X, sqnorms)
             X = self._prepare_for_learning(X)
         if declared is not None:
             self._classes_declared = True
@@ -416,13 +418,14 @@ class StreamClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else (n, K)."""
         self._check_fitted()
-        X = check_features(
+        X, sqnorms = check_features(
             X,
             n_features=self.n_features_in_,
             accept_sparse=self._accepts_sparse,
             estimator_name=self._name,
+            return_sqnorms=True,
         )
-        self._check_row_norms(X)
+        self._check_row_norms(X, sqnorms)
         X = self._prepare(X)
         scores = [
             sign * learner.decision_function(X)

@@ -538,9 +538,9 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
 
     def _decision(self, X, classifier):
         self._check_fitted()
-        X = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
-                           estimator_name=self._name)
-        self._check_row_norms(X)
+        X, sqnorms = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
+                                    estimator_name=self._name, return_sqnorms=True)
+        self._check_row_norms(X, sqnorms)
         X = self._prepare(X)
         scores = [
             sign * learner.decision(X, classifier)
