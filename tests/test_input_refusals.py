@@ -238,3 +238,21 @@ def test_object_labels_of_one_kind_are_accepted():
     model = Perceptron().fit(X, np.array([0, 1.0], dtype=object)[y])
     assert model.classes_.tolist() == [0, 1]
     assert clone(model).fit(X, y.tolist()).classes_.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("bad, message", [(np.nan, "NaN"), (np.inf, "infinity"),
+                                          (1e300, "too large"), (1e60, "too large")])
+def test_distributed_refuses_bad_rows_naming_them(bad, message):
+    from streamsvm.distributed.estimator import DistributedL2SVM
+
+    X, y = blobs(n=30)
+    model = DistributedL2SVM(n_sites=3).fit(X, np.where(y == 1, 1, -1))
+    scores = model.decision_function(X)
+    Xb = with_last_row(X[:5], bad)
+    with pytest.raises(ValueError, match=f"{message}.*row 4|row 4.*{message}"):
+        model.partial_fit(Xb, np.ones(5))
+    with pytest.raises(ValueError, match=message):
+        model.decision_function(Xb)
+    with pytest.raises(ValueError, match=message):
+        model.add(0, Xb[4], 1)
+    np.testing.assert_array_equal(model.decision_function(X), scores)
