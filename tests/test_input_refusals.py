@@ -256,3 +256,19 @@ def test_distributed_refuses_bad_rows_naming_them(bad, message):
     with pytest.raises(ValueError, match=message):
         model.add(0, Xb[4], 1)
     np.testing.assert_array_equal(model.decision_function(X), scores)
+
+
+def test_active_wrappers_refuse_rows_too_large():
+    from streamsvm import ActiveLearner, ActiveSampler, ActiveSVM
+
+    X, y = blobs(n=40)
+    huge = with_last_row(X, 1e200)
+    with pytest.raises(ValueError, match="row 39 of X is too large"):
+        ActiveLearner(huge, classes=[0, 1], model=ActiveSVM()).ask()
+    sampler = ActiveSampler(classes=[0, 1], model=ActiveSVM(stopping=None))
+    with pytest.raises(ValueError, match="too large"):
+        sampler.predict_one(huge[-1])
+    sampler.predict_one(X[0])
+    sampler.learn_one(X[0], y[0])
+    with pytest.raises(ValueError, match="too large"):
+        sampler.predict_one(huge[-1])
