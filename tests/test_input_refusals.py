@@ -272,3 +272,17 @@ def test_active_wrappers_refuse_rows_too_large():
     sampler.learn_one(X[0], y[0])
     with pytest.raises(ValueError, match="too large"):
         sampler.predict_one(huge[-1])
+
+
+def test_gamma_that_overflows_on_tiny_values_is_refused():
+    """Found by fuzzing: values near 1e-160 have a variance that underflows to a subnormal,
+    so gamma='scale' = 1 / (n_features * variance) became infinite and every kernel value
+    NaN. The first chunk is refused and the model left as it was."""
+    X = np.zeros((4, 1))
+    X[0, 0] = 6.3e-160
+    y = np.array([0, 1, 0, 1])
+    model = LASVM()
+    with pytest.raises(ValueError, match="gamma='scale' resolves to inf"):
+        model.fit(X, y)
+    assert not hasattr(model, "classes_")
+    assert np.isfinite(LASVM(gamma=1.0).fit(X, y).decision_function(X)).all()
