@@ -286,3 +286,21 @@ def test_gamma_that_overflows_on_tiny_values_is_refused():
         model.fit(X, y)
     assert not hasattr(model, "classes_")
     assert np.isfinite(LASVM(gamma=1.0).fit(X, y).decision_function(X)).all()
+
+
+KERNEL_ESTIMATORS = [name for name, cls in ESTIMATORS.items() if "kernel" in cls().get_params()]
+
+
+@pytest.mark.parametrize("name", KERNEL_ESTIMATORS)
+def test_poly_models_refuse_rows_beyond_their_own_bound(name):
+    """Entries of 1e20 are fine for a linear or RBF model but overflow a degree-3
+    polynomial: refused at the end of a chunk, and the model is left bit-identical."""
+    X, y = blobs()
+    model = ESTIMATORS[name](kernel="poly", degree=3, gamma=1.0, coef0=1.0)
+    model.partial_fit(X[:80], y[:80])
+    before = state(model)
+    with pytest.raises(ValueError, match="row 39 of X is too large .* poly kernel"):
+        model.partial_fit(with_last_row(X[80:], 1e20), y[80:])
+    assert state(model) == before
+    model.partial_fit(X[80:], y[80:])
+    assert np.isfinite(model.decision_function(X)).all()
