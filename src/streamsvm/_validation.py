@@ -23,12 +23,18 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 
+from .kernels import _core as _kernel_core
+
 __all__ = [
     "check_features",
     "check_labels",
+    "check_label_kind",
     "check_one_example",
     "check_declared_classes",
+    "check_row_norms",
     "first_bad_row",
+    "label_kind",
+    "row_sqnorms",
 ]
 
 DTYPE = np.float64
@@ -83,8 +89,10 @@ def check_features(
     n_features: int | None = None,
     accept_sparse: bool = True,
     estimator_name: str = "the estimator",
+    return_sqnorms: bool = False,
 ):
-    """Validate a feature matrix and convert it to the internal layout.
+    """Validate a feature matrix and convert it to the internal layout; refuse NaN and
+    infinity naming the first row holding one.
 
     Parameters
     ----------
@@ -95,10 +103,14 @@ def check_features(
         Whether the estimator handles CSR input.
     estimator_name : str
         Used in messages.
+    return_sqnorms : bool
+        Also return the rows' squared norms (computed anyway: they are the finiteness check),
+        for the kernel's overflow bound (:func:`check_row_norms`).
 
     Returns
     -------
-    ndarray (C-contiguous float64) or scipy.sparse.csr_matrix (float64 data, int32 indices)
+    ndarray (C-contiguous float64) or scipy.sparse.csr_matrix (float64 data, int32 indices),
+    and with ``return_sqnorms`` the squared norms (n_samples,)
     """
     if X is None:
         raise TypeError(
@@ -119,8 +131,19 @@ def check_features(
             ensure_min_samples=1,
             input_name="X",
         )
-    bad = first_bad_row(X)
-    if bad is not None:
+    if sp.issparse(X):
+        X = _as_internal_csr(X)
+    # One pass gives the squared norms and finiteness: a NaN or infinity makes its row's
+    # squared norm non-finite (squares cannot cancel), so the entries are scanned only then.
+    sqnorms = row_sqnorms(X)
+    if not np.isfinite(sqnorms).all():
+        bad = first_bad_row(X)
+        if bad is None:
+            bad = int(np.flatnonzero(~np.isfinite(sqnorms))[0])
+            raise ValueError(
+                f"row {bad} of X is too large: its squared norm overflows float64; rescale "
+                "the features"
+            )
         row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]
         kind = "NaN" if np.isnan(row).any() else "infinity"
         raise ValueError(f"Input X contains {kind} (first at row {bad}); remove or impute it")
@@ -129,16 +152,15 @@ def check_features(
             f"X has {X.shape[1]} features, but {estimator_name} is expecting "
             f"{n_features} features as input"
         )
-    if sp.issparse(X):
-        return _as_internal_csr(X)
-    return X
+    return (X, sqnorms) if return_sqnorms else X
 
 
 def check_labels(y, n_samples: int) -> np.ndarray:
-    """Validate class labels: 1-D, one per example, no NaN, a classification target."""
+    """Validate class labels: 1-D, one per example, no NaN, a classification target, all
+    numbers or all strings (see :func:`label_kind`), no empty string."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
-    y = np.asarray(y)
+    y = _as_label_array(y, "y")
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it is ravelled.",
@@ -156,6 +178,8 @@ def check_labels(y, n_samples: int) -> np.ndarray:
                 "Input y contains NaN or infinity "
                 f"(first at row {int(np.flatnonzero(~np.isfinite(y))[0])})"
             )
+    if y.dtype.kind in "US":
+        _refuse_empty_labels(y, "y")
     if y.dtype.kind in "iubUS":  # discrete by construction: skip sklearn's full scan
         return y
     target = type_of_target(y, input_name="y")
@@ -169,7 +193,11 @@ def check_labels(y, n_samples: int) -> np.ndarray:
 
 def check_declared_classes(classes) -> np.ndarray:
     """Validate the ``classes`` argument of ``partial_fit``: unique sorted labels, two or more."""
-    classes = np.asarray(classes)
+    classes = _as_label_array(classes, "classes")
+    if classes.dtype.kind in "US":
+        _refuse_empty_labels(classes, "classes")
+    if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+        raise ValueError(f"classes contains NaN or infinity: {classes.tolist()}")
     if classes.ndim != 1:
         raise ValueError(f"classes must be a 1-D list of labels; got shape {classes.shape}")
     unique = np.unique(classes)
@@ -238,3 +266,103 @@ def _as_number(key, value) -> float:
     if not np.isfinite(number):
         raise ValueError(f"feature {key!r} is {value!r}; features must be finite")
     return number
+
+
+# ---------------------------------------------------------------------- labels
+
+
+def label_kind(labels: np.ndarray) -> str:
+    """``'number'`` (bool, int, float dtypes), ``'string'`` or ``'bytes'``.
+
+    Labels of one kind merge by value (``1``, ``1.0``, ``True`` and ``np.int64(1)`` are one
+    class); labels of different kinds never meet in one model.
+    """
+    kind = labels.dtype.kind
+    if kind in "biuf":
+        return "number"
+    if kind == "U":
+        return "string"
+    if kind == "S":
+        return "bytes"
+    raise ValueError(f"labels must be numbers or strings; got dtype {labels.dtype}")
+
+
+def check_label_kind(y: np.ndarray, classes: np.ndarray, *, what: str = "the model's classes"):
+    """Refuse labels ``y`` whose kind differs from that of the non-empty ``classes``."""
+    if classes.shape[0] == 0 or y.shape[0] == 0:
+        return
+    got, want = label_kind(y), label_kind(classes)
+    if got != want:
+        raise ValueError(
+            f"y holds {got}s ({y[:3].tolist()} ...) but {what} are {want}s "
+            f"({classes[:5].tolist()}); a model's labels must all be numbers or all be strings"
+        )
+
+
+def _label_category(value) -> str | None:
+    if isinstance(value, str | np.str_):
+        return "string"
+    if isinstance(value, bytes | np.bytes_):
+        return "bytes"
+    if isinstance(value, numbers.Real | np.bool_):
+        return "number"
+    return None
+
+
+def _as_label_array(labels, name: str) -> np.ndarray:
+    """``labels`` as an array of one kind. NumPy silently turns ``[0, 'a']`` into the strings
+    ``['0', 'a']``; lists that give strings and object arrays are therefore checked element by
+    element (one ``map`` over the types), and refused when they mix kinds or hold ``None``."""
+    array = np.asarray(labels)
+    if array.dtype.kind == "c":
+        raise ValueError(f"{name} holds complex numbers; class labels are numbers or strings")
+    if array.dtype.kind == "O" or (array.dtype.kind in "US" and not isinstance(labels, np.ndarray)):
+        flat = np.asarray(labels, dtype=object).ravel()
+        if flat.size == 0:
+            return array.astype(np.float64) if array.dtype.kind == "O" else array
+        categories = list(map(_label_category, flat))
+        if categories[0] is None:
+            raise ValueError(f"{name} entry 0 is {flat[0]!r}; labels must be numbers or strings")
+        if len(set(categories)) > 1:
+            bad = next(i for i, c in enumerate(categories) if c != categories[0])
+            raise ValueError(
+                f"{name} mixes label types: entry {bad} is {flat[bad]!r} but entry 0 is "
+                f"{flat[0]!r}; labels must all be numbers or all be strings"
+            )
+        array = np.asarray(flat.tolist()).reshape(array.shape)
+    return array
+
+
+def _refuse_empty_labels(labels: np.ndarray, name: str) -> None:
+    empty = np.flatnonzero(np.char.str_len(labels.ravel()) == 0)
+    if empty.size:
+        raise ValueError(
+            f"{name} holds an empty label (first at entry {int(empty[0])}); an empty string is "
+            "usually a missing value: fill or drop it"
+        )
+
+
+# ---------------------------------------------------------------------- magnitudes
+
+
+def row_sqnorms(X) -> np.ndarray:
+    """``‖row i‖²`` of a validated chunk (dense float64 or internal CSR), one compiled pass."""
+    out = np.empty(X.shape[0])
+    if sp.issparse(X):
+        return _kernel_core.sqnorms_csr(X.indptr, X.data, out)
+    return _kernel_core.sqnorms_dense(X, out)
+
+
+def check_row_norms(sqnorms, limit: float, *, estimator_name: str, kernel_name: str) -> None:
+    """Refuse a chunk holding a row whose squared norm (``sqnorms``, from :func:`row_sqnorms`)
+    exceeds ``limit`` (a bound from :func:`streamsvm.kernels.spec.max_safe_sqnorm`), naming
+    the first such row."""
+    within = sqnorms <= limit
+    if within.all():
+        return
+    bad = int(np.flatnonzero(~within)[0])
+    raise ValueError(
+        f"row {bad} of X is too large for {estimator_name} with the {kernel_name} kernel: its "
+        f"squared norm is {sqnorms[bad]:.3g}, above {limit:.3g}, beyond which kernel values or "
+        "dot products could overflow float64; rescale the features"
+    )

@@ -9,10 +9,14 @@ class around it (a :class:`StreamClassifier`) supplies everything else, over tha
 * the River face: ``learn_one(x, y)`` and ``predict_one(x)``, with ``x`` a 1-D array or a
   dict of feature -> value;
 * any labels, and more than two classes by one-vs-rest over the binary learner;
-* input validation before any state changes, so a rejected call leaves the model as it was.
+* input validation before any state changes, so a rejected call leaves the model as it was
+  (non-finite values, rows too large for the model's kernel, labels of another type).
 
 Classes may be declared up front (``fit`` sees them all; ``partial_fit(..., classes=...)``
-declares them) or discovered as the stream shows them. ``classes_`` is always sorted. When a
+declares them) or discovered as the stream shows them. ``classes_`` is always sorted and of
+one kind: numbers (equal values are one class: ``1``, ``1.0`` and ``True``; a new class takes
+the dtype ``classes_`` started with when that is exact) or strings (no empty string); a call
+whose labels are of the other kind is refused. When a
 stream grows from one class to two, the single learner is re-targeted by flipping the sign
 of its labels and scores; when it grows past two, the binary learner becomes the
 one-vs-rest learner of its positive class and a sign-flipped copy of it the learner of the
@@ -33,9 +37,13 @@ from ._params import CheckedParamsMixin, check_params
 from ._validation import (
     check_declared_classes,
     check_features,
+    check_label_kind,
     check_labels,
     check_one_example,
+    check_row_norms,
+    row_sqnorms,
 )
+from .kernels.spec import max_safe_sqnorm
 
 __all__ = ["BinaryLearner", "StreamClassifier", "state_nbytes"]
 
@@ -180,6 +188,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         new = np.setdiff1d(seen, self.classes_, assume_unique=True)
         if new.size == 0:
             return
+        if self.classes_.size:  # numbers merge by value; keep classes_'s dtype when exact
+            same_dtype = new.astype(self.classes_.dtype)
+            if np.array_equal(same_dtype, new):
+                new = same_dtype
         old = list(self.classes_)
         classes = np.union1d(self.classes_, new) if old else np.unique(seen)
         if len(old) == 0:
@@ -208,14 +220,68 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validate(self, X, y, *, first: bool):
-        X = check_features(
+        """``(X, y, sqnorms)``: the checked chunk and its rows' squared norms."""
+        X, sqnorms = check_features(
             X,
             n_features=None if first else self.n_features_in_,
             accept_sparse=self._accepts_sparse,
             estimator_name=self._name,
+            return_sqnorms=True,
         )
         y = check_labels(y, X.shape[0])
-        return X, y
+        return X, y, sqnorms
+
+    def _max_safe_sqnorm(self, kernel=None) -> float:
+        """Largest squared norm a raw row may have: a quarter of the bound of ``kernel``
+        (default: the model's own; :func:`~streamsvm.kernels.spec.max_safe_sqnorm`), so that
+        a row centred on a mean of such rows still meets the bound (‖x − m‖ <= ‖x‖ + ‖m‖).
+        Linear models (no ``kernel`` parameter) use the linear bound."""
+        if kernel is None:
+            kernel = getattr(self, "kernel", "linear")
+        gamma = getattr(self, "gamma_", None)
+        if gamma is None and not isinstance(getattr(self, "gamma", "scale"), str):
+            gamma = float(self.gamma)
+        return 0.25 * max_safe_sqnorm(kernel, gamma=gamma, degree=getattr(self, "degree", 3),
+                                      coef0=getattr(self, "coef0", 0.0))
+
+    def _check_row_norms(self, X, sqnorms=None, kernel=None) -> np.ndarray:
+        """Refuse a validated chunk with a row too large for ``kernel`` (default: the model's
+        own); returns the rows' squared norms."""
+        if sqnorms is None:
+            sqnorms = row_sqnorms(X)
+        if kernel is None:
+            kernel = getattr(self, "kernel", "linear")
+        check_row_norms(
+            sqnorms,
+            self._max_safe_sqnorm(kernel),
+            estimator_name=self._name,
+            kernel_name=getattr(kernel, "__name__", "callable") if callable(kernel) else kernel,
+        )
+        return sqnorms
+
+    def _start_checked(self, X, sqnorms):
+        """Start a fresh model on its first data: :meth:`_start`, :meth:`_prepare_first`,
+        then the row-norm check of the model's kernel (which needs the ``gamma_`` just
+        resolved; the linear bound, the loosest, is checked before anything). A refused
+        chunk puts every attribute back, so the model is as it was before the call."""
+        self._check_row_norms(X, sqnorms, kernel="linear")
+        before = dict(self.__dict__)
+        self._reset()
+        self._start(X.shape[1])
+        try:
+            prepared = self._prepare_first(X)
+            gamma = getattr(self, "gamma_", None)
+            if gamma is not None and not np.isfinite(gamma):
+                raise ValueError(
+                    f"gamma={self.gamma!r} resolves to {gamma} on this data (its variance "
+                    "underflows); rescale the features or give gamma as a number"
+                )
+            self._check_row_norms(X, sqnorms)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+        return prepared
 
     def _prepare(self, X):
         """Hook: transform validated input before the learners see it (e.g. centring)."""
@@ -236,7 +302,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         self
         """
         check_params(self)
-        X, y = self._validate(X, y, first=True)
+        X, y, sqnorms = self._validate(X, y, first=True)
         classes = np.unique(y)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -244,9 +310,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                 "2 classes. To start a stream whose first examples share one class, use "
                 "partial_fit(X, y, classes=[...])."
             )
-        self._reset()
-        self._start(X.shape[1])
-        X = self._prepare_first(X)
+        X = self._start_checked(X, sqnorms)
         self._grow_classes(classes)
         self._learn(X, y, whole_pass=True)
         return self
@@ -273,10 +337,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first:
             check_params(self)
-        X, y = self._validate(X, y, first=first)
+        X, y, sqnorms = self._validate(X, y, first=first)
+        if not first:
+            check_label_kind(y, self.classes_)
         seen = np.unique(y)
         if classes is not None:
             declared = check_declared_classes(classes)
+            check_label_kind(y, declared, what="the declared classes")
+            if not first:
+                check_label_kind(declared, self.classes_)
             if (
                 not first
                 and getattr(self, "_classes_declared", False)
@@ -298,9 +367,9 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                     f"{declared.tolist()}"
                 )
         if first:
-            self._start(X.shape[1])
-            X = self._prepare_first(X)
+            X = self._start_checked(X, sqnorms)
         else:
+            self._check_row_norms(X, sqnorms)
             X = self._prepare_for_learning(X)
         if declared is not None:
             self._classes_declared = True
@@ -354,14 +423,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else (n, K)."""
         self._check_fitted()
-        X = self._prepare(
-            check_features(
-                X,
-                n_features=self.n_features_in_,
-                accept_sparse=self._accepts_sparse,
-                estimator_name=self._name,
-            )
+        X, sqnorms = check_features(
+            X,
+            n_features=self.n_features_in_,
+            accept_sparse=self._accepts_sparse,
+            estimator_name=self._name,
+            return_sqnorms=True,
         )
+        self._check_row_norms(X, sqnorms)
+        X = self._prepare(X)
         scores = [
             sign * learner.decision_function(X)
             for learner, sign in zip(self.learners_, self._signs, strict=True)

@@ -167,17 +167,17 @@ class ActiveLearner:
         X = chunk[0] if isinstance(chunk, tuple) else chunk
         model = self.model
         if self._learner is None:
-            X = check_features(X, estimator_name="ActiveLearner")
-            model._reset()
-            model._start(X.shape[1])
-            X = model._prepare_first(X)
+            X, sqnorms = check_features(X, estimator_name="ActiveLearner", return_sqnorms=True)
+            X = model._start_checked(X, sqnorms)
             model._grow_classes(self.classes)
             self._learner = model.learners_[0]
             caps = [c for c in (self.budget, model.max_labels) if c is not None]
             self._learner.max_labels = min(caps) if caps else -1
         else:
-            X = model._prepare(check_features(X, n_features=model.n_features_in_,
-                                              estimator_name="ActiveLearner"))
+            X, sqnorms = check_features(X, n_features=model.n_features_in_,
+                                        estimator_name="ActiveLearner", return_sqnorms=True)
+            model._check_row_norms(X, sqnorms)
+            X = model._prepare(X)
             self._offset += self._X.shape[0]
             self._learner._drop_pool()
             self._learner.release_unused()

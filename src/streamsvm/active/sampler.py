@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_features, check_one_example
+from .._validation import check_features, check_one_example, row_sqnorms
 from . import _core
 from .oracle import check_learner_setup
 
@@ -118,13 +118,13 @@ class ActiveSampler:
         if self._learner is not None and sp.issparse(row) != self._sparse:
             row = (check_features(sp.csr_matrix(row), estimator_name="ActiveSampler")
                    if self._sparse else row.toarray())
+        if self._learner is not None:
+            self.model._check_row_norms(row)
         return row, names
 
     def _start(self, row, names):
         model = self.model
-        model._reset()
-        model._start(row.shape[1])
-        model._prepare_first(row)
+        model._start_checked(row, row_sqnorms(row))
         model._grow_classes(self.classes)
         self._learner = model.learners_[0]
         self._names = names

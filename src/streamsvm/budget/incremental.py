@@ -175,7 +175,7 @@ class IncrementalSVM(KernelStreamClassifier):
         try:
             return super().fit(X, y)
         finally:
-            self._pending_weight = None
+            self.__dict__.pop("_pending_weight", None)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue the stream (ids continue from the examples learnt before)."""
@@ -184,7 +184,7 @@ class IncrementalSVM(KernelStreamClassifier):
         try:
             return super().partial_fit(X, y, classes=classes)
         finally:
-            self._pending_weight = None
+            self.__dict__.pop("_pending_weight", None)
 
     def _learn(self, X, y, *, whole_pass):
         weights = getattr(self, "_pending_weight", None)

@@ -31,7 +31,9 @@ from .._params import (
     Options,
     check_params,
 )
+from .._validation import check_features, check_row_norms
 from ..kernels import Kernel, kernel_parameter_constraints
+from ..kernels.spec import max_safe_sqnorm
 from .events import iter_events
 from .objective import KernelSpace, SquaredNorm
 from .protocol import UPDATE_METHODS, Tracker
@@ -168,6 +170,8 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     def add(self, site, x, y=1, point_id=None):
         """A point arrives at ``site``; returns its point id."""
         x = np.asarray(x, dtype=np.float64).ravel() if not np.isscalar(x) else x
+        if np.ndim(x) == 1 and np.size(x):
+            self._check_rows(x.reshape(1, -1))
         if not hasattr(self, "tracker_"):
             check_params(self)
             width = np.asarray(x).size
@@ -221,8 +225,7 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[0] == 0:
             raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinity")
+        self._check_rows(X)
         if y is None:
             if self.task == "two-class":
                 raise ValueError("a two-class model needs labels y")
@@ -237,6 +240,21 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                 or sites.min() < 0 or sites.max() >= self.n_sites:
             raise ValueError(f"sites must give one site in 0..{self.n_sites - 1} per row")
         return X, y, sites
+
+    def _check_rows(self, X):
+        """Refuse NaN, infinity and rows too large for the kernel, naming the first such row
+        (the bound of :func:`~streamsvm.kernels.spec.max_safe_sqnorm` for the resolved kernel
+        once there is one, before that the linear bound, which is the loosest)."""
+        X, sqnorms = check_features(X, accept_sparse=False, estimator_name="DistributedL2SVM",
+                                    return_sqnorms=True)
+        kernel = self.tracker_.space.kernel if hasattr(self, "tracker_") else None
+        if kernel is None or kernel.is_callable:
+            name, limit = "linear", max_safe_sqnorm("linear")
+        else:
+            name = kernel.kernel
+            limit = max_safe_sqnorm(name, gamma=kernel.gamma_, degree=kernel.degree,
+                                    coef0=kernel.coef0)
+        check_row_norms(sqnorms, limit, estimator_name="DistributedL2SVM", kernel_name=name)
 
     def _add_rows(self, X, y, sites, mapped=False):
         for i in range(X.shape[0]):
@@ -283,6 +301,8 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X, site=0):
         """Decision values as held by ``site`` (no communication, section 4.4)."""
         self._check_fitted()
+        X = np.asarray(X, dtype=np.float64)
+        self._check_rows(X.reshape(1, -1) if X.ndim == 1 else X)
         return self.tracker_.decision_function(X, site)
 
     def predict(self, X, site=0):

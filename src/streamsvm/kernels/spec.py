@@ -4,6 +4,7 @@ Gram matrices and self-kernels of dense or CSR input through the jitted function
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -16,9 +17,11 @@ from . import _core
 __all__ = [
     "KERNEL_CODES",
     "KERNEL_PARAMETER_CONSTRAINTS",
+    "KERNEL_VALUE_LIMIT",
     "Kernel",
     "PreparedBlock",
     "kernel_parameter_constraints",
+    "max_safe_sqnorm",
     "validate_kernel_params",
 ]
 
@@ -402,3 +405,46 @@ class Kernel:
         if self.normalized:
             parts.append("normalized=True")
         return f"Kernel({', '.join(parts)})"
+
+
+#: Largest kernel value or dot product a model may meet. Far below float64's maximum
+#: (1.8e308), so that squaring one, or summing many of them times bounded coefficients (the
+#: decision function, a weight vector, a gradient), stays finite.
+KERNEL_VALUE_LIMIT = 1e100
+
+
+def max_safe_sqnorm(kernel, *, gamma=None, degree=3, coef0=0.0) -> float:
+    """Largest squared row norm R² such that, for any rows x, z with ‖x‖², ‖z‖² <= R², the
+    kernel value and its intermediate dot products stay within :data:`KERNEL_VALUE_LIMIT`.
+
+    With H = :data:`KERNEL_VALUE_LIMIT` and |x·z| <= R² (Cauchy–Schwarz):
+
+    * ``'linear'``: x·z itself, so R² = H;
+    * ``'rbf'``: ‖x‖², ‖z‖², x·z and ‖x − z‖² <= 4R² (the value is in [0, 1]), so R² = H;
+    * ``'poly'``: |gamma x·z + coef0|^degree <= H, so R² = (H^(1/degree) − |coef0|) / gamma
+      (at most H; 0 when ``|coef0|^degree`` alone exceeds H);
+    * ``'sigmoid'``: gamma x·z finite (tanh is bounded), so R² = min(H, H / gamma);
+    * a callable: unknown; treated as ``'linear'`` (dot-product sized).
+
+    ``gamma`` is the resolved value (``gamma_``); it is ignored by ``'linear'`` and
+    ``'rbf'``. A degree-3 polynomial with ``gamma=1`` allows entries up to about 1e16, far
+    below the 1e154 of the linear kernel.
+
+    >>> max_safe_sqnorm("poly", gamma=1.0, degree=2, coef0=0.0)
+    1e+50
+    """
+    limit = KERNEL_VALUE_LIMIT
+    if callable(kernel) or kernel in ("linear", "rbf"):
+        return limit
+    if kernel not in KERNEL_CODES:
+        raise ValueError(f"kernel must be one of {sorted(KERNEL_CODES)} or a callable; "
+                         f"got {kernel!r}")
+    if gamma is None or not math.isfinite(gamma) or gamma < 0:
+        raise ValueError(f"max_safe_sqnorm needs the resolved gamma (a finite float >= 0); "
+                         f"got {gamma!r}")
+    if gamma == 0:
+        return limit
+    if kernel == "sigmoid":
+        return min(limit, limit / gamma)
+    base = limit ** (1.0 / int(degree)) - abs(float(coef0))
+    return max(0.0, min(limit, base / gamma))

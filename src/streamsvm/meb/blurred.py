@@ -514,10 +514,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
 
     def _decision(self, X, classifier):
         self._check_fitted()
-        X = self._prepare(
-            check_features(X, n_features=self.n_features_in_, accept_sparse=True,
-                           estimator_name=self._name)
-        )
+        X, sqnorms = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
+                                    estimator_name=self._name, return_sqnorms=True)
+        self._check_row_norms(X, sqnorms)
+        X = self._prepare(X)
         scores = [
             sign * learner.decision(X, classifier)
             for learner, sign in zip(self.learners_, self._signs, strict=True)
