@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ..base import StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from ..kernels import FirstDataRule, validate_kernel_params
 from . import _core
 from .learner import _Learner
 
@@ -33,8 +33,9 @@ def _check_number(name, value, *, low=None, strict=True, integer=False, allow_no
         raise ValueError(f"{name} must be {what}{bound}; got {value!r}")
 
 
-class _KernelSVMBase(StreamClassifier):
-    """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters."""
+class _KernelSVMBase(FirstDataRule, StreamClassifier):
+    """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters
+    (``gamma_`` fixed from the first data by :class:`~streamsvm.kernels.FirstDataRule`)."""
 
     _learner_class = _Learner
     _algorithm = "lasvm"
@@ -51,30 +52,17 @@ class _KernelSVMBase(StreamClassifier):
             )
         validate_kernel_params(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
 
-    def _prepare_first(self, X):
-        spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        self.gamma_ = float(spec.resolve(X).gamma_) if self.kernel != "linear" else 0.0
-        return X
-
     def _learner_options(self) -> dict:
         return {}
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        jit_kernel = (KERNEL_CODES[self.kernel], float(self.gamma_), int(self.degree),
-                      float(self.coef0))
         return _Learner(
             self.n_features_in_, rng, algorithm=self._algorithm, C=self.C,
-            jit_kernel=jit_kernel, tau=self.tau, cache_size=self.cache_size,
+            jit_kernel=self._jit_kernel, tau=self.tau, cache_size=self.cache_size,
             epochs=self.epochs, shuffle=self.shuffle, **self._learner_options(),
         )
-
-    @property
-    def _chunk_invariant(self) -> bool:
-        """The same model however the stream is cut, unless gamma is resolved ('scale',
-        'auto') from the first chunk."""
-        return self.kernel == "linear" or not isinstance(self.gamma, str)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -257,7 +245,7 @@ class LASVM(_KernelSVMBase):
     @property
     def _chunk_invariant(self) -> bool:
         """Random selection in stream order gives the same model however the stream is cut
-        (with gamma given as a number: 'scale' is resolved from the first chunk)."""
+        (unless gamma='scale' is fixed from the first chunk)."""
         return self.selection == "random" and super()._chunk_invariant
 
     @property

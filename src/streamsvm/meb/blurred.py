@@ -32,14 +32,13 @@ import scipy.sparse as sp
 
 from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from ..kernels import LINEAR, Kernel, dense_blocks, validate_kernel_params
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core
-from .streamsvm import _CentredOnFirstChunk, _dense_blocks, map_rows
+from .streamsvm import _CentredOnFirstChunk, map_rows
 
 __all__ = ["BlurredBallSVM"]
 
-KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 _PREDICT_BLOCK = 2048
 CLASSIFIERS = ("blurred", "union", "last")
 
@@ -75,7 +74,7 @@ class _BlurredBallLearner(BinaryLearner):
         self.lookahead = int(lookahead)
         self.tol = float(tol)
         self.code, self.gamma, self.degree, self.coef0, self.normalized = jit_kernel
-        self.linear = self.code == KERNEL_CODES["linear"]
+        self.linear = self.code == LINEAR
         d = n_features
         self.n_pool = 0
         self.pool_X = np.zeros((16, d))
@@ -110,13 +109,8 @@ class _BlurredBallLearner(BinaryLearner):
 
     # ------------------------------------------------------------------ kernel helpers
     def kernel(self) -> Kernel:
-        return Kernel(
-            KERNEL_NAMES[self.code],
-            gamma=self.gamma if self.gamma > 0 else "scale",
-            degree=self.degree,
-            coef0=self.coef0,
-            normalized=self.normalized,
-        )
+        return Kernel.from_jit_params(self.code, self.gamma, self.degree, self.coef0,
+                                      self.normalized)
 
     def augmented_cross(self, A, ya, B, yb, *, count=False):
         """y_a y_b (k(a, b) + 1): inner products of augmented points without their e-parts."""
@@ -127,7 +121,7 @@ class _BlurredBallLearner(BinaryLearner):
 
     # ------------------------------------------------------------------ training
     def partial_fit(self, X, y):
-        for dense, labels in _dense_blocks(X, y):
+        for dense, labels in dense_blocks(X, y):
             self._scan(np.ascontiguousarray(dense), labels)
             self.n_seen += dense.shape[0]
 
@@ -497,24 +491,13 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
         normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
-        gamma = float(self.gamma_) if self.kernel != "linear" else 0.0
-        jit_kernel = (KERNEL_CODES[self.kernel], gamma, int(self.degree), float(self.coef0),
-                      normalized)
         return _BlurredBallLearner(
             self.n_features_in_, rng, epsilon=self.epsilon, C=float(self.C),
-            lookahead=self.lookahead, tol=self._tol, jit_kernel=jit_kernel,
+            lookahead=self.lookahead, tol=self._tol,
+            jit_kernel=(*self._jit_kernel, normalized),
         )
 
     # ------------------------------------------------------------------ preprocessing
-    def _prepare_first(self, X):
-        use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
-        self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
-        X = self._prepare(X)
-        if self.kernel != "linear":
-            spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-            self.gamma_ = float(spec.resolve(X).gamma_)
-        return X
-
     def _prepare(self, X):
         """Centre and, for the linear kernel, scale rows to unit norm (k(x, x) = 1)."""
         return map_rows(X, self.mean_, False, bool(self.normalize) and self.kernel == "linear")

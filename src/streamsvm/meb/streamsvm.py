@@ -8,24 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
+from ..kernels import FirstDataRule, Kernel, dense_blocks, validate_kernel_params
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
-
-KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
-
-
-_DENSE_BLOCK = 1024  # CSR rows densified at a time by the learners that need dense rows
-
-
-def _dense_blocks(X, y):
-    """``(rows, labels)`` as dense C-contiguous blocks: dense input whole, CSR input densified
-    ``_DENSE_BLOCK`` rows at a time so that memory stays bounded."""
-    if not sp.issparse(X):
-        yield X, y
-        return
-    for start in range(0, X.shape[0], _DENSE_BLOCK):
-        yield X[start : start + _DENSE_BLOCK].toarray(), y[start : start + _DENSE_BLOCK]
 
 
 class _MappedRows:
@@ -212,13 +197,8 @@ class _KernelStreamSVMLearner(_Ball):
 
     @property
     def kernel(self) -> Kernel:
-        return Kernel(
-            KERNEL_NAMES[self.code],
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            normalized=self.normalized,
-        )
+        return Kernel.from_jit_params(self.code, self.gamma, self.degree, self.coef0,
+                                      self.normalized)
 
     def _grow(self):
         used = self.n_stored + self.n_buffered
@@ -230,7 +210,7 @@ class _KernelStreamSVMLearner(_Ball):
             setattr(self, name, grown)
 
     def partial_fit(self, X, y):
-        for dense, labels in _dense_blocks(X, y):
+        for dense, labels in dense_blocks(X, y):
             sq = np.einsum("ij,ij->i", dense, dense)
             position = 0
             while position < dense.shape[0]:
@@ -327,7 +307,7 @@ class _MultiBallLearner(BinaryLearner):
 
     def partial_fit(self, X, y):
         dots = np.zeros(self.W.shape[0])
-        for dense, labels in _dense_blocks(X, y):
+        for dense, labels in dense_blocks(X, y):
             self.n_used, merges = _core.multiball_dense(
                 dense,
                 labels,
@@ -364,15 +344,12 @@ class _MultiBallLearner(BinaryLearner):
         return self.n_used + self.n_merges
 
 
-class _CentredOnFirstChunk:
-    """What the MEB estimators' ``center`` parameter means to the contract harness: a mean
-    fixed from the first chunk makes the model depend on the chunking, and ``"auto"`` centres
-    dense input only."""
+class _CentredOnFirstChunk(FirstDataRule):
+    """The MEB estimators' kernel parameters and ``center``: ``gamma_`` and the centring mean
+    ``mean_`` are fixed from the first data (:class:`~streamsvm.kernels.FirstDataRule`), and
+    ``"auto"`` centres dense input only."""
 
-    @property
-    def _chunk_invariant(self) -> bool:
-        """Chunking changes nothing unless the centring mean comes from the first chunk."""
-        return self.center is False
+    _centres_input = True
 
     @property
     def _same_on_sparse(self) -> bool:
@@ -541,31 +518,15 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         if self.kernel == "linear":
             return _StreamSVMLearner(width, rng, C=self.C, lookahead=self.lookahead, tol=self.tol)
         normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
-        jit_kernel = (
-            KERNEL_CODES[self.kernel],
-            float(self.gamma_),
-            int(self.degree),
-            float(self.coef0),
-            normalized,
-        )
         return _KernelStreamSVMLearner(
             self.n_features_in_,
             rng,
             C=self.C,
-            jit_kernel=jit_kernel,
+            jit_kernel=(*self._jit_kernel, normalized),
             lookahead=self.lookahead,
             tol=self.tol,
             bias=1.0 if self.fit_intercept else 0.0,
         )
-
-    def _prepare_first(self, X):
-        use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
-        self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
-        X = self._prepare_for_learning(X)
-        if self.kernel != "linear":
-            spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-            self.gamma_ = float(spec.resolve(X).gamma_)
-        return X
 
     def _prepare(self, X):
         """Centre, and for the linear kernel append the bias feature and scale rows to unit
