@@ -104,9 +104,9 @@ def resolve_gamma(gamma, X) -> float:
     else:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
-            raise ValueError(f"gamma={gamma!r} needs 2-D data to be resolved; got shape {X.shape}")
+            raise ValueError(f"gamma={gamma!r} needs a 2-D X to be resolved; got shape {X.shape}")
     if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"gamma={gamma!r} needs non-empty data to be resolved; got shape "
+        raise ValueError(f"gamma={gamma!r} needs a non-empty X to be resolved; got shape "
                          f"{X.shape}")
     if gamma == "auto":
         return 1.0 / X.shape[1]

@@ -139,7 +139,8 @@ class LASVM(_KernelSVMBase):
     ----------
     C : float, default=1.0
         Box of eq. 5: ``0 <= y_i alpha_i <= C``.
-    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``).
+    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``,
+        ``gamma="scale"``, fixed as ``gamma_`` from the first data: ``docs/design.md``).
     tau : float, default=0.001
         Tolerance of the tau-violating pairs (the paper's value).
     epochs : int, default=1

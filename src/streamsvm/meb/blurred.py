@@ -379,8 +379,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         hyperplane of the MEB of all kept balls (the cover's MEB approximation); "last" is the
         newest ball's hyperplane.
     kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
-        ``gamma``, ``degree``, ``coef0`` as in scikit-learn. poly and sigmoid are normalised
-        (``normalize``) so that k(x, x) is constant, as the MEB equivalence needs.
+        ``gamma`` (default ``'scale'``, fixed from the raw features of the first chunk,
+        before centring: ``docs/design.md``), ``degree``, ``coef0`` as in scikit-learn.
+        poly and sigmoid are normalised (``normalize``) so that k(x, x) is constant, as the
+        MEB equivalence needs.
     normalize : bool, default=True
         Scale rows to unit norm (linear kernel; the other kernels are normalised in kernel
         space).
@@ -396,6 +398,8 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     radii_ : ndarray (or list of them), radii of the kept balls, oldest first.
     core_set_sizes_ : ndarray (or list), core points of each kept ball.
     n_core_points_ : int, distinct core points stored (the union of the core sets).
+    mean_ : ndarray or None, the centring mean (from the first chunk).
+    gamma_ : float or None, the kernel's gamma (None for the linear kernel).
     n_updates_ : int, balls added so far; ``n_dropped_``: balls dropped.
     union_radius_ : float (or array), radius of the MEB of the kept balls.
 

@@ -383,7 +383,9 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
         With a non-linear kernel the model keeps coefficients over its core vectors
         (Sec. 4.2) and a distance costs one kernel row over them (memory grows with the
-        core vectors, which are few). ``gamma``, ``degree``, ``coef0`` as in scikit-learn.
+        core vectors, which are few). ``gamma`` (default ``'scale'``), ``degree``, ``coef0``
+        as in scikit-learn; ``gamma`` is fixed from the raw features of the first chunk,
+        before centring (``docs/design.md``).
     lookahead : int, default=1
         Algorithm 2's ``L``: points outside the ball are buffered, and every ``L`` of them
         the ball is replaced by the exact minimum enclosing ball of itself and the buffer.
@@ -417,7 +419,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         lookahead, the paper's upper bound: every buffered point counts, except with a
         non-linear kernel, where only the points kept in the storage count).
     coef_ : ndarray (1, n_features) weights in the model's input space (after centring).
-    mean_ : ndarray or None, the centring mean.
+    mean_ : ndarray or None, the centring mean (from the first chunk).
+    gamma_ : float or None, the kernel's gamma (None for the linear kernel).
 
     Examples
     --------
