@@ -494,11 +494,9 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
         return _BlurredBallLearner(
             self.n_features_in_, rng, epsilon=self.epsilon, C=float(self.C),
-            lookahead=self.lookahead, tol=self._tol,
-            jit_kernel=(*self._jit_kernel, normalized),
+            lookahead=self.lookahead, tol=self._tol, jit_kernel=self._meb_jit_kernel,
         )
 
     # ------------------------------------------------------------------ preprocessing

@@ -352,6 +352,13 @@ class _CentredOnFirstChunk(FirstDataRule):
     _centres_input = True
 
     @property
+    def _meb_jit_kernel(self) -> tuple:
+        """``(code, gamma, degree, coef0, normalized)`` for the kernel learners: with
+        ``normalize``, poly and sigmoid are normalised so that k(x, x) is constant, as the MEB
+        equivalence needs (RBF has it already)."""
+        return (*self._jit_kernel, bool(self.normalize) and self.kernel in ("poly", "sigmoid"))
+
+    @property
     def _same_on_sparse(self) -> bool:
         """``center="auto"`` centres dense input only."""
         return self.center != "auto"
@@ -525,12 +532,11 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return _MultiBallLearner(width, rng, C=self.C, n_balls=self.n_balls, tol=self.tol)
         if self.kernel == "linear":
             return _StreamSVMLearner(width, rng, C=self.C, lookahead=self.lookahead, tol=self.tol)
-        normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
         return _KernelStreamSVMLearner(
             self.n_features_in_,
             rng,
             C=self.C,
-            jit_kernel=(*self._jit_kernel, normalized),
+            jit_kernel=self._meb_jit_kernel,
             lookahead=self.lookahead,
             tol=self.tol,
             bias=1.0 if self.fit_intercept else 0.0,
