@@ -4,6 +4,7 @@ centring), fixed by the first chunk and kept; ``mean_`` fixed by the same chunk;
 gamma; one rule for when the chunking cannot change the model."""
 
 import inspect
+import json
 
 import numpy as np
 import pytest
@@ -147,3 +148,28 @@ def test_chunk_invariance_follows_one_rule(cls):
     assert linear._chunk_invariant == by_gamma[0.3]
     if cls in CENTRING:
         assert not clone(model).set_params(gamma=0.3, center=True)._chunk_invariant
+
+
+def test_cli_distributed_default_gamma_is_the_estimators(tmp_path):
+    """``streamsvm distributed`` without --gamma runs the estimator's default ('scale', fixed
+    from the first point); 'scale' is accepted as a value."""
+    from click.testing import CliRunner
+
+    from streamsvm.cli import main
+    from streamsvm.distributed.events import format_event
+
+    X, _ = data(n=20, d=2)
+    lines = [format_event("add", i % 2, i, 1, X[i]) for i in range(20)]
+    log = tmp_path / "events.log"
+    log.write_text("\n".join(lines) + "\n")
+    objectives = []
+    for extra in ([], ["--gamma", "scale"]):
+        report = tmp_path / "report.json"
+        result = CliRunner().invoke(main, ["distributed", str(log), "--sites", "2", "--task",
+                                           "one-class", "--report", str(report), *extra])
+        assert result.exit_code == 0, result.output
+        objectives.append(json.loads(report.read_text())["objective"])
+    model = DistributedL2SVM(2, task="one-class")
+    model.run_events(lines)
+    assert model.gamma_ == resolve_gamma("scale", X[:1])
+    assert objectives == [pytest.approx(model.objective_)] * 2
