@@ -20,6 +20,7 @@ from streamsvm.kernels import (
     PreparedBlock,
     _core,
     dense_blocks,
+    resolve_gamma,
     validate_kernel_params,
 )
 
@@ -528,3 +529,10 @@ def test_dense_blocks_cover_csr_rows_in_order_with_their_labels():
     np.testing.assert_array_equal(np.concatenate([b[1] for b in blocks]), y)
     (dense, labels), = dense_blocks(X, y)
     assert dense.flags.c_contiguous and dense.dtype == np.float64 and labels is y
+
+
+@pytest.mark.parametrize("scale", [1e-155, 1e160])
+def test_scale_gamma_that_is_not_finite_is_refused(scale):
+    X = np.array([[0.0, 1.0], [1.0, 0.0]]) * scale  # Var(X) subnormal, or overflowing
+    with pytest.raises(ValueError, match=r"gamma='scale' is not a positive finite number"):
+        resolve_gamma("scale", X)

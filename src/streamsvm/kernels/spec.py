@@ -112,8 +112,15 @@ def resolve_gamma(gamma, X) -> float:
         return 1.0 / X.shape[1]
     if gamma != "scale":
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
-    variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
-    return float(1.0 / (X.shape[1] * variance)) if variance != 0 else 1.0
+    with np.errstate(over="ignore", under="ignore"):  # a value out of range is refused below
+        variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+        if variance == 0:
+            return 1.0
+        value = float(1.0 / (X.shape[1] * variance))
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"gamma='scale' is not a positive finite number on this data "
+                         f"(Var(X) = {variance!r}); give gamma as a number")
+    return value
 
 
 def dense_blocks(X, *arrays):
