@@ -218,7 +218,7 @@ def test_two_class_stream_is_exact_continuation(model):
 
 
 def test_memory_bounded_for_budgeted_models(model):
-    if not getattr(type(model), "_bounded_memory", False):
+    if not getattr(model, "_bounded_memory", False):
         pytest.skip(f"{type(model).__name__} grows with its support vectors, as its paper says")
     X, y = blobs(n=6000)
     model.partial_fit(X[:1000], y[:1000])

@@ -422,7 +422,8 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
               show_default=True)
 @click.option("--kernel", type=click.Choice(["linear", "rbf", "poly", "sigmoid"]),
               default="rbf", show_default=True)
-@click.option("--gamma", default="auto", show_default=True, help="float or 'auto' (1/d)")
+@click.option("--gamma", default="scale", show_default=True,
+              help="float, 'scale' or 'auto' (fixed from the first point; docs/design.md)")
 @click.option("--degree", type=int, default=3, show_default=True)
 @click.option("--coef0", type=float, default=0.0, show_default=True)
 @click.option("-C", "--C", "C", type=float, default=1.0, show_default=True)
@@ -453,9 +454,10 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
     from .distributed import DistributedL2SVM, read_events
 
     try:
-        gamma_value = gamma if gamma == "auto" else float(gamma)
+        gamma_value = gamma if gamma in ("scale", "auto") else float(gamma)
     except ValueError as exc:
-        raise CLIError(f"--gamma must be a float or 'auto'; got {gamma!r}", EXIT_USAGE) from exc
+        raise CLIError(f"--gamma must be a float, 'scale' or 'auto'; got {gamma!r}",
+                       EXIT_USAGE) from exc
     try:
         events = read_events(log)
     except ValueError as exc:

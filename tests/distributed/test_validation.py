@@ -85,8 +85,16 @@ def test_estimator_bad_input_and_not_fitted():
         DistributedL2SVM(n_sites=2).fit([[0.0], [1.0]], [1, 1])
     with pytest.raises(ValueError, match="not one of the classes"):
         DistributedL2SVM(n_sites=2, classes=["a", "b"]).add(0, [0.0], "c")
-    with pytest.raises(ValueError, match="gamma='scale'"):
-        DistributedL2SVM(n_sites=2, gamma="scale").add(0, [0.0], 1)
+    # gamma='scale' on add() is fixed from that first point (docs/design.md), as SVC fixes it
+    # from one row: variance 0 -> 1.0, else 1 / (d Var)
+    single = DistributedL2SVM(n_sites=2, gamma="scale")
+    single.add(0, [0.0], 1)
+    assert single.gamma_ == 1.0
+    first = DistributedL2SVM(n_sites=2)
+    first.add(0, [1.0, 3.0], 1)
+    assert first.gamma_ == 1.0 / (2 * np.var([1.0, 3.0])) == 0.5
+    first.add(1, [10.0, -30.0], -1)
+    assert first.gamma_ == 0.5
     with pytest.raises(ValueError, match="label"):
         svm.partial_fit([[0.0, 1.0], [1.0, 0.0]], [1, 2])
     assert snapshot(svm.tracker_) == before

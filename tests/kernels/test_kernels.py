@@ -19,6 +19,8 @@ from streamsvm.kernels import (
     Kernel,
     PreparedBlock,
     _core,
+    dense_blocks,
+    resolve_gamma,
     validate_kernel_params,
 )
 
@@ -498,3 +500,40 @@ def test_dense_dot_variants_give_the_same_bits(d):
     for i in range(4):
         assert _core.dot_rows(X, i, X, 5) == _core.dot_dense(X[i], X[5]) == four[i]
     assert four[0] == pytest.approx(float(X[0] @ X[5]), rel=1e-12, abs=1e-12)
+
+
+# ------------------------------------------------------------------ learners' helpers
+
+
+@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("normalized", [False, True])
+def test_from_jit_params_gives_back_the_same_kernel(name, normalized):
+    A, B = make_data(6, np.float64)
+    kernel = Kernel(name, gamma=0.3, degree=2, coef0=0.5, normalized=normalized)
+    rebuilt = Kernel.from_jit_params(*kernel.jit_params, normalized)
+    expected = kernel.jit_params if name != "linear" else (LINEAR, 0.0, 2, 0.5)  # no gamma
+    assert rebuilt.jit_params == expected
+    np.testing.assert_array_equal(rebuilt.matrix(A, B), kernel.matrix(A, B))
+
+
+def test_from_jit_params_takes_the_linear_kernels_unused_gamma():
+    assert Kernel.from_jit_params(LINEAR, 0.0, 3, 0.0).jit_params == (LINEAR, 0.0, 3, 0.0)
+
+
+def test_dense_blocks_cover_csr_rows_in_order_with_their_labels():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2500, 4)) * (rng.random((2500, 4)) < 0.3)
+    y = np.arange(2500.0)
+    blocks = list(dense_blocks(sp.csr_matrix(X), y))
+    assert [b[0].shape[0] for b in blocks] == [1024, 1024, 452]
+    np.testing.assert_array_equal(np.vstack([b[0] for b in blocks]), X)
+    np.testing.assert_array_equal(np.concatenate([b[1] for b in blocks]), y)
+    (dense, labels), = dense_blocks(X, y)
+    assert dense.flags.c_contiguous and dense.dtype == np.float64 and labels is y
+
+
+@pytest.mark.parametrize("scale", [1e-155, 1e160])
+def test_scale_gamma_that_is_not_finite_is_refused(scale):
+    X = np.array([[0.0, 1.0], [1.0, 0.0]]) * scale  # Var(X) subnormal, or overflowing
+    with pytest.raises(ValueError, match=r"gamma='scale' is not a positive finite number"):
+        resolve_gamma("scale", X)

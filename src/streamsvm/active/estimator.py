@@ -9,7 +9,6 @@ import numbers
 import numpy as np
 
 from .._params import Boolean, Interval, IsNone, Options, WeightDict
-from ..kernels import KERNEL_CODES
 from ..lasvm import _core as _lasvm_core
 from ..lasvm.lasvm import _KernelSVMBase
 from .learner import STOPPING_RULES, _ActiveLearner
@@ -163,10 +162,8 @@ class ActiveSVM(_KernelSVMBase):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        jit_kernel = (KERNEL_CODES[self.kernel], float(self.gamma_), int(self.degree),
-                      float(self.coef0))
         return _ActiveLearner(
-            self.n_features_in_, rng, algorithm="lasvm", C=self.C, jit_kernel=jit_kernel,
+            self.n_features_in_, rng, algorithm="lasvm", C=self.C, jit_kernel=self._jit_kernel,
             tau=self.tau, cache_size=self.cache_size, epochs=1, shuffle=False,
             selection=_lasvm_core.RANDOM, n_seed=0, finishing=bool(self.finishing),
             pool_size=self.pool_size, stopping=self.stopping, window=self.window,

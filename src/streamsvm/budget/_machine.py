@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import KERNEL_CODES, Kernel
+from ..kernels import Kernel
 from . import _incremental_core as core
-
-KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 
 
 class Machine:
@@ -138,8 +136,8 @@ class Machine:
     def kernel(self) -> Kernel:
         fs, ist = self.m[11], self.m[12]
         code = int(ist[core.I_CODE])
-        return Kernel(KERNEL_NAMES[code], gamma=float(fs[core.F_GAMMA]) or 1.0,
-                      degree=int(ist[core.I_DEGREE]), coef0=float(fs[core.F_COEF0]))
+        return Kernel.from_jit_params(code, fs[core.F_GAMMA], ist[core.I_DEGREE],
+                                      fs[core.F_COEF0])
 
     def support(self) -> np.ndarray:
         """Slots with ``alpha > 0``."""

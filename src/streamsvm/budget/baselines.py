@@ -9,10 +9,10 @@ import numpy as np
 
 from .._params import RANDOM_STATE, Interval
 from ..base import BinaryLearner
-from ..kernels import Kernel
+from ..kernels import Kernel, dense_blocks
 from . import _baselines_core as bcore
-from ._common import KernelStreamClassifier, dense_blocks
-from ._machine import KERNEL_NAMES, Machine
+from ._common import KernelStreamClassifier
+from ._machine import Machine
 
 
 def _decision_blocks(X, fn):
@@ -89,7 +89,7 @@ class RandomBudgetSVM(KernelStreamClassifier):
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
+    def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
                  random_state=None):
         self.budget = budget
         self.C = C
@@ -141,8 +141,7 @@ class _KernelPerceptronLearner(BinaryLearner):
         n = self._n()
         if n == 0:
             return np.zeros(X.shape[0])
-        code, gamma, degree, coef0 = self.jit_kernel
-        kernel = Kernel(KERNEL_NAMES[code], gamma=gamma or 1.0, degree=degree, coef0=coef0)
+        kernel = Kernel.from_jit_params(*self.jit_kernel)
         coef = self._coefficients()
         return _decision_blocks(X, lambda d: kernel.matrix(d, self.V[:n]) @ coef)
 
@@ -220,7 +219,6 @@ class Forgetron(KernelStreamClassifier):
 
     _learner_class = _ForgetronLearner
     _bounded_memory = True
-    _chunk_invariant = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "poly", "degree": 2, "gamma": 0.05}]
 
     _parameter_constraints = {
@@ -228,7 +226,7 @@ class Forgetron(KernelStreamClassifier):
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, kernel="rbf", gamma="auto", degree=3, coef0=1.0):
+    def __init__(self, *, budget=100, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
         self.budget = budget
         self.kernel = kernel
         self.gamma = gamma
@@ -275,7 +273,6 @@ class BudgetPerceptron(KernelStreamClassifier):
 
     _learner_class = _BudgetPerceptronLearner
     _bounded_memory = True
-    _chunk_invariant = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
 
     _parameter_constraints = {
@@ -284,7 +281,7 @@ class BudgetPerceptron(KernelStreamClassifier):
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0):
+    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
         self.budget = budget
         self.beta = beta
         self.kernel = kernel

@@ -9,7 +9,8 @@ from sklearn.utils.validation import _num_samples
 
 from .._params import Interval, check_param_values, check_params
 from ..base import BinaryLearner
-from ._common import KernelStreamClassifier, dense_blocks
+from ..kernels import dense_blocks
+from ._common import KernelStreamClassifier
 from ._machine import Machine
 
 
@@ -81,8 +82,8 @@ class IncrementalSVM(KernelStreamClassifier):
     C : float, default=1.0
         Box constant; example i's bound is ``sample_weight_i * C`` (as scikit-learn's SVC).
     kernel : {"linear", "rbf", "poly"}, default="rbf"
-    gamma, degree, coef0 : as in scikit-learn (``gamma='scale'`` is resolved from the
-        first data the model sees).
+    gamma, degree, coef0 : as in scikit-learn (default ``gamma='scale'``, fixed from the
+        first data the model sees: ``docs/design.md``).
     tol : float, default=1e-9
         An added example with ``y f(x) >= 1 - tol`` is a reserve vector at once.
 

@@ -9,8 +9,9 @@ import numpy as np
 
 from .._params import Boolean, Interval, IsNone, Options
 from ..base import BinaryLearner
+from ..kernels import dense_blocks
 from . import _tvm_core as tcore
-from ._common import KernelStreamClassifier, dense_blocks
+from ._common import KernelStreamClassifier
 from ._machine import Machine
 
 
@@ -104,9 +105,11 @@ class TwinVectorMachine(KernelStreamClassifier):
         The SVM's C when the twins hold B examples; in general ``C_t = C B / Σ s`` (with
         ``scale_C``). The paper uses 100 (1 for Adult).
     kernel : {"rbf", "poly", "linear"}, default="rbf"
-    gamma : float or {"scale", "auto"}, default="auto"
-        ``'auto'`` = ``1 / n_features``, the paper's width ``δ = K / 2`` in
-        ``exp(-||x - y||^2 / (2 δ))`` on standardised attributes.
+    gamma : float or {"scale", "auto"}, default="scale"
+        As in scikit-learn, fixed from the first data the model sees (``docs/design.md``):
+        ``'scale'`` = ``1 / (n_features · X.var())``, ``'auto'`` = ``1 / n_features``. On
+        standardised attributes both are about ``1 / n_features``, the paper's width
+        ``δ = K / 2`` in ``exp(-||x - y||^2 / (2 δ))``.
     degree, coef0 : polynomial kernel ``(gamma x·z + coef0)^degree`` (the paper: gamma = 1,
         coef0 = 1, degree 3, or 7 on the checkerboards).
     m1 : float, default=1.0   (Beneficial threshold)
@@ -163,7 +166,7 @@ class TwinVectorMachine(KernelStreamClassifier):
         "scale_C": [Boolean()],
     }
 
-    def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="auto", degree=3, coef0=1.0,
+    def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
                  m1=1.0, m2=2.0, eta=0.2, merging="input", one_sided=True, rejection=True,
                  merge_tries=None, scale_C=True):
         self.budget = budget

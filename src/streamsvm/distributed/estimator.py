@@ -32,7 +32,7 @@ from .._params import (
     check_params,
 )
 from .._validation import check_features, check_row_norms
-from ..kernels import Kernel, kernel_parameter_constraints
+from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
 from .events import iter_events
 from .objective import KernelSpace, SquaredNorm
@@ -41,15 +41,16 @@ from .protocol import UPDATE_METHODS, Tracker
 __all__ = ["DistributedL2SVM"]
 
 
-class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
+class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseEstimator):
     """Two-class or one-class L2-SVM held by every one of ``n_sites`` sites.
 
     Parameters
     ----------
     n_sites : int, number of sites K (paper: 10)
     task : 'two-class' (k̂ = y_i y_j (k + 1) + δ_ij/C) or 'one-class' (k̂ = k + δ_ij/C)
-    kernel, gamma, degree, coef0 : the kernel k as in scikit-learn; gamma 'auto' (1/d) is
-        resolved from the first point, 'scale' only by :meth:`fit` (it needs the data)
+    kernel, gamma, degree, coef0 : the kernel k as in scikit-learn; ``gamma`` ('scale' by
+        default, or 'auto') is fixed as ``gamma_`` from the first data: all of X in
+        :meth:`fit`, the first point in :meth:`add` (``docs/design.md``)
     C : float > 0 or inf, the L2-SVM penalty (inf: no δ_ij/C term, hard margin)
     epsilon : float ≥ 0; 0 tracks the exact optimum, > 0 an ε-approximation of f(ê)
     relative : read epsilon as the relative ε̂ of section 3.3
@@ -65,7 +66,8 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_features_in_, tracker_ (the :class:`Tracker`), support_ids_, dual_coef_
+    classes_, n_features_in_, gamma_ (None for 'linear' and callables), tracker_ (the
+    :class:`Tracker`), support_ids_, dual_coef_
     (coefficients a_i of ê), objective_ (f(ê) = ‖ê‖²), n_support_ (atoms of ê).
 
     Examples
@@ -105,7 +107,7 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         "classes": [IsNone(), LabelPair()],
     }
 
-    def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="auto", degree=3,
+    def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="scale", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
                  shared_cache=10_000, classes=None):
@@ -128,14 +130,9 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ set-up
 
-    def _start(self, n_features, X=None):
-        kernel = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        if isinstance(self.gamma, str) and not kernel.is_callable:
-            if self.gamma == "scale" and X is None:
-                raise ValueError("gamma='scale' needs the whole training set (use fit, or "
-                                 "give gamma as a float or 'auto')")
-            kernel.resolve(X if X is not None else np.zeros((1, n_features)))
-        space = KernelSpace(kernel, float(self.C), self.task)
+    def _start(self, n_features, X):
+        self._fix_from_first_data(X)
+        space = KernelSpace(self._fitted_kernel(), float(self.C), self.task)
         if hasattr(self, "tracker_"):
             self.tracker_.close()
         self.tracker_ = Tracker(
@@ -178,7 +175,7 @@ class DistributedL2SVM(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             if width == 0:
                 raise ValueError("x is empty")
             label = self._label_before_start(y)
-            self._start(width)
+            self._start(width, np.reshape(x, (1, width)))
             record = self.tracker_.add(site, x, label, point_id)
         else:
             record = self.tracker_.add(site, x, self._label(y), point_id)

@@ -1,6 +1,7 @@
 """Kernels: parameters and validation (:class:`Kernel`), jitted rows and Gram matrices of
-dense and CSR data (:mod:`streamsvm.kernels._core`), and an LRU cache of kernel rows with a
-memory budget (:class:`KernelCache`).
+dense and CSR data (:mod:`streamsvm.kernels._core`), an LRU cache of kernel rows with a
+memory budget (:class:`KernelCache`), and the gamma and centring rule every estimator
+follows (:func:`resolve_gamma`, :class:`FirstDataRule`; ``docs/design.md``).
 
 Algorithms convert their data once to float64, C-contiguous (CSR: int32 sorted indices),
 take ``Kernel.jit_params`` = ``(code, gamma, degree, coef0)`` and call the ``_core``
@@ -9,12 +10,17 @@ functions from their own jitted loops; see the ``_core`` module docstring.
 
 from ._core import LINEAR, POLY, RBF, SIGMOID
 from .cache import KernelCache
+from .first_data import FirstDataRule, centring_mean, fixed_by_first_data
 from .spec import (
     KERNEL_CODES,
+    KERNEL_NAMES,
     KERNEL_PARAMETER_CONSTRAINTS,
     Kernel,
     PreparedBlock,
+    dense_blocks,
     kernel_parameter_constraints,
+    resolve_gamma,
+    uses_gamma,
     validate_kernel_params,
 )
 
@@ -26,6 +32,13 @@ __all__ = [
     "validate_kernel_params",
     "KERNEL_CODES",
     "KERNEL_PARAMETER_CONSTRAINTS",
+    "KERNEL_NAMES",
+    "resolve_gamma",
+    "uses_gamma",
+    "dense_blocks",
+    "FirstDataRule",
+    "centring_mean",
+    "fixed_by_first_data",
     "LINEAR",
     "RBF",
     "POLY",

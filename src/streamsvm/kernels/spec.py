@@ -16,12 +16,16 @@ from . import _core
 
 __all__ = [
     "KERNEL_CODES",
+    "KERNEL_NAMES",
     "KERNEL_PARAMETER_CONSTRAINTS",
     "KERNEL_VALUE_LIMIT",
     "Kernel",
     "PreparedBlock",
+    "dense_blocks",
     "kernel_parameter_constraints",
     "max_safe_sqnorm",
+    "resolve_gamma",
+    "uses_gamma",
     "validate_kernel_params",
 ]
 
@@ -32,8 +36,11 @@ KERNEL_CODES = {
     "poly": _core.POLY,
     "sigmoid": _core.SIGMOID,
 }
+#: Integer code of the jitted functions -> kernel name (the inverse of :data:`KERNEL_CODES`).
+KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 
 _CALLABLE_CHUNK = 256  # rows per call when a callable's self-kernels are computed
+_DENSE_BLOCK = 1024  # CSR rows densified at a time by :func:`dense_blocks`
 
 #: The kernel parameters of every kernel estimator (and of :class:`Kernel`), as constraint
 #: lists of :mod:`streamsvm._params`; estimators take theirs from
@@ -73,6 +80,61 @@ def validate_kernel_params(kernel, *, gamma="scale", degree=3, coef0=0.0, normal
     check_param_values(KERNEL_PARAMETER_CONSTRAINTS,
                        {"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0,
                         "normalized": normalized}, "Kernel")
+
+
+def uses_gamma(kernel) -> bool:
+    """Whether ``kernel`` has a ``gamma``: 'rbf', 'poly' and 'sigmoid' do; 'linear' and
+    callables do not."""
+    return not callable(kernel) and kernel != "linear"
+
+
+def resolve_gamma(gamma, X) -> float:
+    """The number ``gamma`` stands for on data X (dense or sparse), as
+    :class:`sklearn.svm.SVC` computes it: ``'scale'`` -> ``1 / (n_features * Var(X))``, the
+    variance of all entries (zeros of sparse X included: ``mean(X²) - mean(X)²``), and 1.0
+    when that variance is 0; ``'auto'`` -> ``1 / n_features``; a number -> itself.
+
+    >>> resolve_gamma("scale", np.array([[0.0, 2.0], [2.0, 0.0]]))
+    0.5
+    >>> resolve_gamma("auto", np.zeros((3, 4)))
+    0.25
+    """
+    if not isinstance(gamma, str):
+        return float(gamma)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X).astype(np.float64)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"gamma={gamma!r} needs a 2-D X to be resolved; got shape {X.shape}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"gamma={gamma!r} needs a non-empty X to be resolved; got shape "
+                         f"{X.shape}")
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    if gamma != "scale":
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
+    with np.errstate(over="ignore", under="ignore"):  # a value out of range is refused below
+        variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+        if variance == 0:
+            return 1.0
+        value = float(1.0 / (X.shape[1] * variance))
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"gamma='scale' is not a positive finite number on this data "
+                         f"(Var(X) = {variance!r}); give gamma as a number")
+    return value
+
+
+def dense_blocks(X, *arrays):
+    """``(rows, *arrays)`` as dense C-contiguous float64 blocks, for loops over dense rows:
+    dense X whole, CSR X densified 1024 rows at a time (memory stays bounded), each of
+    ``arrays`` sliced alongside."""
+    if not sp.issparse(X):
+        yield (np.ascontiguousarray(X, dtype=np.float64), *arrays)
+        return
+    for start in range(0, X.shape[0], _DENSE_BLOCK):
+        stop = start + _DENSE_BLOCK
+        yield (X[start:stop].toarray(), *(a[start:stop] for a in arrays))
 
 
 class PreparedBlock:
@@ -210,29 +272,20 @@ class Kernel:
                 "coef0": self.coef0, "normalized": self.normalized}
 
     def resolve(self, X) -> Kernel:
-        """Set ``gamma_`` from training data X (dense or sparse) as :class:`sklearn.svm.SVC`
-        does: ``'scale'`` → ``1 / (n_features · Var(X))`` (1.0 when the variance is 0; for
-        sparse X, ``Var = mean(X²) − mean(X)²`` over all entries), ``'auto'`` →
-        ``1 / n_features``, a float → itself. Returns ``self``."""
+        """Set ``gamma_`` from training data X (dense or sparse) by :func:`resolve_gamma`
+        (as :class:`sklearn.svm.SVC` does). Returns ``self``."""
         if isinstance(self.gamma, str):
-            if sp.issparse(X):
-                X = sp.csr_matrix(X).astype(np.float64)
-            else:
-                X = np.asarray(X, dtype=np.float64)
-                if X.ndim != 2:
-                    raise ValueError(f"resolve needs a 2-D X; got shape {X.shape}")
-            if X.shape[0] == 0 or X.shape[1] == 0:
-                raise ValueError(f"resolve needs a non-empty X; got shape {X.shape}")
-            if self.gamma == "scale":
-                if sp.issparse(X):
-                    variance = X.multiply(X).mean() - X.mean() ** 2
-                else:
-                    variance = X.var()
-                self.gamma_ = 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
-            else:
-                self.gamma_ = 1.0 / X.shape[1]
-            self.gamma_ = float(self.gamma_)
+            self.gamma_ = resolve_gamma(self.gamma, X)
         return self
+
+    @classmethod
+    def from_jit_params(cls, code, gamma, degree, coef0, normalized=False) -> Kernel:
+        """The kernel whose :attr:`jit_params` are ``(code, gamma, degree, coef0)``: what a
+        learner that keeps only those numbers predicts with (the linear kernel ignores
+        ``gamma``)."""
+        name = KERNEL_NAMES[int(code)]
+        return cls(name, gamma="scale" if name == "linear" else float(gamma),
+                   degree=int(degree), coef0=float(coef0), normalized=bool(normalized))
 
     # ----------------------------------------------------------------- counting
 

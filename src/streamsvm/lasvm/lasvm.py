@@ -9,7 +9,7 @@ import numpy as np
 
 from .._params import RANDOM_STATE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, kernel_parameter_constraints
+from ..kernels import FirstDataRule, kernel_parameter_constraints
 from . import _core
 from .learner import _Learner
 
@@ -21,8 +21,9 @@ SELECTIONS = {
 }
 
 
-class _KernelSVMBase(StreamClassifier):
-    """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters."""
+class _KernelSVMBase(FirstDataRule, StreamClassifier):
+    """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters
+    (``gamma_`` fixed from the first data by :class:`~streamsvm.kernels.FirstDataRule`)."""
 
     _learner_class = _Learner
     _algorithm = "lasvm"
@@ -38,30 +39,17 @@ class _KernelSVMBase(StreamClassifier):
         "random_state": RANDOM_STATE,
     }
 
-    def _prepare_first(self, X):
-        spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-        self.gamma_ = float(spec.resolve(X).gamma_) if self.kernel != "linear" else 0.0
-        return X
-
     def _learner_options(self) -> dict:
         return {}
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        jit_kernel = (KERNEL_CODES[self.kernel], float(self.gamma_), int(self.degree),
-                      float(self.coef0))
         return _Learner(
             self.n_features_in_, rng, algorithm=self._algorithm, C=self.C,
-            jit_kernel=jit_kernel, tau=self.tau, cache_size=self.cache_size,
+            jit_kernel=self._jit_kernel, tau=self.tau, cache_size=self.cache_size,
             epochs=self.epochs, shuffle=self.shuffle, **self._learner_options(),
         )
-
-    @property
-    def _chunk_invariant(self) -> bool:
-        """The same model however the stream is cut, unless gamma is resolved ('scale',
-        'auto') from the first chunk."""
-        return self.kernel == "linear" or not isinstance(self.gamma, str)
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -138,7 +126,8 @@ class LASVM(_KernelSVMBase):
     ----------
     C : float, default=1.0
         Box of eq. 5: ``0 <= y_i alpha_i <= C``.
-    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``).
+    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``,
+        ``gamma="scale"``, fixed as ``gamma_`` from the first data: ``docs/design.md``).
     tau : float, default=0.001
         Tolerance of the tau-violating pairs (the paper's value).
     epochs : int, default=1
@@ -239,7 +228,7 @@ class LASVM(_KernelSVMBase):
     @property
     def _chunk_invariant(self) -> bool:
         """Random selection in stream order gives the same model however the stream is cut
-        (with gamma given as a number: 'scale' is resolved from the first chunk)."""
+        (unless gamma='scale' is fixed from the first chunk)."""
         return self.selection == "random" and super()._chunk_invariant
 
     @property

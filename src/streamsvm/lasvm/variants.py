@@ -72,7 +72,8 @@ _COMMON_DOC = """
     ----------
     C : float, default=1.0
         Box ``0 <= y_i alpha_i <= C``.
-    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``).
+    kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``,
+        ``gamma="scale"``, fixed as ``gamma_`` from the first data: ``docs/design.md``).
     tau : float, default=0.001
         Tolerance of REPROCESS's violating pairs.
     epochs : int, default=1

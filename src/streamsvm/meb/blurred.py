@@ -33,14 +33,13 @@ import scipy.sparse as sp
 from .._params import Boolean, Interval, IsNone, Options
 from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, kernel_parameter_constraints
+from ..kernels import LINEAR, Kernel, dense_blocks, kernel_parameter_constraints
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core
-from .streamsvm import _CentredOnFirstChunk, _dense_blocks, map_rows
+from .streamsvm import _CentredOnFirstChunk, map_rows
 
 __all__ = ["BlurredBallSVM"]
 
-KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
 _PREDICT_BLOCK = 2048
 CLASSIFIERS = ("blurred", "union", "last")
 
@@ -76,7 +75,7 @@ class _BlurredBallLearner(BinaryLearner):
         self.lookahead = int(lookahead)
         self.tol = float(tol)
         self.code, self.gamma, self.degree, self.coef0, self.normalized = jit_kernel
-        self.linear = self.code == KERNEL_CODES["linear"]
+        self.linear = self.code == LINEAR
         d = n_features
         self.n_pool = 0
         self.pool_X = np.zeros((16, d))
@@ -111,13 +110,8 @@ class _BlurredBallLearner(BinaryLearner):
 
     # ------------------------------------------------------------------ kernel helpers
     def kernel(self) -> Kernel:
-        return Kernel(
-            KERNEL_NAMES[self.code],
-            gamma=self.gamma if self.gamma > 0 else "scale",
-            degree=self.degree,
-            coef0=self.coef0,
-            normalized=self.normalized,
-        )
+        return Kernel.from_jit_params(self.code, self.gamma, self.degree, self.coef0,
+                                      self.normalized)
 
     def augmented_cross(self, A, ya, B, yb, *, count=False):
         """y_a y_b (k(a, b) + 1): inner products of augmented points without their e-parts."""
@@ -128,7 +122,7 @@ class _BlurredBallLearner(BinaryLearner):
 
     # ------------------------------------------------------------------ training
     def partial_fit(self, X, y):
-        for dense, labels in _dense_blocks(X, y):
+        for dense, labels in dense_blocks(X, y):
             self._scan(np.ascontiguousarray(dense), labels)
             self.n_seen += dense.shape[0]
 
@@ -386,8 +380,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         hyperplane of the MEB of all kept balls (the cover's MEB approximation); "last" is the
         newest ball's hyperplane.
     kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
-        ``gamma``, ``degree``, ``coef0`` as in scikit-learn. poly and sigmoid are normalised
-        (``normalize``) so that k(x, x) is constant, as the MEB equivalence needs.
+        ``gamma`` (default ``'scale'``, fixed from the raw features of the first chunk,
+        before centring: ``docs/design.md``), ``degree``, ``coef0`` as in scikit-learn.
+        poly and sigmoid are normalised (``normalize``) so that k(x, x) is constant, as the
+        MEB equivalence needs.
     normalize : bool, default=True
         Scale rows to unit norm (linear kernel; the other kernels are normalised in kernel
         space).
@@ -403,6 +399,8 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     radii_ : ndarray (or list of them), radii of the kept balls, oldest first.
     core_set_sizes_ : ndarray (or list), core points of each kept ball.
     n_core_points_ : int, distinct core points stored (the union of the core sets).
+    mean_ : ndarray or None, the centring mean (from the first chunk).
+    gamma_ : float or None, the kernel's gamma (None for the linear kernel).
     n_updates_ : int, balls added so far; ``n_dropped_``: balls dropped.
     union_radius_ : float (or array), radius of the MEB of the kept balls.
 
@@ -472,25 +470,12 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
-        gamma = float(self.gamma_) if self.kernel != "linear" else 0.0
-        jit_kernel = (KERNEL_CODES[self.kernel], gamma, int(self.degree), float(self.coef0),
-                      normalized)
         return _BlurredBallLearner(
             self.n_features_in_, rng, epsilon=self.epsilon, C=float(self.C),
-            lookahead=self.lookahead, tol=self._tol, jit_kernel=jit_kernel,
+            lookahead=self.lookahead, tol=self._tol, jit_kernel=self._meb_jit_kernel,
         )
 
     # ------------------------------------------------------------------ preprocessing
-    def _prepare_first(self, X):
-        use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
-        self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
-        X = self._prepare(X)
-        if self.kernel != "linear":
-            spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-            self.gamma_ = float(spec.resolve(X).gamma_)
-        return X
-
     def _prepare(self, X):
         """Centre and, for the linear kernel, scale rows to unit norm (k(x, x) = 1)."""
         return map_rows(X, self.mean_, False, bool(self.normalize) and self.kernel == "linear")

@@ -10,24 +10,14 @@ import scipy.sparse as sp
 
 from .._params import Boolean, Interval, Options
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import KERNEL_CODES, Kernel, kernel_parameter_constraints
+from ..kernels import (
+    FirstDataRule,
+    Kernel,
+    dense_blocks,
+    kernel_parameter_constraints,
+)
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
-
-KERNEL_NAMES = {code: name for name, code in KERNEL_CODES.items()}
-
-
-_DENSE_BLOCK = 1024  # CSR rows densified at a time by the learners that need dense rows
-
-
-def _dense_blocks(X, y):
-    """``(rows, labels)`` as dense C-contiguous blocks: dense input whole, CSR input densified
-    ``_DENSE_BLOCK`` rows at a time so that memory stays bounded."""
-    if not sp.issparse(X):
-        yield X, y
-        return
-    for start in range(0, X.shape[0], _DENSE_BLOCK):
-        yield X[start : start + _DENSE_BLOCK].toarray(), y[start : start + _DENSE_BLOCK]
 
 
 class _MappedRows:
@@ -214,13 +204,8 @@ class _KernelStreamSVMLearner(_Ball):
 
     @property
     def kernel(self) -> Kernel:
-        return Kernel(
-            KERNEL_NAMES[self.code],
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            normalized=self.normalized,
-        )
+        return Kernel.from_jit_params(self.code, self.gamma, self.degree, self.coef0,
+                                      self.normalized)
 
     def _grow(self):
         used = self.n_stored + self.n_buffered
@@ -232,7 +217,7 @@ class _KernelStreamSVMLearner(_Ball):
             setattr(self, name, grown)
 
     def partial_fit(self, X, y):
-        for dense, labels in _dense_blocks(X, y):
+        for dense, labels in dense_blocks(X, y):
             sq = np.einsum("ij,ij->i", dense, dense)
             position = 0
             while position < dense.shape[0]:
@@ -329,7 +314,7 @@ class _MultiBallLearner(BinaryLearner):
 
     def partial_fit(self, X, y):
         dots = np.zeros(self.W.shape[0])
-        for dense, labels in _dense_blocks(X, y):
+        for dense, labels in dense_blocks(X, y):
             self.n_used, merges = _core.multiball_dense(
                 dense,
                 labels,
@@ -366,15 +351,19 @@ class _MultiBallLearner(BinaryLearner):
         return self.n_used + self.n_merges
 
 
-class _CentredOnFirstChunk:
-    """What the MEB estimators' ``center`` parameter means to the contract harness: a mean
-    fixed from the first chunk makes the model depend on the chunking, and ``"auto"`` centres
-    dense input only."""
+class _CentredOnFirstChunk(FirstDataRule):
+    """The MEB estimators' kernel parameters and ``center``: ``gamma_`` and the centring mean
+    ``mean_`` are fixed from the first data (:class:`~streamsvm.kernels.FirstDataRule`), and
+    ``"auto"`` centres dense input only."""
+
+    _centres_input = True
 
     @property
-    def _chunk_invariant(self) -> bool:
-        """Chunking changes nothing unless the centring mean comes from the first chunk."""
-        return self.center is False
+    def _meb_jit_kernel(self) -> tuple:
+        """``(code, gamma, degree, coef0, normalized)`` for the kernel learners: with
+        ``normalize``, poly and sigmoid are normalised so that k(x, x) is constant, as the MEB
+        equivalence needs (RBF has it already)."""
+        return (*self._jit_kernel, bool(self.normalize) and self.kernel in ("poly", "sigmoid"))
 
     @property
     def _same_on_sparse(self) -> bool:
@@ -417,7 +406,9 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
         With a non-linear kernel the model keeps coefficients over its core vectors
         (Sec. 4.2) and a distance costs one kernel row over them (memory grows with the
-        core vectors, which are few). ``gamma``, ``degree``, ``coef0`` as in scikit-learn.
+        core vectors, which are few). ``gamma`` (default ``'scale'``), ``degree``, ``coef0``
+        as in scikit-learn; ``gamma`` is fixed from the raw features of the first chunk,
+        before centring (``docs/design.md``).
     lookahead : int, default=1
         Algorithm 2's ``L``: points outside the ball are buffered, and every ``L`` of them
         the ball is replaced by the exact minimum enclosing ball of itself and the buffer.
@@ -451,7 +442,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         lookahead, the paper's upper bound: every buffered point counts, except with a
         non-linear kernel, where only the points kept in the storage count).
     coef_ : ndarray (1, n_features) weights in the model's input space (after centring).
-    mean_ : ndarray or None, the centring mean.
+    mean_ : ndarray or None, the centring mean (from the first chunk).
+    gamma_ : float or None, the kernel's gamma (None for the linear kernel).
 
     Examples
     --------
@@ -476,7 +468,6 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         "tol": [Interval(Real, 0, 1, closed="neither")],
     }
     _parameter_rules = (_several_balls_need_linear_algorithm_1,)
-    _bounded_memory = True
     _test_params = [
         {},
         {"center": False, "C": 10.0},
@@ -484,6 +475,12 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         {"kernel": "rbf", "C": 10.0, "lookahead": 4},
         {"n_balls": 3, "center": False},
     ]
+
+    @property
+    def _bounded_memory(self) -> bool:
+        """The linear ball is d + 3 numbers; a non-linear kernel keeps its core vectors, which
+        are few but grow with the stream (the contract's fixed-memory check does not apply)."""
+        return self.kernel == "linear"
 
     def __init__(
         self,
@@ -533,32 +530,15 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return _MultiBallLearner(width, rng, C=self.C, n_balls=self.n_balls, tol=self.tol)
         if self.kernel == "linear":
             return _StreamSVMLearner(width, rng, C=self.C, lookahead=self.lookahead, tol=self.tol)
-        normalized = bool(self.normalize) and self.kernel in ("poly", "sigmoid")
-        jit_kernel = (
-            KERNEL_CODES[self.kernel],
-            float(self.gamma_),
-            int(self.degree),
-            float(self.coef0),
-            normalized,
-        )
         return _KernelStreamSVMLearner(
             self.n_features_in_,
             rng,
             C=self.C,
-            jit_kernel=jit_kernel,
+            jit_kernel=self._meb_jit_kernel,
             lookahead=self.lookahead,
             tol=self.tol,
             bias=1.0 if self.fit_intercept else 0.0,
         )
-
-    def _prepare_first(self, X):
-        use_mean = self.center is True or (self.center == "auto" and not sp.issparse(X))
-        self.mean_ = np.asarray(X.mean(axis=0)).ravel() if use_mean else None
-        X = self._prepare_for_learning(X)
-        if self.kernel != "linear":
-            spec = Kernel(self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
-            self.gamma_ = float(spec.resolve(X).gamma_)
-        return X
 
     def _prepare(self, X):
         """Centre, and for the linear kernel append the bias feature and scale rows to unit

@@ -1,0 +1,68 @@
+"""The gamma and centring rule of ``docs/design.md``, for the estimators: what a kernel model
+fixes once, from the first data it sees, and when that makes it depend on the chunking."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .spec import Kernel, resolve_gamma, uses_gamma
+
+__all__ = ["FirstDataRule", "centring_mean", "fixed_by_first_data"]
+
+
+def centring_mean(X) -> np.ndarray:
+    """Column means of X (dense or sparse) as a 1-D float64 array."""
+    return np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+
+
+def fixed_by_first_data(kernel, gamma) -> bool:
+    """Whether the first data fix this kernel: ``gamma='scale'`` on a kernel with a gamma.
+    (``'auto'`` is ``1 / n_features``, the same for every chunk.)"""
+    return uses_gamma(kernel) and isinstance(gamma, str) and gamma == "scale"
+
+
+class FirstDataRule:
+    """Mixin for estimators with the parameters ``kernel``, ``gamma``, ``degree``, ``coef0``:
+    on the first data a fresh model sees (all of X in ``fit``, the first chunk in
+    ``partial_fit``, the first row in ``learn_one``), before any centring, it fixes
+
+    * ``gamma_``: :func:`~streamsvm.kernels.resolve_gamma` of ``gamma`` (None for a kernel
+      without gamma: 'linear', callables);
+    * ``mean_`` (classes with ``_centres_input = True`` and a ``center`` parameter
+      True/False/'auto', 'auto' centring dense input only): the column means, or None.
+
+    Listed before :class:`~streamsvm.base.StreamClassifier` among the bases, it does this in
+    ``_prepare_first``; other estimators call :meth:`_fix_from_first_data` themselves.
+    """
+
+    _centres_input = False
+
+    def _fix_from_first_data(self, X) -> None:
+        self.gamma_ = resolve_gamma(self.gamma, X) if uses_gamma(self.kernel) else None
+        if self._centres_input:
+            centre = self.center is True or (self.center == "auto" and not sp.issparse(X))
+            self.mean_ = centring_mean(X) if centre else None
+
+    def _prepare_first(self, X):
+        self._fix_from_first_data(X)
+        return super()._prepare_first(X)
+
+    def _fitted_kernel(self, *, normalized=False) -> Kernel:
+        """The :class:`Kernel` with the fixed ``gamma_``."""
+        gamma = self.gamma_ if uses_gamma(self.kernel) else "scale"
+        return Kernel(self.kernel, gamma=gamma, degree=self.degree, coef0=self.coef0,
+                      normalized=normalized)
+
+    @property
+    def _jit_kernel(self) -> tuple[int, float, int, float]:
+        """``(code, gamma, degree, coef0)`` for the jitted loops (gamma 0.0 for 'linear')."""
+        return self._fitted_kernel().jit_params
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """True unless the first chunk fixes something: ``gamma='scale'`` on a kernel with a
+        gamma, or a centring mean (``center`` other than False)."""
+        if fixed_by_first_data(self.kernel, self.gamma):
+            return False
+        return not self._centres_input or self.center is False
