@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from streamsvm.datasets import (
+    DataFileError,
     concat_chunks,
     iter_arrays,
     iter_csv,
@@ -374,3 +375,117 @@ def test_iter_npz_memory_maps_stored_arrays(tmp_path):
     assert all(t is None for _, t in iter_npz(tmp_path / "a.npz", "X", None, chunk_size=8))
     with pytest.raises(ValueError, match="a.npz has no array 'features'; it holds X, y"):
         iter_npz(tmp_path / "a.npz", "features", "y")
+
+
+# --------------------------------------------------------------------------- NaN, headers, labels
+@pytest.mark.parametrize("spelling, value", [("nan", np.nan), ("NaN", np.nan), ("inf", np.inf),
+                                             ("-inf", -np.inf), ("Infinity", np.inf),
+                                             ("+INF", np.inf), ("1e999", np.inf)])
+def test_nan_and_inf_need_allow_nan(tmp_path, spelling, value):
+    svm = tmp_path / "n.svm"
+    svm.write_text(f"1 1:1\n-1 1:2 2:{spelling}\n")
+    with pytest.raises(DataFileError, match=re.escape(
+            f"n.svm:2: value '{spelling}' of feature 2 is not finite (pass allow_nan=True")):
+        load_svmlight(svm)
+    X, _ = load_svmlight(svm, allow_nan=True)
+    np.testing.assert_array_equal(X.toarray(), [[1.0, 0.0], [2.0, value]])
+    csv = tmp_path / "n.csv"
+    csv.write_text(f"1,2,0\n3,{spelling},1\n")
+    with pytest.raises(DataFileError, match=re.escape(
+            f"n.csv:2: field 2 '{spelling}' is not finite (pass allow_nan=True")):
+        load_csv(csv)
+    X, _ = load_csv(csv, allow_nan=True)
+    np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, value]])
+
+
+def test_labels_are_never_nan(tmp_path):
+    path = tmp_path / "l.svm"
+    path.write_text("1 1:1\nnan 1:2\n")
+    with pytest.raises(DataFileError, match="l.svm:2: label 'nan' is not a finite number"):
+        load_svmlight(path, allow_nan=True)
+    path = tmp_path / "l.csv"
+    path.write_text("1,0\n2,nan\n")
+    with pytest.raises(DataFileError, match="l.csv:2: label 'nan' is not a finite number"):
+        load_csv(path, allow_nan=True)
+
+
+def test_csv_first_row_with_nan_is_data_not_a_header(tmp_path):
+    """Reproducer: a first row holding a NaN was lost as a "header"."""
+    path = tmp_path / "h.csv"
+    path.write_text("nan,1,0\n2,3,1\n")
+    X, y = load_csv(path, allow_nan=True)
+    np.testing.assert_array_equal(X, [[np.nan, 1.0], [2.0, 3.0]])
+    assert y.tolist() == [0, 1]
+    with pytest.raises(DataFileError, match="h.csv:1: field 1 'nan' is not finite"):
+        load_csv(path)  # refused, not skipped
+    path.write_text("1,,0\n2,3,1\n")  # an empty cell does not make a header either
+    with pytest.raises(DataFileError, match="h.csv:1: field 2 is empty"):
+        load_csv(path)
+
+
+@pytest.mark.parametrize("first", ["a,b,class", "x, nan, y", "width,-inf,0", "NA,1,0"])
+def test_csv_first_row_with_text_is_a_header(tmp_path, first):
+    path = tmp_path / "h.csv"
+    path.write_text(f"{first}\n1,2,0\n3,inf,1\n")
+    X, y = load_csv(path, allow_nan=True)
+    np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, np.inf]])
+    assert y.tolist() == [0, 1]
+
+
+def test_csv_empty_label_is_refused(tmp_path):
+    """Reproducer: an empty label field became the class ''."""
+    path = tmp_path / "e.csv"
+    path.write_text("1,2,a\n3,4,\n5,6,b\n")
+    with pytest.raises(DataFileError, match=re.escape("e.csv:2: the label (field 3) is empty")):
+        load_csv(path)
+    path.write_text(" ,1,2\n")
+    with pytest.raises(DataFileError, match=re.escape("e.csv:1: the label (field 1) is empty")):
+        load_csv(path, label_column=0)
+
+
+@pytest.mark.parametrize("text, chunk_size, message", [
+    ("1,0\n2,1\n3,a\n4,b\n", 10, "e.csv:3: label 'a' is not a finite number, but the first "
+                                  "label is a number"),
+    ("1,a\n2,b\n3,0\n", 10, "e.csv:3: label '0' is a number, but the first label is text"),
+    ("1,a\n2,b\n3,0\n", 2, "e.csv:3: label '0' is a number, but the first label is text"),
+])
+def test_csv_labels_do_not_mix_numbers_and_text(tmp_path, text, chunk_size, message):
+    """Reproducer: string labels after integer labels turned every class into a string."""
+    path = tmp_path / "e.csv"
+    path.write_text(text)
+    with pytest.raises(DataFileError, match=re.escape(message)):
+        list(iter_csv(path, chunk_size=chunk_size))
+
+
+def test_csv_text_labels_must_be_utf8_without_nul(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_bytes(b"1,caf\xc3\xa9\n2,dog\n3,b\xffd\n")
+    with pytest.raises(DataFileError, match="u.csv:3: label 'b\ufffdd' is not valid UTF-8"):
+        load_csv(path)
+    path.write_bytes(b"1,cat\n2,a\x00\n")
+    with pytest.raises(DataFileError, match=r"u.csv:2: label 'a\\x00' holds a NUL byte"):
+        load_csv(path)
+    path.write_bytes(b"1,caf\xc3\xa9\n2,dog\n")
+    assert load_csv(path)[1].tolist() == ["caf\u00e9", "dog"]
+
+
+def test_csv_huge_integer_labels_stay_exact_or_become_floats(tmp_path):
+    path = tmp_path / "i.csv"
+    path.write_text("1,99999999999999999999\n2,1\n")
+    y = load_csv(path)[1]
+    assert y.dtype == np.float64 and y.tolist() == [1e20, 1.0]
+    path.write_text("1,1\n2,99999999999999999999\n")
+    with pytest.raises(DataFileError, match="i.csv:2: label '99999999999999999999' is not an "
+                                            "integer below 2"):
+        list(iter_csv(path, chunk_size=1))
+
+
+def test_errors_are_data_file_errors_and_value_errors(tmp_path):
+    path = tmp_path / "x.svm"
+    path.write_text("1 1:1\n1 1:x\n")
+    with pytest.raises(ValueError) as info:
+        load_svmlight(path)
+    assert isinstance(info.value, DataFileError)
+    assert (info.value.path, info.value.line) == (str(path), 2)
+    assert info.value.problem == "value 'x' of feature 1 is not a number"
+    assert str(info.value) == f"{path}:2: value 'x' of feature 1 is not a number"

@@ -26,7 +26,7 @@ COMPRESSIONS = {
     ".bz2": ("bzip2", bz2.open, b"BZh"),
     ".xz": ("xz", lzma.open, b"\xfd7zXZ\x00"),
 }
-_READ_SIZE = 1 << 20  # bytes asked of the decompressor at a time
+_READ_SIZE = 1 << 16  # bytes asked of the decompressor at a time (lost if it fails)
 # what the decompressors raise on damaged data (BadGzipFile and bz2's errors are OSErrors)
 _DAMAGE = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
