@@ -130,6 +130,8 @@ def decimal_to_double(mantissa, exp10, dropped):
     ml = np.float64(mantissa - np.int64(mh)) + (0.5 if dropped else 0.0)
     if exp10 >= 0:
         p, e = _two_prod(mh, _POW10_HI[exp10])
+        if np.isinf(p):  # too large: the error term would be inf - inf
+            return p
         e += mh * _POW10_LO[exp10] + ml * _POW10_HI[exp10]
         return p + e
     k = -exp10
