@@ -17,7 +17,7 @@ from streamsvm.datasets import _core
 
 GRAMMAR = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 NONFINITE = re.compile(r"[+-]?(nan|inf|infinity)", re.IGNORECASE)
-SETTINGS = settings(derandomize=True, max_examples=1500, deadline=None, database=None)
+SETTINGS = settings(derandomize=True, max_examples=500, deadline=None, database=None)
 
 digits = st.text("0123456789", min_size=1, max_size=30)
 sign = st.sampled_from(["", "+", "-"])
@@ -79,7 +79,7 @@ def test_a_string_is_read_whole_exactly_when_the_grammar_matches(text):
         assert not (ok and end == len(text))
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=100)
 @given(sign, st.sampled_from(["nan", "inf", "infinity"]),
        st.lists(st.booleans(), min_size=8, max_size=8))
 def test_nonfinite_spellings_only_when_allowed(sign_text, word, upper):
