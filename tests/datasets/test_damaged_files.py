@@ -135,3 +135,25 @@ def test_wide_csv_line_allocates_rows_as_they_are_read(tmp_path):
     X, y = load_csv(path, chunk_size=100_000)
     assert X.shape == (1, 300_000) and y.tolist() == [0]
 
+
+
+@pytest.mark.parametrize("name, content, problem", [
+    ("cut.svm.gz", gzip.compress(svmlight_text(50_000))[:40_000], "ends too early"),
+    ("plain.svm.gz", svmlight_text(10), "not a gzip file"),
+    ("wide.svm", b"1 1:1\n-1 99999999999:1\n", "beyond max_features"),
+    ("nan.csv", b"1,nan,0\n2,3,1\n", "is not finite"),
+    ("markup.csv", b"1,2,0\n1,[/],0\n", "field 2 '[/]' is not a number"),  # not rich markup
+])
+def test_cli_reports_a_damaged_file_in_one_line(tmp_path, name, content, problem):
+    from click.testing import CliRunner
+
+    from streamsvm.cli import EXIT_DATA, main
+
+    path = tmp_path / name
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, ["train", "Perceptron", "--file", str(path), "--quiet"])
+    assert result.exit_code == EXIT_DATA
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}:"), result.output
+    assert problem in lines[0]
+    assert "Traceback" not in result.output and "Aborted" not in result.output

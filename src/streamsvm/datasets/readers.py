@@ -36,8 +36,8 @@ __all__ = [
 DEFAULT_BLOCK_SIZE = 8 << 20  # bytes read and parsed at a time
 DEFAULT_MAX_FEATURES = 1 << 24  # widest data a file may declare unless told otherwise
 _INT32_MAX = np.iinfo(np.int32).max
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_NONFINITE = re.compile(r"[+-]?(nan|inf|infinity)", re.IGNORECASE)
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_NONFINITE = re.compile(r"[+-]?(nan|inf|infinity)", re.IGNORECASE | re.ASCII)
 _open_binary = open_data_file  # the name loaders.py imports
 
 
