@@ -26,7 +26,7 @@ COMPRESSIONS = {
     ".bz2": ("bzip2", bz2.open, b"BZh"),
     ".xz": ("xz", lzma.open, b"\xfd7zXZ\x00"),
 }
-_READ_SIZE = 1 << 16  # bytes asked of the decompressor at a time (lost if it fails)
+_READ_SIZE = 1 << 16  # bytes asked of the file at a time
 # what the decompressors raise on damaged data (BadGzipFile and bz2's errors are OSErrors)
 _DAMAGE = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
@@ -83,11 +83,13 @@ def _fill(f, buf, start):
     data is damaged (else ``None``); the bytes read before it are kept.
     """
     view = memoryview(buf)
+    # readinto1 takes what one read of the decompressor gave, so a failing read loses nothing
+    read = getattr(f, "readinto1", f.readinto)
     total = 0
     while start + total < buf.shape[0]:
         piece = view[start + total:min(buf.shape[0], start + total + _READ_SIZE)]
         try:
-            n = f.readinto(piece)
+            n = read(piece)
         except _DAMAGE as exc:
             return total, exc
         if not n:
