@@ -28,7 +28,6 @@ from pathlib import Path
 import click
 import numpy as np
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -49,8 +48,7 @@ class CLIError(click.ClickException):
         self.exit_code = exit_code
 
     def show(self, file=None):
-        err_console.print(f"[bold red]error:[/] {escape(self.message)}", highlight=False,
-                          markup=True, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {self.message}", highlight=False, markup=True)
 
 
 # --------------------------------------------------------------------------- data sources
