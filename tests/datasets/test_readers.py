@@ -208,6 +208,13 @@ def test_reader_arguments_are_checked_at_call_time(tmp_path):
         iter_csv(tmp_path / "nope.csv")
     with pytest.raises(ValueError, match="delimiter"):
         iter_csv(path, delimiter=",,")
+    with pytest.raises(ValueError, match="max_features must be a positive integer; got 0"):
+        iter_svmlight(path, max_features=0)
+    with pytest.raises(ValueError, match="max_features must be a positive integer; got 2.5"):
+        iter_csv(path, max_features=2.5)
+    for reader in (iter_svmlight, iter_csv):
+        with pytest.raises(ValueError, match="allow_nan must be True or False; got 'yes'"):
+            reader(path, allow_nan="yes")
 
 
 def test_real_svmlight_files_match_sklearn(data_file):
