@@ -49,6 +49,7 @@ class ReaderCase:
     fmt: str  # "svmlight" or "csv"
     suffix: str  # "", ".gz", ".bz2" or ".xz"
     data: bytes
+    allow_nan: bool = False  # the reader option the case is read with
 
 
 # --------------------------------------------------------------------------- making cases
@@ -128,7 +129,15 @@ def mutate(data, rng, n_mutations=None):
 
 
 def make_reader_case(rng) -> ReaderCase:
-    """One hostile case for :func:`streamsvm.datasets.load_svmlight` or ``load_csv``."""
+    """One hostile case for :func:`streamsvm.datasets.load_svmlight` or ``load_csv``
+    (a quarter of them read with ``allow_nan=True``)."""
+    case = _make_case(rng)
+    if rng.random() < 0.25:
+        case = ReaderCase(case.kind, case.fmt, case.suffix, case.data, allow_nan=True)
+    return case
+
+
+def _make_case(rng):
     fmt = "svmlight" if rng.random() < 0.5 else "csv"
     text = valid_svmlight(rng) if fmt == "svmlight" else valid_csv(rng)
     draw = rng.random()
@@ -164,11 +173,14 @@ class Refused(Exception):
     """The reference reader refuses the file (the reason is the message)."""
 
 
-def _finite(token):
+def _finite(token, allow_nan=False):
+    """The value of a number token; ``None`` if it is none (or not finite, unless allowed)."""
+    if allow_nan and _NONFINITE.fullmatch(token):
+        return float(token)
     if not _NUMBER.fullmatch(token):
         return None
     value = float(token)
-    return value if math.isfinite(value) else None
+    return value if allow_nan or math.isfinite(value) else None
 
 
 def _decompress(case):
@@ -183,7 +195,7 @@ def _decompress(case):
         raise Refused(f"damaged compressed data: {exc}") from None
 
 
-def _reference_svmlight(text):
+def _reference_svmlight(text, allow_nan):
     rows = []
     for line in text.split(b"\n"):
         tokens = [t for t in _BLANKS.split(line.split(b"#", 1)[0]) if t]
@@ -199,7 +211,7 @@ def _reference_svmlight(text):
             match = re.fullmatch(rb"(\d+):(.*)", token, re.S)
             if not match:
                 raise Refused("feature")
-            index, value = int(match.group(1)), _finite(match.group(2))
+            index, value = int(match.group(1)), _finite(match.group(2), allow_nan)
             if value is None or index <= previous or index > MAX_FEATURES:
                 raise Refused("feature value or index")
             previous = index
@@ -224,7 +236,7 @@ def _is_blank(line):
     return not line.strip(b" \t\r")
 
 
-def _reference_csv(text):
+def _reference_csv(text, allow_nan):
     lines = [line for line in text.split(b"\n")]
     data_lines = [i for i, line in enumerate(lines) if not _is_blank(line)]
     if not data_lines:
@@ -240,7 +252,7 @@ def _reference_csv(text):
         fields = [f.strip(b" \t\r") for f in lines[i].split(b",")]
         if len(fields) != n_fields:
             raise Refused("field count")
-        row = [_finite(f) for f in fields[:-1]]
+        row = [_finite(f, allow_nan) for f in fields[:-1]]
         if any(v is None for v in row) or not fields[-1]:
             raise Refused("feature or empty label")
         X.append(row)
@@ -267,10 +279,12 @@ def _reference_csv(text):
 
 
 def reference_read(case):
-    """``(X, y)`` as the documented format reads ``case`` with default options (``X`` of
-    svmlight as a ``("csr", indptr, indices, data, shape)`` tuple), or :class:`Refused`."""
+    """``(X, y)`` as the documented format reads ``case`` with default options but
+    ``allow_nan`` (``X`` of svmlight as a ``("csr", indptr, indices, data, shape)`` tuple),
+    or :class:`Refused`."""
     text = _decompress(case)
-    return _reference_svmlight(text) if case.fmt == "svmlight" else _reference_csv(text)
+    reference = _reference_svmlight if case.fmt == "svmlight" else _reference_csv
+    return reference(text, case.allow_nan)
 
 
 # --------------------------------------------------------------------------- running
@@ -279,9 +293,11 @@ def _same(got, expected):
     if isinstance(eX, tuple):
         _, indptr, indices, data, shape = eX
         X_ok = (X.shape == shape and np.array_equal(X.indptr, indptr)
-                and np.array_equal(X.indices, indices) and np.array_equal(X.data, data))
+                and np.array_equal(X.indices, indices)
+                and np.array_equal(X.data, data, equal_nan=True))
     else:
-        X_ok = isinstance(X, np.ndarray) and X.shape == eX.shape and np.array_equal(X, eX)
+        X_ok = (isinstance(X, np.ndarray) and X.shape == eX.shape
+                and np.array_equal(X, eX, equal_nan=True))
     return bool(X_ok and y.dtype.kind == ey.dtype.kind and y.shape == ey.shape
                 and np.array_equal(y, ey))
 
@@ -289,8 +305,9 @@ def _same(got, expected):
 def run_case(case, folder, readers=None):
     """Read ``case`` from a file in ``folder``; return ``(outcome, detail)``.
 
-    ``readers`` maps ``"svmlight"``/``"csv"`` to whole-file readers (default:
-    :func:`~streamsvm.datasets.load_svmlight` and :func:`~streamsvm.datasets.load_csv`).
+    ``readers`` maps ``"svmlight"``/``"csv"`` to whole-file readers called with the path
+    (and ``allow_nan=True`` for such cases; default: :func:`~streamsvm.datasets.load_svmlight` and
+    :func:`~streamsvm.datasets.load_csv`).
     A refusal counts as such when it is a ``ValueError`` naming the file; ``detail`` is
     the exception's text or the oracle's verdict.
     """
@@ -307,7 +324,8 @@ def run_case(case, folder, readers=None):
     except Refused as exc:
         expected, reason = None, str(exc)
     try:
-        got = readers[case.fmt](path)
+        options = {"allow_nan": True} if case.allow_nan else {}
+        got = readers[case.fmt](path, **options)
     except ValueError as exc:
         if path not in str(exc):
             return "wrong_exception", f"{type(exc).__name__}: {exc}"
