@@ -144,7 +144,7 @@ def test_malformed_line_is_reported_with_its_number(runner, svmlight_file, tmp_p
     bad.write_text("\n".join(lines) + "\n")
     result = runner.invoke(main, ["train", "Perceptron", "--file", str(bad), "--quiet"])
     assert result.exit_code == EXIT_DATA
-    assert "line 42" in result.output
+    assert "bad.svm:42:" in result.output
 
 
 def test_missing_files(runner, tmp_path):

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from streamsvm.datasets import (
+    DataFileError,
     concat_chunks,
     iter_arrays,
     iter_csv,
@@ -125,29 +126,31 @@ def test_svmlight_streams_before_reading_the_whole_file(tmp_path):
     for _ in range(10):
         X, y = next(stream)
         assert X.shape == (100, 7)
-    with pytest.raises(ValueError, match="late.svm, line 1001: value 'oops' of feature 3"):
+    with pytest.raises(ValueError, match="late.svm:1001: value 'oops' of feature 3"):
         next(stream)
 
 
 @pytest.mark.parametrize(
     "line, message",
     [
-        ("yes 1:0.5", "label 'yes' is not a number"),
-        ("1,2 1:0.5", "label '1,2' is not a number"),
+        ("yes 1:0.5", "label 'yes' is not a finite number"),
+        ("1,2 1:0.5", "label '1,2' is not a finite number"),
+        ("nan 1:0.5", "label 'nan' is not a finite number"),
         ("+1 x3:1", "feature index 'x3' is not an integer"),
         ("+1 3x:1", "feature index '3x' is not an integer"),
         ("+1 -3:1", "feature index '-3' is negative"),
         ("+1 3", "feature '3' is not written as index:value"),
-        ("+1 1:0.5 2:oops", "value 'oops' of feature 2 is not a finite number"),
-        ("+1 1:0.5 2:1.5x", "value '1.5x' of feature 2 is not a finite number"),
-        ("+1 2:nan", "value 'nan' of feature 2 is not a finite number"),
-        ("+1 2:1e999", "value '1e999' of feature 2 is not a finite number"),
+        ("+1 1:0.5 2:oops", "value 'oops' of feature 2 is not a number"),
+        ("+1 1:0.5 2:1.5x", "value '1.5x' of feature 2 is not a number"),
+        ("+1 2:nan", "value 'nan' of feature 2 is not finite (pass allow_nan=True"),
+        ("+1 2:1e999", "value '1e999' of feature 2 is not finite (pass allow_nan=True"),
         ("+1 2:", "feature 2 has no value"),
         ("+1 3:1 2:1", "feature indices are not in increasing order (2 after 3)"),
         ("+1 3:1 3:2", "feature indices are not in increasing order (3 after 3)"),
         ("+1 0:1", "feature index 0 in a one-based file"),
         ("+1 11:1", "feature index 11 is out of range for n_features=10 (one-based indices)"),
-        ("+1 99999999999999999999:1", "feature index '99999999999999999999' is too large"),
+        ("+1 99999999999999999999:1",
+         "feature index 99999999999999999999 is out of range for n_features=10"),
     ],
 )
 @pytest.mark.parametrize("block_size", [16, 1 << 20])
@@ -155,20 +158,20 @@ def test_svmlight_malformed_lines_name_file_and_line(tmp_path, line, message, bl
     # comment and blank lines count: the bad line is line 5
     path = tmp_path / "bad.svm"
     path.write_text(f"+1 1:1\n# comment\n\n-1 2:1\n{line}\n+1 1:2\n")
-    with pytest.raises(ValueError, match=re.escape(f"bad.svm, line 5: {message}")):
+    with pytest.raises(ValueError, match=re.escape(f"bad.svm:5: {message}")):
         list(iter_svmlight(path, n_features=10, zero_based=False, block_size=block_size))
 
 
 def test_svmlight_pre_scan_reports_syntax_errors_with_the_line(tmp_path):
     path = write(tmp_path / "bad.svm.bz2", b"1 1:1\n1 2:1\n1 1:x\n")
-    with pytest.raises(ValueError, match=r"bad.svm.bz2, line 3: value 'x' of feature 1"):
+    with pytest.raises(ValueError, match=r"bad.svm.bz2:3: value 'x' of feature 1"):
         next(iter_svmlight(path))
 
 
 def test_svmlight_zero_based_index_beyond_n_features(tmp_path):
     path = tmp_path / "z.svm"
     path.write_text("1 0:1 4:1\n")
-    with pytest.raises(ValueError, match=r"line 1: feature index 4 is out of range for "
+    with pytest.raises(ValueError, match=r"z.svm:1: feature index 4 is out of range for "
                                          r"n_features=4 \(zero-based indices\)"):
         load_svmlight(path, n_features=4, zero_based=True)
     assert load_svmlight(path, n_features=5)[0].shape == (1, 5)  # auto: index 0 => zero-based
@@ -179,7 +182,7 @@ def test_svmlight_zero_based_index_beyond_n_features(tmp_path):
 def test_svmlight_without_examples(tmp_path, text, scan):
     path = write(tmp_path / "empty.svm.gz", text.encode())
     kwargs = {} if scan else {"n_features": 3, "zero_based": False}
-    with pytest.raises(ValueError, match="empty.svm.gz contains no examples"):
+    with pytest.raises(ValueError, match=r"empty.svm.gz:\d+: the file contains no examples"):
         list(iter_svmlight(path, **kwargs))
 
 
@@ -205,6 +208,13 @@ def test_reader_arguments_are_checked_at_call_time(tmp_path):
         iter_csv(tmp_path / "nope.csv")
     with pytest.raises(ValueError, match="delimiter"):
         iter_csv(path, delimiter=",,")
+    with pytest.raises(ValueError, match="max_features must be a positive integer; got 0"):
+        iter_svmlight(path, max_features=0)
+    with pytest.raises(ValueError, match="max_features must be a positive integer; got 2.5"):
+        iter_csv(path, max_features=2.5)
+    for reader in (iter_svmlight, iter_csv):
+        with pytest.raises(ValueError, match="allow_nan must be True or False; got 'yes'"):
+            reader(path, allow_nan="yes")
 
 
 def test_real_svmlight_files_match_sklearn(data_file):
@@ -251,7 +261,7 @@ def test_csv_label_kinds_and_columns(tmp_path):
     assert y is None and X.dtype == np.float32
     np.testing.assert_array_equal(X, [[1, 2, 3], [4, 5, 6]])
     path.write_text("x,y\n1,2\n")  # forced: the first line is data
-    with pytest.raises(ValueError, match=r"d.csv, line 1: field 1 'x' is not a number"):
+    with pytest.raises(ValueError, match=r"d.csv:1: field 1 'x' is not a number"):
         load_csv(path, header=False)
     X, y = load_csv(path, header=True)
     assert X.tolist() == [[1.0]] and y.tolist() == [2]
@@ -269,38 +279,38 @@ def test_csv_string_labels_across_blocks(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("1,2,0\n3,4,1\n5,1\n", "line 3: expected 3 fields (as on line 1), found 2"),
-        ("1,2,0\n\n3,4,1,7\n", "line 3: expected 3 fields (as on line 1), found 4"),
-        ("1,2,0\n3,abc,1\n", "line 2: field 2 'abc' is not a number"),
-        ("1,2,0\n3,,1\n", "line 2: field 2 is empty"),
-        ("1,2,0\n3,4 5,1\n", "line 2: field 2 '4 5' is not a number"),
-        ("a,b,c\n1,2,0\n3,1e,1\n", "line 3: field 2 '1e' is not a number"),
+        ("1,2,0\n3,4,1\n5,1\n", "3: expected 3 fields (as on line 1), found 2"),
+        ("1,2,0\n\n3,4,1,7\n", "3: expected 3 fields (as on line 1), found 4"),
+        ("1,2,0\n3,abc,1\n", "2: field 2 'abc' is not a number"),
+        ("1,2,0\n3,,1\n", "2: field 2 is empty"),
+        ("1,2,0\n3,4 5,1\n", "2: field 2 '4 5' is not a number"),
+        ("a,b,c\n1,2,0\n3,1e,1\n", "3: field 2 '1e' is not a number"),
     ],
 )
 def test_csv_malformed_rows_name_file_and_line(tmp_path, text, message):
     path = tmp_path / "bad.csv"
     path.write_text(text)
-    with pytest.raises(ValueError, match=re.escape(f"bad.csv, {message}")):
+    with pytest.raises(ValueError, match=re.escape(f"bad.csv:{message}")):
         list(iter_csv(path, block_size=8))
 
 
 def test_csv_labels_must_keep_their_kind(tmp_path):
     path = tmp_path / "k.csv"
     path.write_text("1,0\n2,1\n3,x\n")
-    with pytest.raises(ValueError, match=r"k.csv, line 3: label 'x' is not a number"):
+    with pytest.raises(ValueError, match=r"k.csv:3: label 'x' is not a finite number"):
         list(iter_csv(path, chunk_size=2))
     path.write_text("1,0\n2,1\n3,1.5\n")
-    with pytest.raises(ValueError, match=r"k.csv, line 3: label '1.5' is not an integer"):
+    with pytest.raises(ValueError, match=r"k.csv:3: label '1.5' is not an integer"):
         list(iter_csv(path, chunk_size=2))
 
 
 def test_csv_without_examples_or_bad_label_column(tmp_path):
     path = tmp_path / "h.csv"
     path.write_text("a,b,c\n\n")
-    with pytest.raises(ValueError, match="h.csv contains no examples"):
+    with pytest.raises(ValueError, match=r"h.csv:\d+: the file contains no examples"):
         list(iter_csv(path))
     path.write_text("")
-    with pytest.raises(ValueError, match="h.csv contains no examples"):
+    with pytest.raises(ValueError, match=r"h.csv:\d+: the file contains no examples"):
         list(iter_csv(path))
     path.write_text("1,2\n")
     with pytest.raises(ValueError, match="label_column=5 is out of range for 2 fields"):
@@ -311,7 +321,7 @@ def test_csv_reports_the_stray_tab_of_waveform(data_file):
     """The data README's "row 42" counts rows from 0: it is line 43 of the file."""
     path = data_file("waveform.data")
     with pytest.raises(ValueError, match=re.escape(
-            "waveform.data, line 43: field 21 '0.6\\t8' is not a number")):
+            "waveform.data:43: field 21 '0.6\\t8' is not a number")):
         list(iter_csv(path, chunk_size=1000))
 
 
@@ -372,3 +382,117 @@ def test_iter_npz_memory_maps_stored_arrays(tmp_path):
     assert all(t is None for _, t in iter_npz(tmp_path / "a.npz", "X", None, chunk_size=8))
     with pytest.raises(ValueError, match="a.npz has no array 'features'; it holds X, y"):
         iter_npz(tmp_path / "a.npz", "features", "y")
+
+
+# --------------------------------------------------------------------------- NaN, headers, labels
+@pytest.mark.parametrize("spelling, value", [("nan", np.nan), ("NaN", np.nan), ("inf", np.inf),
+                                             ("-inf", -np.inf), ("Infinity", np.inf),
+                                             ("+INF", np.inf), ("1e999", np.inf)])
+def test_nan_and_inf_need_allow_nan(tmp_path, spelling, value):
+    svm = tmp_path / "n.svm"
+    svm.write_text(f"1 1:1\n-1 1:2 2:{spelling}\n")
+    with pytest.raises(DataFileError, match=re.escape(
+            f"n.svm:2: value '{spelling}' of feature 2 is not finite (pass allow_nan=True")):
+        load_svmlight(svm)
+    X, _ = load_svmlight(svm, allow_nan=True)
+    np.testing.assert_array_equal(X.toarray(), [[1.0, 0.0], [2.0, value]])
+    csv = tmp_path / "n.csv"
+    csv.write_text(f"1,2,0\n3,{spelling},1\n")
+    with pytest.raises(DataFileError, match=re.escape(
+            f"n.csv:2: field 2 '{spelling}' is not finite (pass allow_nan=True")):
+        load_csv(csv)
+    X, _ = load_csv(csv, allow_nan=True)
+    np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, value]])
+
+
+def test_labels_are_never_nan(tmp_path):
+    path = tmp_path / "l.svm"
+    path.write_text("1 1:1\nnan 1:2\n")
+    with pytest.raises(DataFileError, match="l.svm:2: label 'nan' is not a finite number"):
+        load_svmlight(path, allow_nan=True)
+    path = tmp_path / "l.csv"
+    path.write_text("1,0\n2,nan\n")
+    with pytest.raises(DataFileError, match="l.csv:2: label 'nan' is not a finite number"):
+        load_csv(path, allow_nan=True)
+
+
+def test_csv_first_row_with_nan_is_data_not_a_header(tmp_path):
+    """Reproducer: a first row holding a NaN was lost as a "header"."""
+    path = tmp_path / "h.csv"
+    path.write_text("nan,1,0\n2,3,1\n")
+    X, y = load_csv(path, allow_nan=True)
+    np.testing.assert_array_equal(X, [[np.nan, 1.0], [2.0, 3.0]])
+    assert y.tolist() == [0, 1]
+    with pytest.raises(DataFileError, match="h.csv:1: field 1 'nan' is not finite"):
+        load_csv(path)  # refused, not skipped
+    path.write_text("1,,0\n2,3,1\n")  # an empty cell does not make a header either
+    with pytest.raises(DataFileError, match="h.csv:1: field 2 is empty"):
+        load_csv(path)
+
+
+@pytest.mark.parametrize("first", ["a,b,class", "x, nan, y", "width,-inf,0", "NA,1,0"])
+def test_csv_first_row_with_text_is_a_header(tmp_path, first):
+    path = tmp_path / "h.csv"
+    path.write_text(f"{first}\n1,2,0\n3,inf,1\n")
+    X, y = load_csv(path, allow_nan=True)
+    np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, np.inf]])
+    assert y.tolist() == [0, 1]
+
+
+def test_csv_empty_label_is_refused(tmp_path):
+    """Reproducer: an empty label field became the class ''."""
+    path = tmp_path / "e.csv"
+    path.write_text("1,2,a\n3,4,\n5,6,b\n")
+    with pytest.raises(DataFileError, match=re.escape("e.csv:2: the label (field 3) is empty")):
+        load_csv(path)
+    path.write_text(" ,1,2\n")
+    with pytest.raises(DataFileError, match=re.escape("e.csv:1: the label (field 1) is empty")):
+        load_csv(path, label_column=0)
+
+
+@pytest.mark.parametrize("text, chunk_size, message", [
+    ("1,0\n2,1\n3,a\n4,b\n", 10, "e.csv:3: label 'a' is not a finite number, but the first "
+                                  "label is a number"),
+    ("1,a\n2,b\n3,0\n", 10, "e.csv:3: label '0' is a number, but the first label is text"),
+    ("1,a\n2,b\n3,0\n", 2, "e.csv:3: label '0' is a number, but the first label is text"),
+])
+def test_csv_labels_do_not_mix_numbers_and_text(tmp_path, text, chunk_size, message):
+    """Reproducer: string labels after integer labels turned every class into a string."""
+    path = tmp_path / "e.csv"
+    path.write_text(text)
+    with pytest.raises(DataFileError, match=re.escape(message)):
+        list(iter_csv(path, chunk_size=chunk_size))
+
+
+def test_csv_text_labels_must_be_utf8_without_nul(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_bytes(b"1,caf\xc3\xa9\n2,dog\n3,b\xffd\n")
+    with pytest.raises(DataFileError, match="u.csv:3: label 'b\ufffdd' is not valid UTF-8"):
+        load_csv(path)
+    path.write_bytes(b"1,cat\n2,a\x00\n")
+    with pytest.raises(DataFileError, match=r"u.csv:2: label 'a\\x00' holds a NUL byte"):
+        load_csv(path)
+    path.write_bytes(b"1,caf\xc3\xa9\n2,dog\n")
+    assert load_csv(path)[1].tolist() == ["caf\u00e9", "dog"]
+
+
+def test_csv_huge_integer_labels_stay_exact_or_become_floats(tmp_path):
+    path = tmp_path / "i.csv"
+    path.write_text("1,99999999999999999999\n2,1\n")
+    y = load_csv(path)[1]
+    assert y.dtype == np.float64 and y.tolist() == [1e20, 1.0]
+    path.write_text("1,1\n2,99999999999999999999\n")
+    with pytest.raises(DataFileError, match="i.csv:2: label '99999999999999999999' is not an "
+                                            "integer below 2"):
+        list(iter_csv(path, chunk_size=1))
+
+
+def test_errors_are_data_file_errors_and_value_errors(tmp_path):
+    path = tmp_path / "x.svm"
+    path.write_text("1 1:1\n1 1:x\n")
+    with pytest.raises(ValueError) as info:
+        load_svmlight(path)
+    assert isinstance(info.value, DataFileError)
+    assert (info.value.path, info.value.line) == (str(path), 2)
+    assert info.value.problem == "value 'x' of feature 1 is not a number"
+    assert str(info.value) == f"{path}:2: value 'x' of feature 1 is not a number"

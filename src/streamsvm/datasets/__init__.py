@@ -2,8 +2,9 @@
 
 Every source is an iterator of ``(X, y)`` chunks that holds one chunk at a time:
 
-- readers: :func:`iter_svmlight` (CSR chunks; plain, ``.gz``, ``.bz2``), :func:`iter_csv`
-  (dense), :func:`iter_arrays`, :func:`iter_npz`, and the whole-file ``load_*`` forms;
+- readers: :func:`iter_svmlight` (CSR chunks; plain, ``.gz``, ``.bz2``, ``.xz``),
+  :func:`iter_csv` (dense), :func:`iter_arrays`, :func:`iter_npz`, and the whole-file
+  ``load_*`` forms; a damaged file raises :class:`DataFileError` (``file:line: problem``);
 - the papers' datasets, read from the folder ``$STREAMSVM_DATA``: :func:`list_datasets`,
   :func:`describe_dataset`, :func:`iter_dataset`, :func:`load_dataset`;
 - :func:`open_stream`: one entry for what a user types (a file path, a dataset name, a
@@ -47,6 +48,8 @@ from .loaders import (
     load_waveform_file,
 )
 from .readers import (
+    DEFAULT_MAX_FEATURES,
+    DataFileError,
     concat_chunks,
     iter_arrays,
     iter_csv,
@@ -71,6 +74,8 @@ __all__ = [
     "UnknownSourceError",
     "GENERATOR_SOURCES",
     # readers
+    "DataFileError",
+    "DEFAULT_MAX_FEATURES",
     "iter_svmlight",
     "load_svmlight",
     "iter_csv",

@@ -33,6 +33,7 @@ INDEX_OVERFLOW = 17
 # csv errors
 BAD_FIELD = 20
 FIELD_COUNT = 21
+EMPTY_LABEL = 22
 
 _NL = 10
 _CR = 13
@@ -129,6 +130,8 @@ def decimal_to_double(mantissa, exp10, dropped):
     ml = np.float64(mantissa - np.int64(mh)) + (0.5 if dropped else 0.0)
     if exp10 >= 0:
         p, e = _two_prod(mh, _POW10_HI[exp10])
+        if np.isinf(p):  # too large: the error term would be inf - inf
+            return p
         e += mh * _POW10_LO[exp10] + ml * _POW10_HI[exp10]
         return p + e
     k = -exp10
@@ -147,20 +150,52 @@ def decimal_to_double(mantissa, exp10, dropped):
 
 
 @njit(cache=True)
-def parse_float(buf, pos, stop):
-    """Read ``[+-]digits[.digits][(e|E)[+-]digits]`` at ``pos``.
+def _special_value(buf, pos, stop):
+    """``(value, end)`` for ``nan``, ``inf`` or ``infinity`` (any case) at ``pos``; else
+    ``end == pos``."""
+    if pos + 3 > stop:
+        return 0.0, pos
+    a, b, c = buf[pos] | 32, buf[pos + 1] | 32, buf[pos + 2] | 32
+    if a == 110 and b == 97 and c == 110:  # nan
+        return np.nan, pos + 3
+    if not (a == 105 and b == 110 and c == 102):  # inf
+        return 0.0, pos
+    if (pos + 8 <= stop and buf[pos + 3] | 32 == 105 and buf[pos + 4] | 32 == 110
+            and buf[pos + 5] | 32 == 105 and buf[pos + 6] | 32 == 116
+            and buf[pos + 7] | 32 == 121):  # inity
+        return np.inf, pos + 8
+    return np.inf, pos + 3
 
-    Returns ``(value, new_pos, ok)``; ``ok`` is false when there is no number at ``pos`` or
-    it is not finite. The first 18 or 19 significant digits are kept exactly and the
-    value is converted by :func:`decimal_to_double`, so it is rounded correctly (the same
-    double as ``float(text)``) except within about 1e-19 of a midpoint between doubles
-    when more digits are written, or for subnormal values.
-    Stops at the first character that cannot continue the number.
+
+@njit(cache=True)
+def parse_float(buf, pos, stop, allow_nonfinite):
+    """Read a number at ``pos``; return ``(value, new_pos, ok)``.
+
+    The grammar (the finite decimals)::
+
+        number   := sign? (digits ("." digits?)? | "." digits) exponent?
+        exponent := ("e" | "E") sign? digits
+        sign     := "+" | "-"          digits := one or more of 0-9
+
+    With ``allow_nonfinite`` a number may also be ``sign? (nan | inf | infinity)`` in any
+    case, and a decimal too large for a double gives ``+-inf`` (as ``float`` does);
+    without it both give ``ok`` false. ``ok`` is false too when no number starts at
+    ``pos``. Stops at the first byte that cannot continue the number.
+
+    The first 18 or 19 significant digits are kept exactly and the value is converted by
+    :func:`decimal_to_double`, so it is rounded correctly (the same double as
+    ``float(text)``) except within about 1e-19 of a midpoint between doubles when more
+    digits are written, or for subnormal values.
     """
     negative = False
     if pos < stop and (buf[pos] == _PLUS or buf[pos] == _MINUS):
         negative = buf[pos] == _MINUS
         pos += 1
+    if allow_nonfinite and pos < stop and not _is_digit(buf[pos]) and buf[pos] != _DOT:
+        special, end = _special_value(buf, pos, stop)
+        if end == pos:
+            return 0.0, pos, False
+        return (-special if negative else special), end, True
     mantissa = np.int64(0)
     exp10 = 0
     digits = 0
@@ -202,7 +237,7 @@ def parse_float(buf, pos, stop):
             return 0.0, pos, False
         exp10 += -e if exp_negative else e
     value = decimal_to_double(mantissa, exp10, dropped)
-    if not np.isfinite(value):
+    if not allow_nonfinite and not np.isfinite(value):
         return 0.0, pos, False
     return (-value if negative else value), pos, True
 
@@ -220,12 +255,13 @@ def _svm_token_end(buf, pos, stop):
 
 
 @njit(cache=True)
-def parse_svmlight(buf, pos, stop, offset, n_features, store, max_rows,
+def parse_svmlight(buf, pos, stop, offset, limit, allow_nan, store, max_rows,
                    labels, indptr, indices, values, n_rows, nnz):
     """Read svmlight/LIBSVM lines ``label [qid:q] index:value ...  # comment``.
 
     ``offset`` (1 for one-based files, 0 for zero-based) is subtracted from each index to
-    give the column; ``n_features < 0`` means unknown. Rows are appended to ``labels``,
+    give the column, which must be below ``limit`` (``INDEX_TOO_LARGE``). Values may be
+    NaN or infinite when ``allow_nan`` is true; labels never. Rows are appended to ``labels``,
     ``indptr``, ``indices``, ``values`` after the ``n_rows`` rows / ``nnz`` entries already
     there (``indptr[n_rows] == nnz``). With ``store`` false nothing is written (a counting
     pre-scan). Blank and comment lines give no row; ``qid:`` pairs are skipped.
@@ -256,7 +292,7 @@ def parse_svmlight(buf, pos, stop, offset, n_features, store, max_rows,
                 lines += 1
             continue
         start = pos
-        label, pos, ok = parse_float(buf, pos, stop)
+        label, pos, ok = parse_float(buf, pos, stop, False)
         if not ok or not _ends_svm_token(buf, pos, stop):
             return (BAD_LABEL, line_start, n_rows, nnz, lines, min_raw, max_raw,
                     start, _svm_token_end(buf, start, stop), 0)
@@ -300,7 +336,7 @@ def parse_svmlight(buf, pos, stop, offset, n_features, store, max_rows,
                         start, pos, 0)
             pos += 1  # the colon
             value_start = pos
-            value, pos, ok = parse_float(buf, pos, stop)
+            value, pos, ok = parse_float(buf, pos, stop, allow_nan)
             if not ok or not _ends_svm_token(buf, pos, stop):
                 return (BAD_VALUE, line_start, n_rows, nnz, lines, min_raw, max_raw,
                         value_start, _svm_token_end(buf, value_start, stop), index)
@@ -312,7 +348,7 @@ def parse_svmlight(buf, pos, stop, offset, n_features, store, max_rows,
             if column < 0:
                 return (INDEX_BELOW_ONE, line_start, n_rows, nnz, lines, min_raw, max_raw,
                         start, value_start - 1, index)
-            if n_features >= 0 and column >= n_features:
+            if column >= limit:
                 return (INDEX_TOO_LARGE, line_start, n_rows, nnz, lines, min_raw, max_raw,
                         start, value_start - 1, index)
             if index < min_raw:
@@ -346,8 +382,8 @@ def last_newline(buf, end):
 
 
 @njit(cache=True)
-def parse_csv(buf, pos, stop, delimiter, strip, n_fields, label_column, max_rows, line_base,
-              X, label_values, label_numeric, label_integral, label_start, label_end,
+def parse_csv(buf, pos, stop, delimiter, strip, n_fields, label_column, allow_nan, max_rows,
+              line_base, X, label_values, label_numeric, label_integral, label_start, label_end,
               label_bytes, row_line, n_rows, n_label_bytes):
     """Read delimited lines of exactly ``n_fields`` fields into the rows of ``X``.
 
@@ -355,12 +391,14 @@ def parse_csv(buf, pos, stop, delimiter, strip, n_fields, label_column, max_rows
     appended to ``label_bytes`` (span ``label_start``/``label_end``) and, when it reads as
     a number, its value goes to ``label_values`` with ``label_numeric`` set
     (``label_integral`` when written as an integer). ``strip`` removes blanks around each
-    field. Lines with only blanks give no row. Every other field must be a number.
+    field. Lines with only blanks give no row. An empty label is ``EMPTY_LABEL``. Every other
+    field must be a number (NaN and infinities too when ``allow_nan`` is true).
     ``row_line`` receives the 1-based line of each row (``line_base`` lines precede
     ``buf[pos]``).
 
     Returns ``(status, pos, n_rows, n_label_bytes, lines, tok_start, tok_end, aux)``; on
-    ``BAD_FIELD`` ``aux`` is the 0-based field, on ``FIELD_COUNT`` the number of fields.
+    ``BAD_FIELD`` and ``EMPTY_LABEL`` ``aux`` is the 0-based field, on ``FIELD_COUNT`` the
+    number of fields.
     """
     lines = 0
     while pos < stop:
@@ -393,6 +431,9 @@ def parse_csv(buf, pos, stop, delimiter, strip, n_fields, label_column, max_rows
             if field < n_fields:
                 if field == label_column:
                     size = end - start
+                    if size == 0:
+                        return (EMPTY_LABEL, line_start, n_rows, n_label_bytes, lines, start,
+                                end, field)
                     if n_label_bytes + size > label_bytes.shape[0]:
                         return NEED_SPACE, line_start, n_rows, n_label_bytes, lines, 0, 0, 0
                     for q in range(size):
@@ -400,7 +441,7 @@ def parse_csv(buf, pos, stop, delimiter, strip, n_fields, label_column, max_rows
                     label_start[n_rows] = n_label_bytes
                     label_end[n_rows] = n_label_bytes + size
                     n_label_bytes += size
-                    value, p, ok = parse_float(buf, start, end)
+                    value, p, ok = parse_float(buf, start, end, False)
                     label_numeric[n_rows] = ok and p == end
                     label_values[n_rows] = value
                     integral = True
@@ -409,7 +450,7 @@ def parse_csv(buf, pos, stop, delimiter, strip, n_fields, label_column, max_rows
                             integral = False
                     label_integral[n_rows] = integral
                 else:
-                    value, p, ok = parse_float(buf, start, end)
+                    value, p, ok = parse_float(buf, start, end, allow_nan)
                     if not ok or p != end:
                         return (BAD_FIELD, line_start, n_rows, n_label_bytes, lines, start,
                                 end, field)
