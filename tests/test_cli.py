@@ -246,7 +246,7 @@ def test_bad_sources_exit_1_with_one_line(runner, svmlight_file, tmp_path):
     assert "broken.svm.gz" in line
     line = _one_error_line(runner.invoke(main, ["train", "Perceptron", "--file", "-", "--quiet"],
                                          input=b"+1 1:0.5\n-1 1:x\n"), EXIT_DATA)
-    assert line.startswith("error: <stdin>, line 2")
+    assert line.startswith("error: <stdin>:2: ")
     line = _one_error_line(runner.invoke(main, ["demo", "--data", str(path)]), EXIT_DATA)
     assert "built-in dataset or a generator" in line
     line = _one_error_line(runner.invoke(main, ["demo", "--data", "nope"]), EXIT_USAGE)

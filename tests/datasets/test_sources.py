@@ -125,7 +125,7 @@ def test_unknown_sources_list_what_exists(tmp_path):
 def test_errors_while_reading_name_the_file(tmp_path):
     bad = tmp_path / "bad.svm"
     bad.write_bytes(b"+1 1:0.5\n-1 1:oops\n")
-    with pytest.raises(ValueError, match=r"bad\.svm.*line 2"):
+    with pytest.raises(ValueError, match=r"bad\.svm:2: "):
         list(open_stream(str(bad)))
     broken = tmp_path / "broken.svm.gz"
     broken.write_bytes(gzip.compress(SVMLIGHT * 50)[:60])
@@ -151,6 +151,6 @@ def test_stdin_csv_is_recognised_and_errors_name_stdin(monkeypatch, files):
     _stdin(monkeypatch, CSV)
     _same_chunks(open_stream("-"), iter_csv(files["b.csv"]))
     _stdin(monkeypatch, b"1 1:0.5\n1 1:0.5 2:x\n")
-    with pytest.raises(DataSourceError, match=r"^<stdin>, line 2") as info:
+    with pytest.raises(DataSourceError, match=r"^<stdin>:2: ") as info:
         list(open_stream("-"))
     assert ".stdin" not in str(info.value)  # the temporary copy's name is not shown
