@@ -43,7 +43,8 @@ class SiteDown(RuntimeError):
 
 
 class Envelope:
-    """One message: ``kind`` 'request' (method, args, ack) or 'reply' (result)."""
+    """One message: ``kind`` 'request' (method, args, ack), 'reply' (result), or 'ack' (a
+    restarted site's answer to a request that its checkpoint already holds)."""
 
     __slots__ = ("kind", "site", "seq", "method", "args", "ack", "result")
 
@@ -116,6 +117,8 @@ class SiteEndpoint:
                     out.append(self.replies[env.seq])
                 elif env.seq == self.checkpoint_seq and env.method == _CHECKPOINT:
                     out.append(Envelope("reply", env.site, env.seq, result=env.seq))
+                else:  # ran before the checkpoint this site restarted from
+                    out.append(Envelope("ack", env.site, env.seq))
                 continue
             self.waiting[env.seq] = env
             while self.delivered + 1 in self.waiting:
@@ -188,6 +191,7 @@ class _Link:
         self.results = {}  # seq -> result, while someone waits for it
         self.pending = {}  # seq -> request without a reply
         self.log = {}  # seq -> request after the last checkpoint
+        self.replaying = set()  # replayed to a restarted site, not yet acknowledged
         self.acked = 0  # every reply up to this number has arrived
         self.since_checkpoint = 0
 
@@ -246,6 +250,7 @@ class MessageLayer:
             link = self.links[k]
             link.results.pop(seq)
             link.log = {s: e for s, e in link.log.items() if s > seq}
+            link.replaying = {s for s in link.replaying if s in link.log}
             link.since_checkpoint = 0
             self.counters["checkpoints"] += 1
 
@@ -294,7 +299,8 @@ class MessageLayer:
 
     def _on_reply(self, env):
         link = self.links[env.site]
-        if env.seq not in link.pending:
+        link.replaying.discard(env.seq)
+        if env.seq not in link.pending or env.kind == "ack":
             self.counters["duplicates_dropped"] += 1
             return
         del link.pending[env.seq]
@@ -314,14 +320,15 @@ class MessageLayer:
                                        "restart it from (checkpoint_every=0)")
                 handle.restart(path)
                 self.counters["restarts"] += 1
+                link.replaying = set(link.log)
                 for seq in sorted(link.log):
                     env = link.log[seq]
                     env.ack = link.acked
                     self.transport.send(env)
                     self.counters["replayed"] += 1
                 continue
-            for seq in sorted(link.pending):
-                env = link.pending[seq]
+            for seq in sorted(link.replaying | set(link.pending)):
+                env = link.log[seq] if seq in link.replaying else link.pending[seq]
                 env.ack = link.acked
                 self.transport.send(env)
                 self.counters["resends"] += 1
