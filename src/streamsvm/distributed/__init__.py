@@ -1,4 +1,6 @@
-"""Distributed tracking of L2-SVMs over many sites by geometric monitoring (``003_…``).
+"""Distributed tracking of L2-SVMs over many sites by geometric monitoring (P. Chrysogelos,
+"Streaming, High Performance Support Vector Methods", diploma thesis, Technical University of
+Crete, 2016).
 
 * :class:`Tracker` — the general protocol (chapters 2–3): min f over the hull of K sites'
   fully dynamic sets, exact or ε-approximate, update method 1 or 2;

@@ -1,16 +1,19 @@
-"""The public estimator: an L2-SVM tracked over K sites (``003_…`` chapter 4).
+"""The public estimator: an L2-SVM tracked over K sites (P. Chrysogelos, "Streaming, High
+Performance Support Vector Methods", diploma thesis, Technical University of Crete, 2016,
+chapter 4).
 
 :class:`DistributedL2SVM` keeps, at every site, the (exact or ε-approximate) two-class or
 one-class L2-SVM over the union of the sites' current points, while points are added and
 deleted at the sites. It is a thin front over :class:`~streamsvm.distributed.protocol.Tracker`
 with the L2-SVM kernel k̂ of section 4.1 and f = ‖·‖².
 
-It is not in the estimator registry: its stream is one of *events at sites* (which site holds
-a point, deletions by id), not chunks of (X, y); the model is two-class or one-class only;
-and every event is a protocol step in Python (messages between sites), so scikit-learn's
-generic check suite would mostly exercise the simulation rather than the model. It still
-offers ``fit`` / ``partial_fit`` (points dealt to the sites round-robin, or as given),
-``predict``, ``decision_function`` and ``score``, and ``get_params`` / ``clone``.
+It is in the estimator registry with the library's contract (``fit``, ``partial_fit(X, y,
+classes=None)``, ``learn_one`` / ``predict_one``, CSR input, ``save`` / ``load``), plus what
+only it has: ``sites=`` (which site receives each row; default round-robin), ``add`` /
+``delete`` of single points by id, and queries at any ``site``. It differs where the tracked
+model does: two classes at most (no one-vs-rest: each class pair would be a separate
+tracker and protocol), and every row is a protocol step in Python (messages between sites),
+so it is far slower per example than the single-machine learners.
 """
 
 from __future__ import annotations
@@ -18,9 +21,17 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from .._validation import (
+    check_declared_classes,
+    check_features,
+    check_labels,
+    check_one_example,
+)
+from ..base import state_nbytes
 from ..kernels import Kernel, validate_kernel_params
 from .events import iter_events
 from .objective import KernelSpace, SquaredNorm
@@ -77,6 +88,15 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
 
     _streamsvm_model = True  # streamsvm.save / load take it (it is not a StreamClassifier)
     _transient = ()
+    _accepts_sparse = True
+    _chunk_invariant = True  # rows are added one at a time: chunking changes nothing
+    _test_params = [{"n_sites": 3, "kernel": "rbf", "gamma": 0.1, "C": 1.0}]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False  # two-class (or one-class) only
+        return tags
 
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="auto", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
@@ -165,12 +185,15 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
             record = self.tracker_.add(site, x, label, point_id)
         else:
             record = self.tracker_.add(site, x, self._label(y), point_id)
+        self.n_seen_ = getattr(self, "n_seen_", 0) + 1
         return record["point_id"]
 
     def _label_before_start(self, y):
         classes = np.array([-1, 1]) if self.classes is None or self.task == "one-class" \
             else np.asarray(self.classes)
         self.classes_ = classes
+        self._classes_declared = True
+        self.n_seen_ = 0
         return self._label(y)
 
     def delete(self, site, point_id):
@@ -178,56 +201,161 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
         self._check_fitted()
         self.tracker_.delete(site, point_id)
 
-    def fit(self, X, y=None, sites=None):
-        """Reset, then add the rows of X in order, row i at site ``sites[i]`` (default
-        ``i mod n_sites``). For two-class, y holds two labels (sorted: the first → −1)."""
-        X, y, sites = self._check_batch(X, y, sites)
+    def fit(self, X, y=None, *, sites=None):
+        """Reset, then add the rows of X (array or CSR) in order, row i at site ``sites[i]``
+        (default ``i mod n_sites``). For two-class, y holds two labels (sorted: the first
+        → −1, unless ``classes`` says otherwise)."""
+        self._check_params()
+        X = self._check_X(X, first=True)
+        y = self._check_y(X, y)
+        sites = self._check_sites(sites, X.shape[0])
+        classes = None
         if self.task == "two-class":
-            classes = np.unique(y)
-            if classes.size != 2:
-                raise ValueError(f"y must contain exactly two classes; got {classes.tolist()}")
-        self._start(X.shape[1], X)
-        if self.task == "two-class":
-            self.classes_ = classes if self.classes is None else np.asarray(self.classes)
-        self._add_rows(X, y, sites)
+            classes = np.unique(y) if self.classes is None else np.asarray(self.classes)
+            if np.unique(y).size < 2:
+                raise ValueError(f"y contains only one class ({np.unique(y).tolist()}); a "
+                                 "two-class model needs two classes")
+            self._check_two_classes(np.union1d(classes, y))
+            if self.classes is not None:
+                self._check_known(y, classes)
+        if self.gamma == "scale":
+            self._start(X.shape[1], X.toarray() if sp.issparse(X) else X)
+        else:
+            self._start(X.shape[1])
+        self.n_seen_ = 0
+        self._classes_declared = self.classes is not None
+        if classes is not None:
+            self.classes_ = classes
+        self._add_rows(X, self._signs(y), sites)
         return self
 
-    def partial_fit(self, X, y=None, sites=None):
-        """Add the rows of X (continuing point ids) without resetting."""
-        if not hasattr(self, "tracker_"):
-            return self.fit(X, y, sites)
-        X, y, sites = self._check_batch(X, y, sites)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model {self.n_features_in_}")
-        labels = [self._label(v) for v in y]  # check every label before changing anything
-        self._add_rows(X, labels, sites, mapped=True)
+    def partial_fit(self, X, y=None, classes=None, *, sites=None):
+        """Add the rows of X (array or CSR; point ids continue) without resetting.
+
+        ``classes``: the two labels the stream will hold (a label outside them is then an
+        error); without them, labels are added as they appear (at most two). ``sites`` as in
+        :meth:`fit`. Everything is checked before the first row is added."""
+        first = not hasattr(self, "tracker_")
+        if first:
+            self._check_params()
+        X = self._check_X(X, first=first)
+        y = self._check_y(X, y)
+        sites = self._check_sites(sites, X.shape[0])
+        new_classes, declared, flip = self._next_classes(y, classes, first)
+        if first:
+            self._start(X.shape[1])
+            self.n_seen_ = 0
+        if new_classes is not None:
+            self.classes_ = new_classes
+            self._classes_declared = declared
+        if flip:  # the stream met its second class, which sorts after the first
+            self.tracker_.network.call_many(range(self.n_sites), "flip_labels")
+        self._add_rows(X, self._signs(y), sites)
         return self
 
-    def _check_batch(self, X, y, sites):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[0] == 0:
-            raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinity")
+    def learn_one(self, x, y=None):
+        """Learn one example (River's interface); ``x`` is a 1-D array or a dict. The point
+        goes to site ``n_seen_ mod n_sites``."""
+        row, names = check_one_example(
+            x, feature_names=getattr(self, "_feature_names", None),
+            n_features=getattr(self, "n_features_in_", None))
+        site = getattr(self, "n_seen_", 0) % self.n_sites
+        self.partial_fit(row, None if y is None else [y], sites=[site])
+        if names is not None:
+            self._feature_names = names
+        return self
+
+    def predict_one(self, x):
+        """Label of one example, or None before anything has been learnt."""
+        if not self.__sklearn_is_fitted__():
+            return None
+        row, _ = check_one_example(x, feature_names=getattr(self, "_feature_names", None),
+                                   n_features=self.n_features_in_)
+        label = self.predict(row)[0]
+        return label.item() if isinstance(label, np.generic) else label
+
+    def finish(self):
+        """Nothing to flush (every point is tracked as it arrives); for the common API."""
+        return self
+
+    # ------------------------------------------------------------------ checks
+
+    def _check_X(self, X, *, first):
+        return check_features(X, n_features=None if first else self.n_features_in_,
+                              accept_sparse=True, estimator_name=type(self).__name__)
+
+    def _check_y(self, X, y):
         if y is None:
             if self.task == "two-class":
                 raise ValueError("a two-class model needs labels y")
-            y = np.ones(X.shape[0])
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],):
-            raise ValueError(f"y must have one label per row of X; got shape {y.shape}")
+            return np.ones(X.shape[0])
+        return check_labels(y, X.shape[0])
+
+    def _check_sites(self, sites, n):
         if sites is None:
-            sites = np.arange(X.shape[0]) % self.n_sites
+            return (getattr(self, "n_seen_", 0) + np.arange(n)) % self.n_sites
         sites = np.asarray(sites)
-        if sites.shape != (X.shape[0],) or not np.issubdtype(sites.dtype, np.integer) \
+        if sites.shape != (n,) or not np.issubdtype(sites.dtype, np.integer) \
                 or sites.min() < 0 or sites.max() >= self.n_sites:
             raise ValueError(f"sites must give one site in 0..{self.n_sites - 1} per row")
-        return X, y, sites
+        return sites
 
-    def _add_rows(self, X, y, sites, mapped=False):
-        for i in range(X.shape[0]):
-            label = y[i] if mapped else self._label(y[i])
-            self.tracker_.add(int(sites[i]), X[i], label)
+    def _check_two_classes(self, classes):
+        if classes.size > 2:
+            raise ValueError(f"y holds the labels {classes.tolist()}: DistributedL2SVM is a "
+                             "two-class model (task='one-class' ignores labels)")
+
+    @staticmethod
+    def _check_known(y, classes):
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(f"y contains labels {unknown.tolist()} that are not in the "
+                             f"declared classes {np.asarray(classes).tolist()}")
+
+    def _next_classes(self, y, classes, first):
+        """(classes_ after this chunk, declared?, flip the stored labels?), or (None, ...)
+        when nothing changes; raises before anything changes."""
+        if self.task == "one-class":
+            return (np.array([-1, 1]) if first else None), False, False
+        declared_before = not first and getattr(self, "_classes_declared", False)
+        if self.classes is not None:
+            fixed = np.asarray(self.classes)
+            self._check_known(y, fixed)
+            return fixed, True, False
+        if classes is not None:
+            declared = check_declared_classes(classes)
+            self._check_two_classes(declared)
+            if declared_before and not np.array_equal(declared, self.classes_):
+                raise ValueError(f"classes={declared.tolist()} differs from the classes "
+                                 f"declared before ({self.classes_.tolist()})")
+        elif declared_before:
+            declared = self.classes_
+        else:
+            declared = None
+        if declared is not None:
+            self._check_known(y, declared)
+            flip = not first and not declared_before and self.classes_.size == 1 \
+                and self.classes_[0] == declared[0]
+            return declared, True, flip
+        current = np.empty(0, dtype=y.dtype) if first else self.classes_
+        merged = np.union1d(current, y)
+        self._check_two_classes(merged)
+        flip = current.size == 1 and merged.size == 2 and current[0] == merged[0]
+        return merged, False, flip
+
+    def _signs(self, y):
+        """±1 per label: classes_[1] → +1, classes_[0] → −1; the only class so far → +1."""
+        if self.task == "one-class" or self.classes_.size == 1:
+            return np.ones(len(y))
+        return np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def _add_rows(self, X, signs, sites, block=256):
+        for start in range(0, X.shape[0], block):
+            rows = X[start:start + block]
+            rows = rows.toarray() if sp.issparse(rows) else rows
+            for i in range(rows.shape[0]):
+                self.tracker_.add(int(sites[start + i]), rows[i], float(signs[start + i]))
+                self.n_seen_ += 1
 
     def run_events(self, events, *, on_query=None):
         """Replay an event log (a path, lines, or :class:`~.events.Event` objects).
@@ -266,16 +394,32 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     def __sklearn_is_fitted__(self):
         return hasattr(self, "tracker_") and self.tracker_._has_global
 
-    def decision_function(self, X, site=0):
-        """Decision values as held by ``site`` (no communication, section 4.4)."""
+    def decision_function(self, X, site=0, block=4096):
+        """Decision values as held by ``site`` (no communication, section 4.4); X is an
+        array or a CSR matrix (densified ``block`` rows at a time)."""
         self._check_fitted()
-        return self.tracker_.decision_function(X, site)
+        X = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
+                           estimator_name=type(self).__name__)
+        if not sp.issparse(X):
+            return self.tracker_.decision_function(X, site)
+        return np.concatenate([
+            self.tracker_.decision_function(X[i:i + block].toarray(), site)
+            for i in range(0, X.shape[0], block)])
 
     def predict(self, X, site=0):
         """Class labels (one-class: +1 inside the support, −1 outside)."""
         scores = self.decision_function(X, site)
-        return self.classes_[(scores >= 0).astype(int)] if self.task == "two-class" \
-            else np.where(scores >= 0, 1, -1)
+        if self.task == "one-class":
+            return np.where(scores >= 0, 1, -1)
+        if self.classes_.size == 1:
+            return np.repeat(self.classes_, scores.shape[0])
+        return self.classes_[(scores >= 0).astype(int)]
+
+    @property
+    def model_nbytes_(self) -> int:
+        """Bytes of NumPy state held by all the sites together."""
+        self._check_fitted()
+        return state_nbytes(self.tracker_.network.export_sites())
 
     def communication_report(self) -> dict:
         """Totals of messages, vectors, scalars, bytes, rounds, beside the naive protocol's."""

@@ -1,4 +1,6 @@
-"""Spaces and convex objectives of the tracking protocol (``003_…`` chapters 2–4).
+"""Spaces and convex objectives of the tracking protocol (P. Chrysogelos, "Streaming, High
+Performance Support Vector Methods", diploma thesis, Technical University of Crete, 2016,
+chapters 2–4).
 
 The protocol only ever manipulates *points* (a :class:`PointBlock`: ids, raw vectors,
 labels) and convex combinations of them. What a point means geometrically is a

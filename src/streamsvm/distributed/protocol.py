@@ -1,10 +1,12 @@
-"""The tracking protocol of ``003_…`` (chapters 2–3): minimise a convex differentiable f over
-the convex hull of the union of K sites' fully dynamic point sets, with every site holding
-the (exact or ε-approximate) optimum ê at all times.
+"""The tracking protocol of P. Chrysogelos, "Streaming, High Performance Support Vector
+Methods" (diploma thesis, Technical University of Crete, 2016), chapters 2–3: minimise a
+convex differentiable f over the convex hull of the union of K sites' fully dynamic point
+sets, with every site holding the (exact or ε-approximate) optimum ê at all times.
 
 :class:`Tracker` is the driver. It routes events to sites, lets the sites check their local
 constraints, and when a constraint fails runs an update, moving every message between sites
-itself and counting it (:class:`~streamsvm.distributed.network.CommStats`). Synchronous
+itself and counting it (:class:`~streamsvm.distributed.network.CommStats`); the moves go
+through the message layer of :mod:`~streamsvm.distributed.messages`. Synchronous
 rounds are assumed: after a broadcast a site that sees no violation stays silent, and a site
 that does reports its smallest slack (one scalar) to the broadcaster, which hands a token to
 the most violated site (the paper leaves the choice open: "one of the sites having at least

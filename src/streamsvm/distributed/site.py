@@ -1,8 +1,10 @@
-"""One site of the tracking protocol (``003_…`` section 1.3): its points D_k, the global
-vector ê (known to every site, as a convex combination of atoms), local constraints and local
-problems. A site never talks to other sites itself: the protocol driver
-(:mod:`~streamsvm.distributed.protocol`) moves messages between sites and counts them, so the
-same :class:`Site` runs in-process or as a Ray actor.
+"""One site of the tracking protocol (P. Chrysogelos, "Streaming, High Performance Support
+Vector Methods", diploma thesis, Technical University of Crete, 2016, section 1.3): its
+points D_k, the global vector ê (known to every site, as a convex combination of atoms),
+local constraints and local problems. A site never talks to other sites itself: the protocol
+driver (:mod:`~streamsvm.distributed.protocol`) moves messages between sites and counts them,
+through the message layer (:mod:`~streamsvm.distributed.messages`), so the same
+:class:`Site` runs in-process or as a Ray actor.
 
 Known points M_k = D_k ∪ atoms(ê) (section 2.3): the local problems (2.3, 4.5) and method 2's
 rays use exactly these. Point ids here are the tracker's wire ids (unique for the life of the
@@ -128,6 +130,16 @@ class Site:
             if not np.any(self._installed.ids == p):
                 self._cache_put(p, x, y)
         self._cache_trim()
+
+    def flip_labels(self) -> None:
+        """Negate every label this site holds (the estimator re-targets a stream that met its
+        second class; k̂ = y_i y_j (k + 1) + δ_ij/C does not change, so neither do ê nor the
+        slacks, and the decision function changes sign)."""
+        self._y[:self._n] *= -1.0
+        for block in {id(b): b for b in (self._atoms, self._installed)}.values():
+            block.y *= -1.0
+        for p, (x, y) in list(self._cache.items()):
+            self._cache[p] = (x, -y)
 
     # ------------------------------------------------------------------ own points
 
