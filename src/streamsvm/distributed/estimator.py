@@ -287,7 +287,8 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     def _check_y(self, X, y):
         if y is None:
             if self.task == "two-class":
-                raise ValueError("a two-class model needs labels y")
+                raise ValueError("requires y to be passed, but the target y is None (a "
+                                 "two-class model needs labels)")
             return np.ones(X.shape[0])
         return check_labels(y, X.shape[0])
 
@@ -302,8 +303,9 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
 
     def _check_two_classes(self, classes):
         if classes.size > 2:
-            raise ValueError(f"y holds the labels {classes.tolist()}: DistributedL2SVM is a "
-                             "two-class model (task='one-class' ignores labels)")
+            raise ValueError(f"Only binary classification is supported: y holds the labels "
+                             f"{classes.tolist()}, and DistributedL2SVM tracks one two-class "
+                             "model (task='one-class' ignores labels)")
 
     @staticmethod
     def _check_known(y, classes):

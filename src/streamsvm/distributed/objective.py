@@ -102,8 +102,12 @@ class KernelSpace:
         return K
 
     def raw_gram(self, A: PointBlock, B: PointBlock) -> np.ndarray:
-        """Plain kernel values k(a_i, b_j) (for the decision function)."""
-        return self.kernel.matrix(A.X, B.X)
+        """Plain kernel values k(a_i, b_j) (for the decision function; not counted in the
+        kernel's ``n_evals``, so that a query leaves the model exactly as it was)."""
+        counted = self.kernel.n_evals
+        K = self.kernel.matrix(A.X, B.X)
+        self.kernel.n_evals = counted
+        return K
 
 
 class EuclideanSpace:

@@ -44,6 +44,7 @@ and tries to re-express ê without the deleted point (section 2.4.2).
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import os
@@ -124,8 +125,11 @@ class Tracker:
         config = {"epsilon": self.epsilon, "relative": self.relative,
                   "monitor_tol": float(monitor_tol), "membership": membership,
                   "prune": bool(prune), "shared_cache": int(shared_cache)}
+        # every site has its own copy of the space (its kernel counts the site's own work),
+        # in-process as on Ray actors, and after a restart from a checkpoint
         self.network = self._make_network(
-            [Site(k, self.n_features, space, objective, config) for k in range(self.n_sites)])
+            [Site(k, self.n_features, copy.deepcopy(space), objective, config)
+             for k in range(self.n_sites)])
         self.stats = CommStats(self.n_features)
         self._owner: dict[int, int] = {}  # user point id -> site
         self._wire: dict[int, int] = {}  # user point id -> wire id

@@ -68,10 +68,11 @@ class Site:
         self.objective = objective
         self.config = dict(config)
         cap = 16
-        self._X = np.empty((cap, self.n_features))
-        self._y = np.empty(cap)
-        self._ids = np.empty(cap, dtype=np.int64)
-        self._slacks = np.empty(cap)
+        # zero-filled, so that the unused capacity is part of a reproducible state
+        self._X = np.zeros((cap, self.n_features))
+        self._y = np.zeros(cap)
+        self._ids = np.zeros(cap, dtype=np.int64)
+        self._slacks = np.zeros(cap)
         self._n = 0
         self._row = {}
         self._atoms = PointBlock.empty(self.n_features)
@@ -158,7 +159,7 @@ class Site:
         n = self._n
         for name in ("_X", "_y", "_ids", "_slacks"):
             old = getattr(self, name)
-            new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+            new = np.zeros((cap,) + old.shape[1:], dtype=old.dtype)
             new[:n] = old[:n]
             setattr(self, name, new)
 
