@@ -91,6 +91,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     _accepts_sparse = True
     _chunk_invariant = True  # rows are added one at a time: chunking changes nothing
     _test_params = [{"n_sites": 3, "kernel": "rbf", "gamma": 0.1, "C": 1.0}]
+    _demo_max_examples = 1_000  # every example is a protocol step in Python
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
