@@ -169,17 +169,20 @@ def test_csr_input_gives_the_dense_model():
 
 
 def test_second_class_met_mid_stream_flips_the_sites_labels():
-    """A stream that starts with the class that sorts last: the sites relabel when the other
-    class arrives, and the model is the one of a stream that declared both classes."""
-    X, y = blobs(50, seed=5)
-    order = np.argsort(y != "pos", kind="stable")  # all "pos" first
-    X, y = X[order], y[order]
-    head = int(np.sum(y == "pos")) - 2
-    discovered = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0).partial_fit(X[:head], y[:head])
-    assert discovered.classes_.tolist() == ["pos"]
-    discovered.partial_fit(X[head:], y[head:])
-    declared = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
-    declared.partial_fit(X, y, classes=["neg", "pos"])
-    np.testing.assert_array_equal(discovered.decision_function(X),
-                                  declared.decision_function(X))
-    assert discovered.n_seen_ == 50
+    """A stream that starts with one class: the only class so far is +1 at the sites; when
+    the other class arrives and sorts after it, the sites negate their labels. Either way
+    the model is the one of a stream that declared both classes."""
+    X0, y0 = blobs(50, seed=5)
+    for first in ("neg", "pos"):
+        order = np.argsort(y0 != first, kind="stable")  # all of `first` come first
+        X, y = X0[order], y0[order]
+        head = int(np.sum(y == first)) - 2
+        discovered = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
+        discovered.partial_fit(X[:head], y[:head])
+        assert discovered.classes_.tolist() == [first]
+        discovered.partial_fit(X[head:], y[head:])
+        declared = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
+        declared.partial_fit(X, y, classes=["neg", "pos"])
+        np.testing.assert_array_equal(discovered.decision_function(X),
+                                      declared.decision_function(X))
+        assert discovered.n_seen_ == 50
