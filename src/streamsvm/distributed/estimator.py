@@ -61,6 +61,10 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
         is broadcast at most once while it stays there (0: the thesis' counting, where an
         atom that leaves ê and re-enters it is sent again)
     classes : two labels (negative, positive) to map to −1 / +1 in :meth:`add`
+    checkpoint_every : requests to a site between its checkpoints (0: none; then a site that
+        crashes ends the run); see :mod:`~streamsvm.distributed.messages`
+    checkpoint_dir : where the sites save their checkpoints (default: a temporary directory;
+        with Ray on several machines, a directory every machine can read)
 
     Attributes
     ----------
@@ -102,7 +106,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="auto", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
-                 shared_cache=10_000, classes=None):
+                 shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None):
         self.n_sites = n_sites
         self.task = task
         self.kernel = kernel
@@ -119,6 +123,8 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
         self.monitor_tol = monitor_tol
         self.shared_cache = shared_cache
         self.classes = classes
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_dir = checkpoint_dir
 
     # ------------------------------------------------------------------ set-up
 
@@ -149,6 +155,7 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
             relative=self.relative, update=self.update, membership=self.membership,
             deletion_check=self.deletion_check, backend=self.backend,
             monitor_tol=self.monitor_tol, shared_cache=self.shared_cache,
+            checkpoint_every=self.checkpoint_every, checkpoint_dir=self.checkpoint_dir,
         )
         self.n_features_in_ = int(n_features)
         if self.task == "one-class":
