@@ -166,3 +166,19 @@ def test_perfect_transport_sends_no_extra_message():
 def test_faulty_transport_refuses_bad_probabilities(bad):
     with pytest.raises(ValueError, match="must be a probability"):
         FaultyTransport(**bad)
+
+
+def test_saving_restarts_a_crashed_site_first(tmp_path):
+    """A model saved while a site is down: the site is restarted from its checkpoint and
+    caught up before its state is written, so the file holds the uninterrupted model."""
+    import streamsvm
+    from streamsvm.distributed import DistributedL2SVM
+
+    X, y, _ = make_stream(n=40, seed=13)
+    model = DistributedL2SVM(3, gamma=0.5, C=C, checkpoint_every=7).fit(X, y)
+    reference = DistributedL2SVM(3, gamma=0.5, C=C, checkpoint_every=7).fit(X, y)
+    model.tracker_.network.layer.crash(1)
+    streamsvm.save(model, tmp_path / "m.npz")
+    loaded = streamsvm.load(tmp_path / "m.npz")
+    assert model.communication_report()["restarts"] == 1
+    assert_same_model(loaded.tracker_, reference.tracker_)

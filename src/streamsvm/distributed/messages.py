@@ -160,6 +160,8 @@ class LocalHandle:
         self.endpoint = SiteEndpoint.restart(path)
 
     def export_site(self):
+        if self.endpoint is None:
+            raise SiteDown
         return self.endpoint.site
 
 

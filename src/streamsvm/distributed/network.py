@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from .messages import LocalHandle, MessageLayer, SiteEndpoint, save_checkpoint
+from .messages import LocalHandle, MessageLayer, SiteDown, SiteEndpoint, save_checkpoint
 
 __all__ = ["CommStats", "EventRecord", "LocalNetwork", "SiteNetwork"]
 
@@ -125,8 +125,16 @@ class SiteNetwork:
         return self.layer.exchange([(k, method, args) for k in ks])
 
     def export_sites(self):
-        """The sites' states (for saving)."""
-        return [handle.export_site() for handle in self.layer.handles]
+        """The sites' states (for saving); a crashed site is restarted (and caught up) first."""
+        sites = []
+        for k, handle in enumerate(self.layer.handles):
+            try:
+                sites.append(handle.export_site())
+            except SiteDown:
+                handle.crash()
+                self.layer.exchange([(k, "n_points", ())])  # times out: restart, catch up
+                sites.append(handle.export_site())
+        return sites
 
     def counters(self) -> dict:
         """The message layer's counters (resends, duplicates dropped, restarts, ...)."""

@@ -85,7 +85,9 @@ class _RayHandle:
         self.dead = False
 
     def export_site(self):
-        return self._ray.get(self.actor.export_site.remote())
+        if self.dead:
+            raise SiteDown
+        return self.collect(self.actor.export_site.remote())
 
 
 class RayNetwork(SiteNetwork):
