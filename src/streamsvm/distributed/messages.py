@@ -232,7 +232,13 @@ class MessageLayer:
         order at each site); return their results in the same order."""
         tickets = [(k, self._send(k, method, args)) for k, method, args in calls]
         self.counters["requests"] += len(tickets)
-        self._wait(tickets)
+        try:
+            self._wait(tickets)
+        except BaseException:  # a site method raised: nobody waits for these any more
+            for k, seq in tickets:
+                self.links[k].pending.pop(seq, None)
+                self.links[k].results.pop(seq, None)
+            raise
         results = [self.links[k].results.pop(seq) for k, seq in tickets]
         if self.checkpoint_every > 0 and self.checkpoint_dir is not None:
             self._checkpoints({k for k, _ in tickets})
