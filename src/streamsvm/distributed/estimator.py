@@ -128,6 +128,12 @@ class DistributedL2SVM(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ set-up
 
+    def _restore_transient(self) -> None:
+        """After :func:`streamsvm.load`: files saved before ``n_seen_`` existed count it from
+        the additions the tracker recorded."""
+        if hasattr(self, "tracker_") and not hasattr(self, "n_seen_"):
+            self.n_seen_ = int(self.tracker_.report()["additions"])
+
     def _check_params(self):
         if self.task not in ("two-class", "one-class"):
             raise ValueError(f"task must be 'two-class' or 'one-class'; got {self.task!r}")
