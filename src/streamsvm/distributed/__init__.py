@@ -7,7 +7,9 @@ Crete, 2016).
 * spaces/objectives — :class:`KernelSpace` (k̂ of the two-class / one-class L2-SVM),
   :class:`EuclideanSpace`, :class:`SquaredNorm`, :class:`ConvexFunction` (pluggable f);
 * backends — in-process (:class:`LocalNetwork`, default) and Ray actors
-  (:class:`~streamsvm.distributed.ray_backend.RayNetwork`);
+  (:class:`~streamsvm.distributed.ray_backend.RayNetwork`), both behind the message layer of
+  :mod:`.messages` (sequence numbers, acknowledgements, resends, checkpoints, restart of a
+  crashed site); :mod:`.faults` injects lost, duplicated and reordered messages and crashes;
 * :class:`DistributedL2SVM` — the public estimator; :mod:`.events` — the event-log format.
 """
 
