@@ -241,14 +241,17 @@ class MessageLayer:
             raise
         results = [self.links[k].results.pop(seq) for k, seq in tickets]
         if self.checkpoint_every > 0 and self.checkpoint_dir is not None:
-            self._checkpoints({k for k, _ in tickets})
+            self._checkpoints([k for k, _ in tickets])
         return results
 
     def _checkpoints(self, sites):
+        """Checkpoint the sites among ``sites`` (one entry per request just answered) that
+        have had ``checkpoint_every`` requests since their last checkpoint."""
+        for k in sites:
+            self.links[k].since_checkpoint += 1
         due = []
-        for k in sorted(sites):
+        for k in sorted(set(sites)):
             link = self.links[k]
-            link.since_checkpoint += 1
             if link.since_checkpoint >= self.checkpoint_every and not link.pending:
                 due.append((k, self._send(k, _CHECKPOINT, ())))
         if not due:
