@@ -182,3 +182,29 @@ def test_saving_restarts_a_crashed_site_first(tmp_path):
     loaded = streamsvm.load(tmp_path / "m.npz")
     assert model.communication_report()["restarts"] == 1
     assert_same_model(loaded.tracker_, reference.tracker_)
+
+
+def test_crash_right_after_a_checkpoint_before_its_reply(tmp_path):
+    """The site saves a checkpoint and crashes before the coordinator hears of it: the
+    coordinator still holds the older log, the restarted site answers the checkpoint request
+    again and acknowledges the requests its checkpoint already holds, running none twice."""
+    from streamsvm.distributed.messages import save_checkpoint
+    from streamsvm.distributed.site import Site
+
+    space = KernelSpace(Kernel("rbf", gamma=GAMMA), C, "two-class")
+    config = {"epsilon": 0.0, "relative": False, "monitor_tol": 1e-9, "membership": "qp",
+              "prune": True, "shared_cache": 10}
+    site = Site(0, 2, space, SquaredNorm(), config)
+    save_checkpoint(site, 0, tmp_path / "site-0.npz")
+    transport = FaultyTransport(seed=0, crash={0: 4})  # requests 1-3, then the checkpoint
+    layer = MessageLayer([LocalHandle(SiteEndpoint(site, str(tmp_path / "site-0.npz")))],
+                         transport, checkpoint_dir=str(tmp_path), checkpoint_every=3)
+    for pid in range(3):
+        layer.exchange([(0, "add_point", (pid, np.array([pid, 1.0]), 1.0))])
+    # the checkpoint's reply came from the restarted site, after the log was replayed to it
+    assert transport.injected["crashes"] == 1 and layer.counters["checkpoints"] == 1
+    assert layer.counters["restarts"] == 1 and layer.counters["replayed"] == 4
+    assert layer.counters["duplicates_dropped"] == 3  # the acks of requests 1-3
+    assert layer.exchange([(0, "n_points", ())]) == [3]  # 3 points, none added twice
+    layer.exchange([(0, "add_point", (3, np.array([3.0, 1.0]), 1.0))])
+    assert layer.exchange([(0, "n_points", ())]) == [4]
