@@ -23,6 +23,7 @@ ESTIMATORS: dict[str, str] = {
     "RandomBudgetSVM": "streamsvm.budget.baselines:RandomBudgetSVM",
     "Forgetron": "streamsvm.budget.baselines:Forgetron",
     "BudgetPerceptron": "streamsvm.budget.baselines:BudgetPerceptron",
+    "DistributedL2SVM": "streamsvm.distributed.estimator:DistributedL2SVM",
 }
 
 

@@ -148,3 +148,41 @@ def test_cli_reports_bad_lines(tmp_path):
     result = CliRunner().invoke(main, ["distributed", str(log)])
     assert result.exit_code == EXIT_DATA
     assert "line 2: feature 'oops'" in " ".join(result.output.split())
+
+
+def test_csr_input_gives_the_dense_model():
+    """Sparse input (once refused with "setting an array element with a sequence"): rows
+    are densified at the sites, so a CSR stream is the dense stream, bit for bit."""
+    import scipy.sparse as sp
+
+    X, y = blobs(60, seed=4)
+    X[np.abs(X) < 0.5] = 0.0
+    dense = DistributedL2SVM(n_sites=3, kernel="rbf", gamma=0.5, C=5.0).fit(X[:40], y[:40])
+    dense.partial_fit(X[40:], y[40:])
+    sparse = DistributedL2SVM(n_sites=3, kernel="rbf", gamma=0.5, C=5.0)
+    sparse.fit(sp.csr_matrix(X[:40]), y[:40])
+    sparse.partial_fit(sp.csr_matrix(X[40:]), y[40:])
+    np.testing.assert_array_equal(sparse.dual_coef_, dense.dual_coef_)
+    np.testing.assert_array_equal(sparse.decision_function(sp.csr_matrix(X)),
+                                  dense.decision_function(X))
+    assert sparse.communication_report() == dense.communication_report()
+
+
+def test_second_class_met_mid_stream_flips_the_sites_labels():
+    """A stream that starts with one class: the only class so far is +1 at the sites; when
+    the other class arrives and sorts after it, the sites negate their labels. Either way
+    the model is the one of a stream that declared both classes."""
+    X0, y0 = blobs(50, seed=5)
+    for first in ("neg", "pos"):
+        order = np.argsort(y0 != first, kind="stable")  # all of `first` come first
+        X, y = X0[order], y0[order]
+        head = int(np.sum(y == first)) - 2
+        discovered = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
+        discovered.partial_fit(X[:head], y[:head])
+        assert discovered.classes_.tolist() == [first]
+        discovered.partial_fit(X[head:], y[head:])
+        declared = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
+        declared.partial_fit(X, y, classes=["neg", "pos"])
+        np.testing.assert_array_equal(discovered.decision_function(X),
+                                      declared.decision_function(X))
+        assert discovered.n_seen_ == 50

@@ -1,5 +1,6 @@
-"""The tracking protocol of 003 against a centralised solve after every event, and the
-invariants the thesis proves (Theorems 1, 3, 5; section 3.3; method 2's single solve)."""
+"""The tracking protocol (Chrysogelos, diploma thesis, TU Crete 2016) against a centralised
+solve after every event, and the invariants the thesis proves (Theorems 1, 3, 5; section 3.3;
+method 2's single solve)."""
 
 import numpy as np
 import pytest

@@ -100,3 +100,44 @@ def test_ray_model_saves_and_loads_onto_new_actors(local_ray, tmp_path):
         for m in (local, remote, loaded):
             if m is not None:
                 m.close()
+
+
+def test_ray_actor_killed_mid_stream_restarts_from_its_checkpoint(local_ray):
+    """``ray.kill`` of a site's actor mid-stream, while messages to the actors are also lost,
+    duplicated and reordered: the next request finds the actor dead, a new actor starts from
+    the site's last checkpoint and catches up from the coordinator's log; the model is the
+    centralised solution, bit for bit the in-process run's, with the same protocol counts."""
+    from streamsvm.distributed import KernelSpace, SquaredNorm, Tracker
+    from streamsvm.distributed.faults import FaultyTransport
+    from streamsvm.kernels import Kernel
+
+    from .test_faults import PROTOCOL_COUNTS, C, assert_same_model, centralised_check
+    from .test_protocol import GAMMA, make_stream, rbf
+    from tests.naive import l2svm_hat_gram
+
+    X, y, log = make_stream(n=30, seed=12, n_sites=3)
+    G_all = l2svm_hat_gram(X, y, np.arange(len(X)), rbf, C, "two-class")
+    check = centralised_check(G_all)
+    space = KernelSpace(Kernel("rbf", gamma=GAMMA), C, "two-class")
+    local = Tracker(3, 2, space, SquaredNorm(), checkpoint_every=8)
+    faults = FaultyTransport(seed=4, drop=0.1, duplicate=0.1, reorder=0.2)
+    remote = Tracker(3, 2, space, SquaredNorm(), checkpoint_every=8, backend="ray",
+                     transport=faults)
+    try:
+        for i, (kind, site, pid) in enumerate(log):
+            if i in (12, 25):
+                ray.kill(remote.network.actors[i % 3])
+            for t in (local, remote):
+                if kind == "add":
+                    t.add(site, X[pid], y[pid], point_id=pid)
+                else:
+                    t.delete(site, pid)
+            check(remote)
+        assert_same_model(remote, local)
+        report = remote.report()
+        assert report["restarts"] == 2 and report["replayed"] > 0
+        assert report["resends"] > 0 and report["duplicates_dropped"] > 0
+        assert {n: report[n] for n in PROTOCOL_COUNTS} == \
+            {n: local.report()[n] for n in PROTOCOL_COUNTS}
+    finally:
+        remote.close()

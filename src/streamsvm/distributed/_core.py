@@ -1,4 +1,6 @@
-"""Jitted pieces of the distributed L2-SVM tracker (``003_…``), pure functions over arrays.
+"""Jitted pieces of the distributed L2-SVM tracker (P. Chrysogelos, "Streaming, High
+Performance Support Vector Methods", diploma thesis, Technical University of Crete, 2016),
+pure functions over arrays.
 
 * :func:`augment_gram` — the L2-SVM kernel of section 4.1 from raw kernel values:
   ``k̂ = y_i y_j (k + 1) + δ_ij / C`` (two-class), ``k + δ_ij / C`` (one-class) or ``k``

@@ -1,24 +1,29 @@
-"""The public estimator: an L2-SVM tracked over K sites (``003_…`` chapter 4).
+"""The public estimator: an L2-SVM tracked over K sites (P. Chrysogelos, "Streaming, High
+Performance Support Vector Methods", diploma thesis, Technical University of Crete, 2016,
+chapter 4).
 
 :class:`DistributedL2SVM` keeps, at every site, the (exact or ε-approximate) two-class or
 one-class L2-SVM over the union of the sites' current points, while points are added and
 deleted at the sites. It is a thin front over :class:`~streamsvm.distributed.protocol.Tracker`
 with the L2-SVM kernel k̂ of section 4.1 and f = ‖·‖².
 
-It is not in the estimator registry: its stream is one of *events at sites* (which site holds
-a point, deletions by id), not chunks of (X, y); the model is two-class or one-class only;
-and every event is a protocol step in Python (messages between sites), so scikit-learn's
-generic check suite would mostly exercise the simulation rather than the model. It still
-offers ``fit`` / ``partial_fit`` (points dealt to the sites round-robin, or as given),
-``predict``, ``decision_function`` and ``score``, and ``get_params`` / ``clone``.
+It is in the estimator registry with the library's contract (``fit``, ``partial_fit(X, y,
+classes=None)``, ``learn_one`` / ``predict_one``, CSR input, ``save`` / ``load``), plus what
+only it has: ``sites=`` (which site receives each row; default round-robin), ``add`` /
+``delete`` of single points by id, and queries at any ``site``. It differs where the tracked
+model does: two classes at most (no one-vs-rest: each class pair would be a separate
+tracker and protocol), and every row is a protocol step in Python (messages between sites),
+so it is far slower per example than the single-machine learners.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
@@ -26,12 +31,20 @@ from .._params import (
     Boolean,
     CheckedParamsMixin,
     Interval,
+    IsInstance,
     IsNone,
     LabelPair,
     Options,
     check_params,
 )
-from .._validation import check_features, check_row_norms
+from .._validation import (
+    check_declared_classes,
+    check_features,
+    check_labels,
+    check_one_example,
+    check_row_norms,
+)
+from ..base import state_nbytes
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
 from .events import iter_events
@@ -50,7 +63,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     task : 'two-class' (k̂ = y_i y_j (k + 1) + δ_ij/C) or 'one-class' (k̂ = k + δ_ij/C)
     kernel, gamma, degree, coef0 : the kernel k as in scikit-learn; ``gamma`` ('scale' by
         default, or 'auto') is fixed as ``gamma_`` from the first data: all of X in
-        :meth:`fit`, the first point in :meth:`add` (``docs/design.md``)
+        :meth:`fit`, the first chunk in :meth:`partial_fit`, the first point in :meth:`add`
+        (``docs/design.md``)
     C : float > 0 or inf, the L2-SVM penalty (inf: no δ_ij/C term, hard margin)
     epsilon : float ≥ 0; 0 tracks the exact optimum, > 0 an ε-approximation of f(ê)
     relative : read epsilon as the relative ε̂ of section 3.3
@@ -63,11 +77,14 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         is broadcast at most once while it stays there (0: the thesis' counting, where an
         atom that leaves ê and re-enters it is sent again)
     classes : two labels (negative, positive) to map to −1 / +1 in :meth:`add`
+    checkpoint_every : requests to a site between its checkpoints (0: none; then a site that
+        crashes ends the run); see :mod:`~streamsvm.distributed.messages`
+    checkpoint_dir : where the sites save their checkpoints (default: a temporary directory;
+        with Ray on several machines, a directory every machine can read)
 
     Attributes
     ----------
-    classes_, n_features_in_, gamma_ (None for 'linear' and callables), tracker_ (the
-    :class:`Tracker`), support_ids_, dual_coef_
+    classes_, n_features_in_, tracker_ (the :class:`Tracker`), support_ids_, dual_coef_
     (coefficients a_i of ê), objective_ (f(ê) = ‖ê‖²), n_support_ (atoms of ê).
 
     Examples
@@ -105,12 +122,24 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         "monitor_tol": [Interval(Real, 0, None)],
         "shared_cache": [Interval(Integral, 0, None)],
         "classes": [IsNone(), LabelPair()],
+        "checkpoint_every": [Interval(Integral, 0, None)],
+        "checkpoint_dir": [IsNone(), IsInstance((str, os.PathLike), "a path")],
     }
+    _accepts_sparse = True
+    _chunk_invariant = True  # rows are added one at a time: chunking changes nothing
+    _test_params = [{"n_sites": 3, "kernel": "rbf", "gamma": 0.1, "C": 1.0}]
+    _demo_max_examples = 1_000  # every example is a protocol step in Python
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False  # two-class (or one-class) only
+        return tags
 
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="scale", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
-                 shared_cache=10_000, classes=None):
+                 shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None):
         self.n_sites = n_sites
         self.task = task
         self.kernel = kernel
@@ -127,8 +156,16 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         self.monitor_tol = monitor_tol
         self.shared_cache = shared_cache
         self.classes = classes
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_dir = checkpoint_dir
 
     # ------------------------------------------------------------------ set-up
+
+    def _restore_transient(self) -> None:
+        """After :func:`streamsvm.load`: files saved before ``n_seen_`` existed count it from
+        the additions the tracker recorded."""
+        if hasattr(self, "tracker_") and not hasattr(self, "n_seen_"):
+            self.n_seen_ = int(self.tracker_.report()["additions"])
 
     def _start(self, n_features, X):
         self._fix_from_first_data(X)
@@ -140,6 +177,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             relative=self.relative, update=self.update, membership=self.membership,
             deletion_check=self.deletion_check, backend=self.backend,
             monitor_tol=self.monitor_tol, shared_cache=self.shared_cache,
+            checkpoint_every=self.checkpoint_every, checkpoint_dir=self.checkpoint_dir,
         )
         self.n_features_in_ = int(n_features)
         if self.task == "one-class":
@@ -179,12 +217,15 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             record = self.tracker_.add(site, x, label, point_id)
         else:
             record = self.tracker_.add(site, x, self._label(y), point_id)
+        self.n_seen_ = getattr(self, "n_seen_", 0) + 1
         return record["point_id"]
 
     def _label_before_start(self, y):
         classes = np.array([-1, 1]) if self.classes is None or self.task == "one-class" \
             else np.asarray(self.classes)
         self.classes_ = classes
+        self._classes_declared = True
+        self.n_seen_ = 0
         return self._label(y)
 
     def delete(self, site, point_id):
@@ -192,58 +233,96 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         self._check_fitted()
         self.tracker_.delete(site, point_id)
 
-    def fit(self, X, y=None, sites=None):
-        """Reset, then add the rows of X in order, row i at site ``sites[i]`` (default
-        ``i mod n_sites``). For two-class, y holds two labels (sorted: the first → −1)."""
+    def fit(self, X, y=None, *, sites=None):
+        """Reset, then add the rows of X (array or CSR) in order, row i at site ``sites[i]``
+        (default ``i mod n_sites``). For two-class, y holds two labels (sorted: the first
+        → −1, unless ``classes`` says otherwise)."""
         check_params(self)
-        X, y, sites = self._check_batch(X, y, sites)
+        X = self._check_X(X, first=True)
+        y = self._check_y(X, y)
+        sites = self._check_sites(sites, X.shape[0])
+        classes = None
         if self.task == "two-class":
-            classes = np.unique(y)
-            if classes.size != 2:
-                raise ValueError(f"y must contain exactly two classes; got {classes.tolist()}")
+            classes = np.unique(y) if self.classes is None else np.asarray(self.classes)
+            if np.unique(y).size < 2:
+                raise ValueError(f"y contains only one class ({np.unique(y).tolist()}); a "
+                                 "two-class model needs two classes")
+            self._check_two_classes(np.union1d(classes, y))
+            if self.classes is not None:
+                self._check_known(y, classes)
         self._start(X.shape[1], X)
-        if self.task == "two-class":
-            self.classes_ = classes if self.classes is None else np.asarray(self.classes)
-        self._add_rows(X, y, sites)
+        self.n_seen_ = 0
+        self._classes_declared = self.classes is not None
+        if classes is not None:
+            self.classes_ = classes
+        self._add_rows(X, self._signs(y), sites)
         return self
 
-    def partial_fit(self, X, y=None, sites=None):
-        """Add the rows of X (continuing point ids) without resetting."""
-        if not hasattr(self, "tracker_"):
-            return self.fit(X, y, sites)
-        X, y, sites = self._check_batch(X, y, sites)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model {self.n_features_in_}")
-        labels = [self._label(v) for v in y]  # check every label before changing anything
-        self._add_rows(X, labels, sites, mapped=True)
+    def partial_fit(self, X, y=None, classes=None, *, sites=None):
+        """Add the rows of X (array or CSR; point ids continue) without resetting.
+
+        ``classes``: the two labels the stream will hold (a label outside them is then an
+        error); without them, labels are added as they appear (at most two). ``sites`` as in
+        :meth:`fit`. Everything is checked before the first row is added."""
+        first = not hasattr(self, "tracker_")
+        if first:
+            check_params(self)
+        X = self._check_X(X, first=first)
+        y = self._check_y(X, y)
+        sites = self._check_sites(sites, X.shape[0])
+        new_classes, declared, flip = self._next_classes(y, classes, first)
+        if first:
+            self._start(X.shape[1], X)
+            self.n_seen_ = 0
+        if new_classes is not None:
+            self.classes_ = new_classes
+            self._classes_declared = declared
+        if flip:  # the stream met its second class, which sorts after the first
+            self.tracker_.network.call_many(range(self.n_sites), "flip_labels")
+        self._add_rows(X, self._signs(y), sites)
         return self
 
-    def _check_batch(self, X, y, sites):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[0] == 0:
-            raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}")
-        self._check_rows(X)
-        if y is None:
-            if self.task == "two-class":
-                raise ValueError("a two-class model needs labels y")
-            y = np.ones(X.shape[0])
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],):
-            raise ValueError(f"y must have one label per row of X; got shape {y.shape}")
-        if sites is None:
-            sites = np.arange(X.shape[0]) % self.n_sites
-        sites = np.asarray(sites)
-        if sites.shape != (X.shape[0],) or not np.issubdtype(sites.dtype, np.integer) \
-                or sites.min() < 0 or sites.max() >= self.n_sites:
-            raise ValueError(f"sites must give one site in 0..{self.n_sites - 1} per row")
-        return X, y, sites
+    def learn_one(self, x, y=None):
+        """Learn one example (River's interface); ``x`` is a 1-D array or a dict. The point
+        goes to site ``n_seen_ mod n_sites``."""
+        row, names = check_one_example(
+            x, feature_names=getattr(self, "_feature_names", None),
+            n_features=getattr(self, "n_features_in_", None))
+        site = getattr(self, "n_seen_", 0) % self.n_sites
+        self.partial_fit(row, None if y is None else [y], sites=[site])
+        if names is not None:
+            self._feature_names = names
+        return self
 
-    def _check_rows(self, X):
+    def predict_one(self, x):
+        """Label of one example, or None before anything has been learnt."""
+        if not self.__sklearn_is_fitted__():
+            return None
+        row, _ = check_one_example(x, feature_names=getattr(self, "_feature_names", None),
+                                   n_features=self.n_features_in_)
+        label = self.predict(row)[0]
+        return label.item() if isinstance(label, np.generic) else label
+
+    def finish(self):
+        """Nothing to flush (every point is tracked as it arrives); for the common API."""
+        return self
+
+    # ------------------------------------------------------------------ checks
+
+    def _check_X(self, X, *, first):
+        X, sqnorms = check_features(X, n_features=None if first else self.n_features_in_,
+                                    accept_sparse=True, estimator_name=type(self).__name__,
+                                    return_sqnorms=True)
+        self._check_rows(X, sqnorms)
+        return X
+
+    def _check_rows(self, X, sqnorms=None):
         """Refuse NaN, infinity and rows too large for the kernel, naming the first such row
         (the bound of :func:`~streamsvm.kernels.spec.max_safe_sqnorm` for the resolved kernel
         once there is one, before that the linear bound, which is the loosest)."""
-        X, sqnorms = check_features(X, accept_sparse=False, estimator_name="DistributedL2SVM",
-                                    return_sqnorms=True)
+        if sqnorms is None:
+            X, sqnorms = check_features(X, accept_sparse=True, return_sqnorms=True,
+                                        estimator_name=type(self).__name__)
         kernel = self.tracker_.space.kernel if hasattr(self, "tracker_") else None
         if kernel is None or kernel.is_callable:
             name, limit = "linear", max_safe_sqnorm("linear")
@@ -251,12 +330,82 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             name = kernel.kernel
             limit = max_safe_sqnorm(name, gamma=kernel.gamma_, degree=kernel.degree,
                                     coef0=kernel.coef0)
-        check_row_norms(sqnorms, limit, estimator_name="DistributedL2SVM", kernel_name=name)
+        check_row_norms(sqnorms, limit, estimator_name=type(self).__name__, kernel_name=name)
 
-    def _add_rows(self, X, y, sites, mapped=False):
-        for i in range(X.shape[0]):
-            label = y[i] if mapped else self._label(y[i])
-            self.tracker_.add(int(sites[i]), X[i], label)
+    def _check_y(self, X, y):
+        if y is None:
+            if self.task == "two-class":
+                raise ValueError("requires y to be passed, but the target y is None (a "
+                                 "two-class model needs labels)")
+            return np.ones(X.shape[0])
+        return check_labels(y, X.shape[0])
+
+    def _check_sites(self, sites, n):
+        if sites is None:
+            return (getattr(self, "n_seen_", 0) + np.arange(n)) % self.n_sites
+        sites = np.asarray(sites)
+        if sites.shape != (n,) or not np.issubdtype(sites.dtype, np.integer) \
+                or sites.min() < 0 or sites.max() >= self.n_sites:
+            raise ValueError(f"sites must give one site in 0..{self.n_sites - 1} per row")
+        return sites
+
+    def _check_two_classes(self, classes):
+        if classes.size > 2:
+            raise ValueError(f"Only binary classification is supported: y holds the labels "
+                             f"{classes.tolist()}, and DistributedL2SVM tracks one two-class "
+                             "model (task='one-class' ignores labels)")
+
+    @staticmethod
+    def _check_known(y, classes):
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(f"y contains labels {unknown.tolist()} that are not in the "
+                             f"declared classes {np.asarray(classes).tolist()}")
+
+    def _next_classes(self, y, classes, first):
+        """(classes_ after this chunk, declared?, flip the stored labels?), or (None, ...)
+        when nothing changes; raises before anything changes."""
+        if self.task == "one-class":
+            return (np.array([-1, 1]) if first else None), False, False
+        declared_before = not first and getattr(self, "_classes_declared", False)
+        if self.classes is not None:
+            fixed = np.asarray(self.classes)
+            self._check_known(y, fixed)
+            return fixed, True, False
+        if classes is not None:
+            declared = check_declared_classes(classes)
+            self._check_two_classes(declared)
+            if declared_before and not np.array_equal(declared, self.classes_):
+                raise ValueError(f"classes={declared.tolist()} differs from the classes "
+                                 f"declared before ({self.classes_.tolist()})")
+        elif declared_before:
+            declared = self.classes_
+        else:
+            declared = None
+        if declared is not None:
+            self._check_known(y, declared)
+            flip = not first and not declared_before and self.classes_.size == 1 \
+                and self.classes_[0] == declared[0]
+            return declared, True, flip
+        current = np.empty(0, dtype=y.dtype) if first else self.classes_
+        merged = np.union1d(current, y)
+        self._check_two_classes(merged)
+        flip = current.size == 1 and merged.size == 2 and current[0] == merged[0]
+        return merged, False, flip
+
+    def _signs(self, y):
+        """±1 per label: classes_[1] → +1, classes_[0] → −1; the only class so far → +1."""
+        if self.task == "one-class" or self.classes_.size == 1:
+            return np.ones(len(y))
+        return np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def _add_rows(self, X, signs, sites, block=256):
+        for start in range(0, X.shape[0], block):
+            rows = X[start:start + block]
+            rows = rows.toarray() if sp.issparse(rows) else rows
+            for i in range(rows.shape[0]):
+                self.tracker_.add(int(sites[start + i]), rows[i], float(signs[start + i]))
+                self.n_seen_ += 1
 
     def run_events(self, events, *, on_query=None):
         """Replay an event log (a path, lines, or :class:`~.events.Event` objects).
@@ -295,18 +444,33 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     def __sklearn_is_fitted__(self):
         return hasattr(self, "tracker_") and self.tracker_._has_global
 
-    def decision_function(self, X, site=0):
-        """Decision values as held by ``site`` (no communication, section 4.4)."""
+    def decision_function(self, X, site=0, block=4096):
+        """Decision values as held by ``site`` (no communication, section 4.4); X is an
+        array or a CSR matrix (densified ``block`` rows at a time)."""
         self._check_fitted()
-        X = np.asarray(X, dtype=np.float64)
-        self._check_rows(X.reshape(1, -1) if X.ndim == 1 else X)
-        return self.tracker_.decision_function(X, site)
+        X, sqnorms = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
+                                    estimator_name=type(self).__name__, return_sqnorms=True)
+        self._check_rows(X, sqnorms)
+        if not sp.issparse(X):
+            return self.tracker_.decision_function(X, site)
+        return np.concatenate([
+            self.tracker_.decision_function(X[i:i + block].toarray(), site)
+            for i in range(0, X.shape[0], block)])
 
     def predict(self, X, site=0):
         """Class labels (one-class: +1 inside the support, −1 outside)."""
         scores = self.decision_function(X, site)
-        return self.classes_[(scores >= 0).astype(int)] if self.task == "two-class" \
-            else np.where(scores >= 0, 1, -1)
+        if self.task == "one-class":
+            return np.where(scores >= 0, 1, -1)
+        if self.classes_.size == 1:
+            return np.repeat(self.classes_, scores.shape[0])
+        return self.classes_[(scores >= 0).astype(int)]
+
+    @property
+    def model_nbytes_(self) -> int:
+        """Bytes of NumPy state held by all the sites together."""
+        self._check_fitted()
+        return state_nbytes(self.tracker_.network.export_sites())
 
     def communication_report(self) -> dict:
         """Totals of messages, vectors, scalars, bytes, rounds, beside the naive protocol's."""

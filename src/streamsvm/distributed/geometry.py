@@ -1,4 +1,6 @@
-"""Convex-hull membership and extreme points in Gram form (``003_…`` section 4.3.2).
+"""Convex-hull membership and extreme points in Gram form (P. Chrysogelos, "Streaming, High
+Performance Support Vector Methods", diploma thesis, Technical University of Crete, 2016,
+section 4.3.2).
 
 Everything takes the Gram matrix ``G`` of the points (inner products in whatever space they
 live in), so it works through a kernel unchanged.

@@ -1,9 +1,11 @@
 """Backends that host the sites, and the communication accounting shared by both.
 
-A backend only runs site methods: :class:`LocalNetwork` calls them in-process (the default,
-deterministic); :class:`~streamsvm.distributed.ray_backend.RayNetwork` runs each site as a
-Ray actor. Messages are counted by the protocol driver, from what it moves between sites, so
-both backends report the same counts for the same event log.
+A backend runs site methods behind the message layer of
+:mod:`~streamsvm.distributed.messages` (sequence numbers, acknowledgements, resends,
+checkpoints): :class:`LocalNetwork` keeps the sites in-process (the default, deterministic);
+:class:`~streamsvm.distributed.ray_backend.RayNetwork` runs each site as a Ray actor. The
+protocol's messages are counted by the protocol driver, from what it moves between sites, so
+both backends report the same counts for the same event log, with or without faults.
 
 Counting rules (:class:`CommStats`): a broadcast to the other K − 1 sites is K − 1 messages;
 a shipped point is one *vector* per recipient (``8·d`` bytes of float64 plus 16 bytes of id
@@ -15,7 +17,12 @@ iterations of Figure 5.1).
 
 from __future__ import annotations
 
-__all__ = ["CommStats", "EventRecord", "LocalNetwork"]
+import os
+import tempfile
+
+from .messages import LocalHandle, MessageLayer, SiteDown, SiteEndpoint, save_checkpoint
+
+__all__ = ["CommStats", "EventRecord", "LocalNetwork", "SiteNetwork"]
 
 _COUNTERS = ("messages", "vectors", "scalars", "bytes", "vector_broadcasts", "rounds",
              "membership_problems")
@@ -80,23 +87,79 @@ class CommStats:
         return out
 
 
-class LocalNetwork:
-    """All sites in this process; calls are plain method calls, in site order."""
+class SiteNetwork:
+    """Sites behind the message layer (:mod:`~streamsvm.distributed.messages`): the driver's
+    ``call`` / ``call_many`` become numbered requests, acknowledged, resent and deduplicated;
+    a site that crashes restarts from its last checkpoint.
+
+    ``transport``: how envelopes travel (default: perfectly; a
+    :class:`~streamsvm.distributed.faults.FaultyTransport` injects faults);
+    ``checkpoint_every``: requests to a site between its checkpoints (0: none, and a crash
+    ends the run); ``checkpoint_dir``: where the sites' checkpoints go (default: a temporary
+    directory removed with the network).
+    """
+
+    name = "?"
+
+    def _start_layer(self, sites, handles_from, transport, checkpoint_every, checkpoint_dir):
+        self._tmpdir = None
+        if checkpoint_every > 0 and checkpoint_dir is None:
+            self._tmpdir = tempfile.TemporaryDirectory(prefix="streamsvm-sites-")
+            checkpoint_dir = self._tmpdir.name
+        if checkpoint_every > 0:
+            try:  # the initial checkpoints; a site that cannot be saved has none
+                for k, site in enumerate(sites):
+                    save_checkpoint(site, 0, os.path.join(checkpoint_dir, f"site-{k}.npz"))
+            except TypeError:
+                checkpoint_every, checkpoint_dir = 0, None
+        if checkpoint_every == 0:
+            checkpoint_dir = None
+        self.layer = MessageLayer([None] * len(sites), transport, checkpoint_dir=checkpoint_dir,
+                                  checkpoint_every=checkpoint_every)
+        self.layer.handles = handles_from(sites, self.layer)
+
+    def call(self, k, method, *args):
+        return self.layer.exchange([(k, method, args)])[0]
+
+    def call_many(self, ks, method, *args):
+        return self.layer.exchange([(k, method, args) for k in ks])
+
+    def export_sites(self):
+        """The sites' states (for saving); a crashed site is restarted (and caught up) first."""
+        sites = []
+        for k, handle in enumerate(self.layer.handles):
+            try:
+                sites.append(handle.export_site())
+            except SiteDown:
+                handle.crash()
+                self.layer.exchange([(k, "n_points", ())])  # times out: restart, catch up
+                sites.append(handle.export_site())
+        return sites
+
+    def counters(self) -> dict:
+        """The message layer's counters (resends, duplicates dropped, restarts, ...)."""
+        return dict(self.layer.counters)
+
+    def close(self):
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+            self._tmpdir = None
+
+
+class LocalNetwork(SiteNetwork):
+    """All sites in this process, behind the message layer."""
 
     name = "local"
 
-    def __init__(self, sites):
-        self.sites = list(sites)
+    def __init__(self, sites, *, transport=None, checkpoint_every=0, checkpoint_dir=None):
+        self._start_layer(list(sites), self._handles, transport, checkpoint_every,
+                          checkpoint_dir)
 
-    def call(self, k, method, *args):
-        return getattr(self.sites[k], method)(*args)
+    @staticmethod
+    def _handles(sites, layer):
+        return [LocalHandle(SiteEndpoint(site, layer.checkpoint_path(k)))
+                for k, site in enumerate(sites)]
 
-    def call_many(self, ks, method, *args):
-        return [getattr(self.sites[k], method)(*args) for k in ks]
-
-    def export_sites(self):
-        """The sites' states (for saving)."""
-        return list(self.sites)
-
-    def close(self):
-        pass
+    @property
+    def sites(self):
+        return self.export_sites()

@@ -1,4 +1,6 @@
-"""Spaces and convex objectives of the tracking protocol (``003_…`` chapters 2–4).
+"""Spaces and convex objectives of the tracking protocol (P. Chrysogelos, "Streaming, High
+Performance Support Vector Methods", diploma thesis, Technical University of Crete, 2016,
+chapters 2–4).
 
 The protocol only ever manipulates *points* (a :class:`PointBlock`: ids, raw vectors,
 labels) and convex combinations of them. What a point means geometrically is a
@@ -100,8 +102,12 @@ class KernelSpace:
         return K
 
     def raw_gram(self, A: PointBlock, B: PointBlock) -> np.ndarray:
-        """Plain kernel values k(a_i, b_j) (for the decision function)."""
-        return self.kernel.matrix(A.X, B.X)
+        """Plain kernel values k(a_i, b_j) (for the decision function; not counted in the
+        kernel's ``n_evals``, so that a query leaves the model exactly as it was)."""
+        counted = self.kernel.n_evals
+        K = self.kernel.matrix(A.X, B.X)
+        self.kernel.n_evals = counted
+        return K
 
 
 class EuclideanSpace:

@@ -1,10 +1,12 @@
-"""The tracking protocol of ``003_…`` (chapters 2–3): minimise a convex differentiable f over
-the convex hull of the union of K sites' fully dynamic point sets, with every site holding
-the (exact or ε-approximate) optimum ê at all times.
+"""The tracking protocol of P. Chrysogelos, "Streaming, High Performance Support Vector
+Methods" (diploma thesis, Technical University of Crete, 2016), chapters 2–3: minimise a
+convex differentiable f over the convex hull of the union of K sites' fully dynamic point
+sets, with every site holding the (exact or ε-approximate) optimum ê at all times.
 
 :class:`Tracker` is the driver. It routes events to sites, lets the sites check their local
 constraints, and when a constraint fails runs an update, moving every message between sites
-itself and counting it (:class:`~streamsvm.distributed.network.CommStats`). Synchronous
+itself and counting it (:class:`~streamsvm.distributed.network.CommStats`); the moves go
+through the message layer of :mod:`~streamsvm.distributed.messages`. Synchronous
 rounds are assumed: after a broadcast a site that sees no violation stays silent, and a site
 that does reports its smallest slack (one scalar) to the broadcaster, which hands a token to
 the most violated site (the paper leaves the choice open: "one of the sites having at least
@@ -42,12 +44,15 @@ and tries to re-express ê without the deleted point (section 2.4.2).
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
+import os
 import warnings
 
 import numpy as np
 
+from .messages import RECOVERY_COUNTERS
 from .network import CommStats, EventRecord, LocalNetwork
 from .objective import PointBlock
 from .site import Site
@@ -75,14 +80,20 @@ class Tracker:
     max_rounds : cap on method-1 rounds per event (default 20 K + 100)
     shared_cache : int ≥ 0, entries of every site's dictionary of broadcast vectors (0: only
         the atoms of the previous ê are known, the thesis' chapter-5 counting)
+    checkpoint_every : int ≥ 0, requests to a site between its checkpoints (0: none; a site
+        that crashes then ends the run)
+    checkpoint_dir : where the sites' checkpoints go (default: a temporary directory)
+    transport : how the message layer's envelopes travel (default: perfectly; a
+        :class:`~streamsvm.distributed.faults.FaultyTransport` injects faults)
     """
 
-    _transient = ("network", "_owner", "_wire", "_user")
+    _transient = ("network", "_owner", "_wire", "_user", "_transport")
 
     def __init__(self, n_sites, n_features, space, objective, *, epsilon=0.0, relative=False,
                  update="method1", membership="qp", prune=True, monitor_tol=1e-9,
                  deletion_check="update", backend="local", max_rounds=None,
-                 shared_cache=10_000):
+                 shared_cache=10_000, checkpoint_every=100, checkpoint_dir=None,
+                 transport=None):
         check_int("n_sites", n_sites, 1)
         check_int("n_features", n_features, 1)
         if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool) \
@@ -97,6 +108,10 @@ class Tracker:
         if backend not in ("local", "ray"):
             raise ValueError(f"backend must be 'local' or 'ray'; got {backend!r}")
         check_int("shared_cache", shared_cache, 0)
+        check_int("checkpoint_every", checkpoint_every, 0)
+        self.checkpoint_every = int(checkpoint_every)
+        self.checkpoint_dir = None if checkpoint_dir is None else os.fspath(checkpoint_dir)
+        self._transport = transport
         self.n_sites = int(n_sites)
         self.n_features = int(n_features)
         self.space = space
@@ -110,8 +125,11 @@ class Tracker:
         config = {"epsilon": self.epsilon, "relative": self.relative,
                   "monitor_tol": float(monitor_tol), "membership": membership,
                   "prune": bool(prune), "shared_cache": int(shared_cache)}
+        # every site has its own copy of the space (its kernel counts the site's own work),
+        # in-process as on Ray actors, and after a restart from a checkpoint
         self.network = self._make_network(
-            [Site(k, self.n_features, space, objective, config) for k in range(self.n_sites)])
+            [Site(k, self.n_features, copy.deepcopy(space), objective, config)
+             for k in range(self.n_sites)])
         self.stats = CommStats(self.n_features)
         self._owner: dict[int, int] = {}  # user point id -> site
         self._wire: dict[int, int] = {}  # user point id -> wire id
@@ -123,11 +141,15 @@ class Tracker:
         self._next_id = 0
 
     def _make_network(self, sites):
+        options = {"transport": getattr(self, "_transport", None),
+                   # files saved before the message layer lack these two
+                   "checkpoint_every": getattr(self, "checkpoint_every", 100),
+                   "checkpoint_dir": getattr(self, "checkpoint_dir", None)}
         if self.backend == "ray":
             from .ray_backend import RayNetwork
 
-            return RayNetwork(sites)
-        return LocalNetwork(sites)
+            return RayNetwork(sites, **options)
+        return LocalNetwork(sites, **options)
 
     # ------------------------------------------------------------------ persistence
 
@@ -419,6 +441,9 @@ class Tracker:
         out["naive_bytes"] = out["additions"] * (8 * self.n_features + 16)
         out["n_atoms"] = int(self._atoms.size)
         out["n_points"] = len(self._owner)
+        counters = self.network.counters()
+        for name in RECOVERY_COUNTERS:  # the message layer's, apart from the protocol's
+            out[name] = counters[name]
         return out
 
     def close(self):

@@ -1,8 +1,11 @@
 """Ray backend: every site is a Ray actor (a process, possibly on another machine).
 
-Same API as :class:`~streamsvm.distributed.network.LocalNetwork`; the protocol driver calls
-site methods remotely (``call_many`` runs them in parallel on the sites) and counts messages
-exactly as in-process, so the two backends give the same model and the same counts.
+Same API as :class:`~streamsvm.distributed.network.LocalNetwork`: the driver's requests reach
+the actors through the message layer (:mod:`~streamsvm.distributed.messages`; ``call_many``
+runs them in parallel on the sites), and the protocol's messages are counted exactly as
+in-process, so the two backends give the same model and the same counts. An actor that dies
+(``ray.kill``, a crashed worker) is replaced by a new one started from the site's last
+checkpoint, which then catches up from the coordinator's log.
 
 Ray is optional (``pip install streamsvm[distributed]``). If Ray is not initialised, the
 network starts a local instance (``ray.init`` with ``ray_init_kwargs``) and shuts it down on
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import copy
 
+from .messages import SiteDown, SiteEndpoint
+from .network import SiteNetwork
 from .site import Site
 
 __all__ = ["RayNetwork", "ray_available"]
@@ -29,25 +34,70 @@ def ray_available() -> bool:
     return True
 
 
-class _SiteActor(Site):
-    """A site started from a given site's state (a new one, or one loaded from a file)."""
+class _SiteActor(SiteEndpoint):
+    """A site's endpoint in a Ray actor, started from a site's state, or restarted from its
+    checkpoint file (``site=None``)."""
 
-    def __init__(self, site):  # noqa: D107 - the state is the given site's
-        # Ray hands arguments over as read-only zero-copy arrays: the site needs its own
-        self.__dict__.update(copy.deepcopy(site.__dict__))
+    def __init__(self, site, path):  # noqa: D107
+        if site is None:
+            restarted = SiteEndpoint.restart(path)
+            super().__init__(restarted.site, path, restarted.delivered)
+        else:
+            # Ray hands arguments over as read-only zero-copy arrays: the site needs its own
+            own = Site.__new__(Site)
+            own.__dict__.update(copy.deepcopy(site.__dict__))
+            super().__init__(own, path)
 
     def export_site(self):
-        site = Site.__new__(Site)
-        site.__dict__.update(self.__dict__)
-        return site
+        return self.site
 
 
-class RayNetwork:
-    """K sites as Ray actors."""
+class _RayHandle:
+    """One actor; a dead actor (killed, crashed) shows as :class:`SiteDown`."""
+
+    def __init__(self, ray, remote_cls, site, path):
+        self._ray = ray
+        self._remote_cls = remote_cls
+        self.actor = remote_cls.remote(site, path)
+        self.dead = False
+
+    def submit(self, envelopes):
+        if self.dead:
+            raise SiteDown
+        return self.actor.receive.remote(envelopes)
+
+    def collect(self, ref):
+        try:
+            return self._ray.get(ref)
+        except self._ray.exceptions.RayActorError as exc:
+            raise SiteDown from exc
+
+    def crash(self):
+        if not self.dead:
+            self._ray.kill(self.actor)
+            self.dead = True
+
+    def alive(self):
+        return not self.dead
+
+    def restart(self, path):
+        self.actor = self._remote_cls.remote(None, path)
+        self.dead = False
+
+    def export_site(self):
+        if self.dead:
+            raise SiteDown
+        return self.collect(self.actor.export_site.remote())
+
+
+class RayNetwork(SiteNetwork):
+    """K sites as Ray actors, behind the message layer (a killed actor is restarted from its
+    site's last checkpoint, which must be on a disk the new actor can read)."""
 
     name = "ray"
 
-    def __init__(self, sites, *, actor_options=None, ray_init_kwargs=None):
+    def __init__(self, sites, *, actor_options=None, ray_init_kwargs=None, transport=None,
+                 checkpoint_every=0, checkpoint_dir=None):
         """``sites``: :class:`Site` objects whose states the actors start from."""
         try:
             import ray
@@ -63,26 +113,25 @@ class RayNetwork:
             kwargs.update(ray_init_kwargs or {})
             ray.init(**kwargs)
             self._owns_ray = True
-        options = {"num_cpus": 0}
+        options = {"num_cpus": 0, "max_restarts": 0}
         options.update(actor_options or {})
         remote_site = ray.remote(**options)(_SiteActor)
-        self.actors = [remote_site.remote(site) for site in sites]
 
-    def call(self, k, method, *args):
-        return self._ray.get(getattr(self.actors[k], method).remote(*args))
+        def handles(sites, layer):
+            return [_RayHandle(ray, remote_site, site, layer.checkpoint_path(k))
+                    for k, site in enumerate(sites)]
 
-    def call_many(self, ks, method, *args):
-        refs = [self._ray.put(a) for a in args]
-        return self._ray.get([getattr(self.actors[k], method).remote(*refs) for k in ks])
+        self._start_layer(list(sites), handles, transport, checkpoint_every, checkpoint_dir)
 
-    def export_sites(self):
-        """The sites' states, fetched from the actors (for saving)."""
-        return self._ray.get([actor.export_site.remote() for actor in self.actors])
+    @property
+    def actors(self):
+        return [handle.actor for handle in self.layer.handles]
 
     def close(self):
-        for actor in self.actors:
-            self._ray.kill(actor)
-        self.actors = []
+        for handle in self.layer.handles:
+            handle.crash()
+        self.layer.handles = []
         if self._owns_ray:
             self._ray.shutdown()
             self._owns_ray = False
+        super().close()

@@ -1,8 +1,10 @@
-"""One site of the tracking protocol (``003_…`` section 1.3): its points D_k, the global
-vector ê (known to every site, as a convex combination of atoms), local constraints and local
-problems. A site never talks to other sites itself: the protocol driver
-(:mod:`~streamsvm.distributed.protocol`) moves messages between sites and counts them, so the
-same :class:`Site` runs in-process or as a Ray actor.
+"""One site of the tracking protocol (P. Chrysogelos, "Streaming, High Performance Support
+Vector Methods", diploma thesis, Technical University of Crete, 2016, section 1.3): its
+points D_k, the global vector ê (known to every site, as a convex combination of atoms),
+local constraints and local problems. A site never talks to other sites itself: the protocol
+driver (:mod:`~streamsvm.distributed.protocol`) moves messages between sites and counts them,
+through the message layer (:mod:`~streamsvm.distributed.messages`), so the same
+:class:`Site` runs in-process or as a Ray actor.
 
 Known points M_k = D_k ∪ atoms(ê) (section 2.3): the local problems (2.3, 4.5) and method 2's
 rays use exactly these. Point ids here are the tracker's wire ids (unique for the life of the
@@ -66,10 +68,11 @@ class Site:
         self.objective = objective
         self.config = dict(config)
         cap = 16
-        self._X = np.empty((cap, self.n_features))
-        self._y = np.empty(cap)
-        self._ids = np.empty(cap, dtype=np.int64)
-        self._slacks = np.empty(cap)
+        # zero-filled, so that the unused capacity is part of a reproducible state
+        self._X = np.zeros((cap, self.n_features))
+        self._y = np.zeros(cap)
+        self._ids = np.zeros(cap, dtype=np.int64)
+        self._slacks = np.zeros(cap)
         self._n = 0
         self._row = {}
         self._atoms = PointBlock.empty(self.n_features)
@@ -129,6 +132,16 @@ class Site:
                 self._cache_put(p, x, y)
         self._cache_trim()
 
+    def flip_labels(self) -> None:
+        """Negate every label this site holds (the estimator re-targets a stream that met its
+        second class; k̂ = y_i y_j (k + 1) + δ_ij/C does not change, so neither do ê nor the
+        slacks, and the decision function changes sign)."""
+        self._y[:self._n] *= -1.0
+        for block in {id(b): b for b in (self._atoms, self._installed)}.values():
+            block.y *= -1.0
+        for p, (x, y) in list(self._cache.items()):
+            self._cache[p] = (x, -y)
+
     # ------------------------------------------------------------------ own points
 
     def own_block(self) -> PointBlock:
@@ -146,7 +159,7 @@ class Site:
         n = self._n
         for name in ("_X", "_y", "_ids", "_slacks"):
             old = getattr(self, name)
-            new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+            new = np.zeros((cap,) + old.shape[1:], dtype=old.dtype)
             new[:n] = old[:n]
             setattr(self, name, new)
 
