@@ -44,7 +44,7 @@ def _cases():
         "active": lambda: ActiveSVM(C=2.0, gamma=0.5, pool_size=10, window=20,
                                     random_state=5),
         "incremental": lambda: IncrementalSVM(C=2.0, gamma=0.5),
-        "random_budget": lambda: RandomBudgetSVM(budget=30, C=2.0, gamma=0.5),
+        "random_budget": lambda: RandomBudgetSVM(budget=30, C=2.0, gamma=0.5, random_state=7),
         "tvm": lambda: TwinVectorMachine(budget=20, C=2.0, gamma=0.5),
     }
 

@@ -9,14 +9,14 @@ import numpy as np
 
 from ..base import StreamClassifier
 from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
-from . import _core
+from . import _expansion, _lasvm_steps
 from .learner import _Learner
 
 SELECTIONS = {
-    "random": _core.RANDOM,
-    "gradient": _core.GRADIENT,
-    "active": _core.ACTIVE,
-    "autoactive": _core.AUTOACTIVE,
+    "random": _lasvm_steps.RANDOM,
+    "gradient": _lasvm_steps.GRADIENT,
+    "active": _lasvm_steps.ACTIVE,
+    "autoactive": _lasvm_steps.AUTOACTIVE,
 }
 
 
@@ -263,5 +263,5 @@ class LASVM(_KernelSVMBase):
     @property
     def delta_(self):
         self._check_fitted()
-        deltas = np.array([learner.st[_core.DELTA] for learner in self.learners_])
+        deltas = np.array([learner.st[_expansion.DELTA] for learner in self.learners_])
         return float(deltas[0]) if deltas.shape[0] == 1 else deltas
