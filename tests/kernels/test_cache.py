@@ -352,3 +352,46 @@ def test_size_mb_for_is_the_inverse_of_slots_for():
         assert big_enough.n_slots >= n_slots
         assert KernelCache(0.999 * cache.size_mb_for(n_slots, width), n_columns=width,
                            n_ids=cache.id_capacity).n_slots < n_slots
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_remap_ids_renumbers_rows_and_frees_the_dropped(seed):
+    """``cache_remap_ids``: a kept id's row, length and pin move to its new id and its slot
+    keeps its place in the eviction order; a dropped id's slot is freed (the next victim)."""
+    rng = np.random.default_rng(seed)
+    n_ids, n_columns = 40, 6
+    cache = KernelCache(0.01, n_columns=n_columns, n_ids=n_ids)
+    assert 2 < cache.n_slots < 25  # full after the acquires below: evictions happen
+    truth = rng.normal(size=(n_ids, n_columns))
+    for row_id in rng.integers(n_ids, size=60):
+        wanted = int(rng.integers(1, n_columns + 1))
+        slot, valid = kc.cache_acquire(*cache.state, int(row_id), wanted)
+        cache.rows[slot, valid:wanted] = truth[row_id, valid:wanted]
+        kc.cache_set_length(cache.slot_meta, slot, wanted)
+    cache.pin([int(i) for i in rng.choice(n_ids, 8, replace=False)])
+    before = {i: (cache.cached_row(i), cache.is_pinned(i)) for i in range(n_ids)}
+    order = [int(cache.slot_meta[s, kc.SLOT_OWNER])
+             for s in kc.cache_eviction_order(cache.slot_meta)]
+    keep = np.sort(rng.choice(n_ids, 25, replace=False))
+    new_of_old = np.full(n_ids, -1, dtype=np.int64)
+    new_of_old[keep] = rng.permutation(len(keep))
+    kc.cache_remap_ids(new_of_old, cache.slot_meta, cache.id_meta, cache.stats)
+    for old in keep:
+        new = int(new_of_old[old])
+        row, pinned = before[old]
+        assert cache.is_pinned(new) == pinned
+        if row is None:
+            assert cache.cached_row(new) is None
+        else:
+            np.testing.assert_array_equal(cache.cached_row(new), row)
+    for new in range(len(keep), n_ids):
+        assert cache.cached_row(new) is None and not cache.is_pinned(new)
+    after = [int(cache.slot_meta[s, kc.SLOT_OWNER])
+             for s in kc.cache_eviction_order(cache.slot_meta)]
+    assert after == [int(new_of_old[o]) for o in order if new_of_old[o] >= 0]
+    if any(new_of_old[o] < 0 for o in order):  # a freed slot is taken before a full one
+        evictions = cache.evictions
+        kc.cache_acquire(*cache.state, len(keep), 1)
+        assert cache.evictions == evictions
+        assert all(cache.cached_row(int(new_of_old[o])) is not None
+                   for o in order if new_of_old[o] >= 0)

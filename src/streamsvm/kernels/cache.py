@@ -33,8 +33,8 @@ __all__ = [
     "STAT_HITS", "STAT_PARTIAL_HITS", "STAT_MISSES", "STAT_EVICTIONS", "STAT_LAST_SLOT",
     "N_STATS", "cache_reset", "cache_peek", "cache_acquire", "cache_set_length",
     "cache_invalidate", "cache_set_pinned", "cache_truncate_columns", "cache_swap_columns",
-    "cache_swap_ids", "cache_eviction_order", "cache_transfer", "cached_kernel_row_dense",
-    "cached_kernel_row_csr",
+    "cache_swap_ids", "cache_eviction_order", "cache_transfer", "cache_remap_ids",
+    "cached_kernel_row_dense", "cached_kernel_row_csr",
 ]
 
 _BYTES_PER_MB = 1 << 20
@@ -372,6 +372,38 @@ def cache_transfer(old_rows, old_slot_meta, survivors, rows, slot_meta, id_meta)
         _unlink(slot_meta, new_slot)
         sentinel = n_slots + 1 if id_meta[owner, ID_PINNED] else n_slots
         _link_before(slot_meta, new_slot, sentinel)
+
+
+
+@njit(cache=True)
+def cache_remap_ids(new_of_old, slot_meta, id_meta, stats):
+    """Renumber the row ids (e.g. after the caller compacted its examples): id ``o`` becomes
+    ``new_of_old[o]`` (>= 0), or its row is dropped (-1). ``id_meta`` is rewritten in place;
+    the slots keep their rows and LRU order, a dropped row's slot is freed."""
+    n_old = new_of_old.shape[0]
+    old_slot = id_meta[:n_old, ID_SLOT].copy()
+    old_pin = id_meta[:n_old, ID_PINNED].copy()
+    n_slots = slot_meta.shape[0] - 2
+    for o in range(n_old):
+        if new_of_old[o] < 0 and old_slot[o] >= 0:
+            slot = old_slot[o]
+            # free the slot: owner -1, length 0, moved to the LRU end of the unpinned list
+            slot_meta[slot, SLOT_OWNER] = -1
+            slot_meta[slot, SLOT_LENGTH] = 0
+            _unlink(slot_meta, slot)
+            _link_first(slot_meta, slot, n_slots)
+            if stats[STAT_LAST_SLOT] == slot:
+                stats[STAT_LAST_SLOT] = -1
+    for o in range(id_meta.shape[0]):
+        id_meta[o, ID_SLOT] = -1
+        id_meta[o, ID_PINNED] = 0
+    for o in range(n_old):
+        n = new_of_old[o]
+        if n >= 0:
+            id_meta[n, ID_SLOT] = old_slot[o]
+            id_meta[n, ID_PINNED] = old_pin[o]
+            if old_slot[o] >= 0:
+                slot_meta[old_slot[o], SLOT_OWNER] = n
 
 
 # ====================================================== the owner of the arrays (Python)

@@ -379,44 +379,6 @@ def decision_values(ids, store, kern, svs, cache, work, cnt, st, out):
 
 
 @njit(cache=True)
-def remap_cache_ids(new_of_old, slot_meta, id_meta, stats):
-    """Renumber the cache's row ids after the store was compacted: id ``o`` becomes
-    ``new_of_old[o]`` (>= 0), or is dropped (-1). ``id_meta`` is rewritten in place."""
-    n_old = new_of_old.shape[0]
-    old_slot = id_meta[:n_old, 0].copy()
-    old_pin = id_meta[:n_old, 1].copy()
-    n_slots = slot_meta.shape[0] - 2
-    for o in range(n_old):
-        if new_of_old[o] < 0 and old_slot[o] >= 0:
-            slot = old_slot[o]
-            # free the slot: owner -1, length 0, moved to the LRU end of the unpinned list
-            slot_meta[slot, 0] = -1
-            slot_meta[slot, 1] = 0
-            prev = slot_meta[slot, 2]
-            nxt = slot_meta[slot, 3]
-            slot_meta[prev, 3] = nxt
-            slot_meta[nxt, 2] = prev
-            sentinel = n_slots
-            first = slot_meta[sentinel, 3]
-            slot_meta[slot, 2] = sentinel
-            slot_meta[slot, 3] = first
-            slot_meta[sentinel, 3] = slot
-            slot_meta[first, 2] = slot
-            if stats[4] == slot:
-                stats[4] = -1
-    for o in range(id_meta.shape[0]):
-        id_meta[o, 0] = -1
-        id_meta[o, 1] = 0
-    for o in range(n_old):
-        n = new_of_old[o]
-        if n >= 0:
-            id_meta[n, 0] = old_slot[o]
-            id_meta[n, 1] = old_pin[o]
-            if old_slot[o] >= 0:
-                slot_meta[old_slot[o], 0] = n
-
-
-@njit(cache=True)
 def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
     """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` for dense X and dense support vectors."""
     for r in range(X.shape[0]):

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
+from ..kernels.cache import cache_remap_ids
 from . import _expansion, _gap_steps, _lasvm_steps
 
 _INITIAL_CAPACITY = 64
@@ -249,8 +250,8 @@ class _Learner(BinaryLearner):
         self.pos_of = np.arange(n, dtype=np.int64)
         self.perm[:n] = np.arange(n)
         if self.cache is not None:
-            _expansion.remap_cache_ids(new_of_old, self.cache.slot_meta, self.cache.id_meta,
-                                  self.cache.stats)
+            cache_remap_ids(new_of_old, self.cache.slot_meta, self.cache.id_meta,
+                            self.cache.stats)
         self.n_store = n
 
     def _compact_without_cache(self):
