@@ -171,6 +171,23 @@ def clean(max_non_sv, store, svs, cache, cnt):
 
 
 @njit(cache=True)
+def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt, st):
+    """After a PROCESS: REPROCESS while the duality gap (eq. 9) exceeds ``max(C, target)``
+    (``target`` from eq. 8, computed before the PROCESS); records the gap and the target."""
+    threshold = max(C, target)
+    gap = duality_gap(store, svs, cnt, Cp, Cn)
+    repeats = 0
+    limit = max(100, 10 * cnt[N_COLS])  # guard against steps rounding makes void
+    while gap > threshold and repeats < limit:
+        if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
+            break
+        gap = duality_gap(store, svs, cnt, Cp, Cn)
+        repeats += 1
+    st[GAP] = gap
+    st[GAP_TARGET] = target
+
+
+@njit(cache=True)
 def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv, tau, C, Cp,
                   Cn, store, kern, svs, cache, work, cnt, st):
     """Online iterations of LASVM-G / -NC / -I / FULL SVM over ``pool[start:end]`` in order.
@@ -210,34 +227,15 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
                            store, svs, cache, cnt)
                 single_step(p, g[p], store, kern, svs, cache, work, cnt)
                 cnt[N_PROCESS_STEPS] += 1
-                threshold = max(C, target)
-                gap = duality_gap(store, svs, cnt, Cp, Cn)
-                repeats = 0
-                limit = max(100, 10 * cnt[N_COLS])  # guard against steps rounding makes void
-                while gap > threshold and repeats < limit:
-                    if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
-                        break
-                    gap = duality_gap(store, svs, cnt, Cp, Cn)
-                    repeats += 1
-                st[GAP] = gap
-                st[GAP_TARGET] = target
+                reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt,
+                                    st)
         else:
             # a later epoch meets a member of S: coordinate step on its coefficient (PROCESS
             # without resetting alpha), then the gap loop; epochs then converge (FULL SVM)
             p = pos_of[k]
             target = gap_target(store, svs, cnt, Cp, Cn)
             single_step(p, g[p], store, kern, svs, cache, work, cnt)
-            threshold = max(C, target)
-            gap = duality_gap(store, svs, cnt, Cp, Cn)
-            repeats = 0
-            limit = max(100, 10 * cnt[N_COLS])  # guard against steps rounding makes void
-            while gap > threshold and repeats < limit:
-                if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
-                    break
-                gap = duality_gap(store, svs, cnt, Cp, Cn)
-                repeats += 1
-            st[GAP] = gap
-            st[GAP_TARGET] = target
+            reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt, st)
         cnt[SINCE_CLEAN] += 1
         if variant != VARIANT_FULL and cnt[SINCE_CLEAN] >= clean_every:
             clean(max_non_sv, store, svs, cache, cnt)
