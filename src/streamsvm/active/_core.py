@@ -11,6 +11,18 @@ from .._random import rand_below
 from ..kernels._core import dot_dense
 from ..kernels.cache import cache_acquire, cache_set_length
 from ..lasvm import _expansion
+from ..lasvm._expansion import (
+    KERN_SPARSE,
+    STORE_ROW_GEN,
+    STORE_Y,
+    SV_ALPHA,
+    SV_G,
+    SV_GMETA,
+    SV_PERM,
+    WORK_SCATTER,
+    WORK_SCRATCH_A,
+    WORK_SCRATCH_C,
+)
 from ..lasvm._lasvm_steps import process, reprocess
 
 
@@ -148,10 +160,10 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     once per block instead of once per candidate (numba's reference counting of a dozen
     arrays per call cost more than scoring a cached row)."""
     Xd, indptr, indices, data, sq = store[:5]
-    row_gen = store[8]
-    sparse = kern[0]
-    perm, alpha = svs[0], svs[1]
-    gen = svs[6][0]
+    row_gen = store[STORE_ROW_GEN]
+    sparse = kern[KERN_SPARSE]
+    perm, alpha = svs[SV_PERM], svs[SV_ALPHA]
+    gen = svs[SV_GMETA][0]
     rows, slot_meta, id_meta, stats = cache
     ncol = cnt[_expansion.N_COLS]
     b = st[_expansion.B_]
@@ -160,7 +172,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     if room < 1:  # (almost) no cache: one candidate at a time, through scratch rows
         for c in range(n):
             f[c] = _expansion.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
-                                         work[3])
+                                         work[WORK_SCRATCH_C])
         return
     block = min(n, room)
     slots = np.empty(block, dtype=np.int64)
@@ -176,7 +188,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
             k = ids[start + c]
             slot, v = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
             if row_gen[k] != gen:
-                v = _expansion.sync_row(k, slot, ncol, v, row_gen, svs, cache, work[3])
+                v = _expansion.sync_row(k, slot, ncol, v, row_gen, svs, cache, work[WORK_SCRATCH_C])
             slots[c] = slot
             valid[c] = v
             # insertion sort of the block by valid length (ascending)
@@ -187,7 +199,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
             order[t] = c
         if sparse:
             _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data,
-                               perm, rows, acc, work[0])
+                               perm, rows, acc, work[WORK_SCATTER])
         else:
             for t in range(m):  # the block in `order`, for column_dots
                 sorted_ids[t] = ids[start + order[t]]
@@ -251,7 +263,8 @@ NEED_GROW = _expansion.NEED_GROW  #: S is full: grow it (and the cache) and call
 def _margin_radius(store, svs, cnt, st):
     """``min(1, max_s |y(x_s)|)`` over the support vectors (0 when there are none)."""
     n = cnt[_expansion.N_COLS]
-    _, _, r = support_stats(svs[1], svs[2], svs[0], store[6], st[_expansion.B_], n)
+    _, _, r = support_stats(svs[SV_ALPHA], svs[SV_G], svs[SV_PERM], store[STORE_Y],
+                            st[_expansion.B_], n)
     return min(1.0, r)
 
 
@@ -272,7 +285,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
     if m == 0:
         ist[I_STOP] = STOP_EXHAUSTED
         return STOP_EXHAUSTED
-    scratch = work[3]
+    scratch = work[WORK_SCRATCH_C]
     if ist[I_BOTH] < 0:
         # y(x) is the same everywhere until both classes have support vectors: draw at random
         draw_front(ids, rows, m, 1, rng)
@@ -309,12 +322,12 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
     """The label ``y`` (+-1) of the pending query: one LASVM online iteration on it (PROCESS
     + REPROCESS), its removal from the pool, the records and the SV-count rule. Returns
     LEARNT, or NEED_GROW with nothing changed (grow S and the cache, then call again)."""
-    if _expansion.make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
+    if _expansion.make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
         return NEED_GROW
     t = ist[I_PENDING]
     k = ids[t]
     row = rows[t]
-    store[6][k] = y
+    store[STORE_Y][k] = y
     if y > 0:
         ist[I_POS] += 1
     else:
@@ -335,8 +348,8 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
     ist[I_PENDING] = -1
     # records
     n_lab = ist[I_NLABELS]
-    n_neg, n_pos, _ = support_stats(svs[1], svs[2], svs[0], store[6], st[_expansion.B_],
-                                    cnt[_expansion.N_COLS])
+    n_neg, n_pos, _ = support_stats(svs[SV_ALPHA], svs[SV_G], svs[SV_PERM], store[STORE_Y],
+                                    st[_expansion.B_], cnt[_expansion.N_COLS])
     sv_hist[n_lab, 0] = n_neg
     sv_hist[n_lab, 1] = n_pos
     picked[n_lab] = row
@@ -375,7 +388,7 @@ def sv_rule_holds(t, window, tolerance, span, ist, sv_hist):
 def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balanced, C, ids,
               rows, ist, fst, sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache,
               work, cnt, st, rng):
-    """Up to ``n_max`` queries with the stored labels ``store[6]`` as the oracle (labels
+    """Up to ``n_max`` queries with the stored labels ``store[STORE_Y]`` as the oracle (labels
     known: ``ActiveSVM.fit``), propose and learn in one compiled loop. Returns the number
     of labels learnt and the last status (``STOP_*``, LEARNT, or NEED_GROW)."""
     done = 0
@@ -385,7 +398,7 @@ def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balan
                          cache, work, cnt, st, rng)
         if status != PROPOSED:
             return done, status
-        y = store[6][ids[ist[I_PENDING]]]
+        y = store[STORE_Y][ids[ist[I_PENDING]]]
         status = learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst,
                        sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache, work,
                        cnt, st)

@@ -29,7 +29,8 @@ from numba import njit
 from ._core import kernel_row_csr, kernel_row_dense, normalize_row
 
 __all__ = [
-    "KernelCache", "SLOT_OWNER", "SLOT_LENGTH", "SLOT_PREV", "SLOT_NEXT", "ID_SLOT", "ID_PINNED",
+    "KernelCache", "CACHE_ROWS", "CACHE_SLOT_META", "CACHE_ID_META", "CACHE_STATS",
+    "SLOT_OWNER", "SLOT_LENGTH", "SLOT_PREV", "SLOT_NEXT", "ID_SLOT", "ID_PINNED",
     "STAT_HITS", "STAT_PARTIAL_HITS", "STAT_MISSES", "STAT_EVICTIONS", "STAT_LAST_SLOT",
     "N_STATS", "cache_reset", "cache_peek", "cache_acquire", "cache_set_length",
     "cache_invalidate", "cache_set_pinned", "cache_truncate_columns", "cache_swap_columns",
@@ -69,6 +70,12 @@ _INITIAL_CAPACITY = 64
 # previous acquire is never the victim, so the two most recently acquired rows are both
 # valid at once (what an SMO step on a pair needs); the cache therefore has 0 slots
 # (disabled: every acquire is a miss and returns -1) or at least 2.
+
+# slots of the state tuple ``KernelCache.state``
+CACHE_ROWS = 0
+CACHE_SLOT_META = 1
+CACHE_ID_META = 2
+CACHE_STATS = 3
 
 SLOT_OWNER = 0
 SLOT_LENGTH = 1

@@ -7,7 +7,9 @@ Weston & Bottou, "Fast Kernel Classifiers with Online and Active Learning", JMLR
 :mod:`._gap_steps` (LASVM-G and its successors: Ertekin, Bottou & Giles, "Nonconvex Online
 Support Vector Machines", IEEE TPAMI 2011).
 
-State layout (owned by :class:`streamsvm.lasvm.learner._Learner`, passed in as tuples):
+State layout (owned by :class:`streamsvm.lasvm.learner._Learner`, passed in as tuples whose
+slots are named below: ``STORE_*``, ``SV_*``, ``WORK_*``, ``KERN_*``; the cache's
+``CACHE_*`` in :mod:`streamsvm.kernels.cache`):
 
 * ``store = (Xd, indptr, indices, data, sq, kd, ys, pos_of, row_gen)``: the examples the
   learner can address, by *store index* (= the kernel cache's row id). Dense rows in ``Xd``
@@ -48,7 +50,42 @@ from ..kernels._core import (
     exp_nonpositive,
     kernel_from_dot,
 )
-from ..kernels.cache import cache_acquire, cache_invalidate, cache_set_length, cache_set_pinned
+from ..kernels.cache import (
+    CACHE_ID_META,
+    CACHE_SLOT_META,
+    CACHE_STATS,
+    cache_acquire,
+    cache_invalidate,
+    cache_set_length,
+    cache_set_pinned,
+)
+
+# slots of the state tuples (see the module docstring)
+STORE_XD = 0
+STORE_INDPTR = 1
+STORE_INDICES = 2
+STORE_DATA = 3
+STORE_SQ = 4
+STORE_KD = 5
+STORE_Y = 6
+STORE_POS = 7
+STORE_ROW_GEN = 8
+SV_PERM = 0
+SV_ALPHA = 1
+SV_G = 2
+SV_LO = 3
+SV_HI = 4
+SV_GLOG = 5
+SV_GMETA = 6
+WORK_SCATTER = 0
+WORK_SCRATCH_A = 1
+WORK_SCRATCH_B = 2
+WORK_SCRATCH_C = 3
+KERN_SPARSE = 0
+KERN_CODE = 1
+KERN_GAMMA = 2
+KERN_DEGREE = 3
+KERN_COEF0 = 4
 
 # int64 counters
 KEVALS = 0  #: kernel values computed
@@ -86,7 +123,8 @@ def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
     values in place, and the holes of S (``perm[j] < 0``) into 0; returns the number of
     kernel values (columns that are not holes). One tight loop per kernel, which LLVM
     vectorises for the RBF kernel (see ``kernels._core.exp_nonpositive``)."""
-    code, gamma, degree, coef0 = kern[1], kern[2], kern[3], kern[4]
+    code, gamma = kern[KERN_CODE], kern[KERN_GAMMA]
+    degree, coef0 = kern[KERN_DEGREE], kern[KERN_COEF0]
     # loops over slices: indices from 0 are known to be >= 0, which spares numba's
     # wraparound of negative indices and lets LLVM vectorise (4x faster here)
     row = target[lo:hi]
@@ -124,12 +162,12 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     the previous row).
     """
     Xd, indptr, indices, data, sq = store[:5]
-    sparse = kern[0]
-    perm = svs[0]
+    sparse = kern[KERN_SPARSE]
+    perm = svs[SV_PERM]
     rows, slot_meta, id_meta, stats = cache
     slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, rid, ncol)
     if slot >= 0:
-        valid = sync_row(rid, slot, ncol, valid, store[8], svs, cache, scratch)
+        valid = sync_row(rid, slot, ncol, valid, store[STORE_ROW_GEN], svs, cache, scratch)
     target = scratch if slot < 0 else rows[slot]
     if valid < ncol:
         x_sq = sq[rid]
@@ -185,10 +223,10 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
     of S (a prefetched row must not push out another before it is used); a row that is
     evicted anyway, or that S outgrows, is completed by :func:`kernel_row` (the result
     does not change, only the cost)."""
-    Xd, sq = store[0], store[4]
-    pos_of, row_gen = store[7], store[8]
-    sparse = kern[0]
-    perm = svs[0]
+    Xd, sq = store[STORE_XD], store[STORE_SQ]
+    pos_of, row_gen = store[STORE_POS], store[STORE_ROW_GEN]
+    sparse = kern[KERN_SPARSE]
+    perm = svs[SV_PERM]
     rows, slot_meta, id_meta, stats = cache
     ncol = cnt[N_COLS]
     if sparse or ncol < PREFETCH or rows.shape[0] < cnt[N_LIVE] + 4 * PREFETCH + 8:
@@ -211,7 +249,7 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
         if s < 0:
             continue  # a hole: dots_to_columns writes 0
         column_dots(Xd, s, j, ids, slots, m, rows)
-    gen = svs[6][0]
+    gen = svs[SV_GMETA][0]
     for b in range(m):
         cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
         cache_set_length(slot_meta, slots[b], ncol)
@@ -228,8 +266,8 @@ def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
     g[p] = gk
     lo[p] = lo_k
     hi[p] = hi_k
-    store[7][k] = p
-    cache_set_pinned(cache[1], cache[2], k, True)
+    store[STORE_POS][k] = p
+    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, True)
     cnt[N_COLS] = p + 1
     cnt[N_LIVE] += 1
     return p
@@ -244,9 +282,9 @@ def remove(p, store, svs, cache, cnt):
     memory that the cache would otherwise never touch) until the LRU order evicts it."""
     perm, alpha, g, lo, hi = svs[:5]
     k = perm[p]
-    store[7][k] = -1
-    cache_set_pinned(cache[1], cache[2], k, False)
-    cache_invalidate(cache[1], cache[2], cache[3], k)
+    store[STORE_POS][k] = -1
+    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, False)
+    cache_invalidate(cache[CACHE_SLOT_META], cache[CACHE_ID_META], cache[CACHE_STATS], k)
     perm[p] = -1
     alpha[p] = 0.0
     g[p] = 0.0
@@ -265,8 +303,8 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     never used again (e.g. of examples that left S) cost nothing. ``tmp`` is a float
     scratch of the capacity."""
     perm, alpha, g, lo, hi = svs[:5]
-    glog, gmeta = svs[5], svs[6]
-    pos_of = store[7]
+    glog, gmeta = svs[SV_GLOG], svs[SV_GMETA]
+    pos_of = store[STORE_POS]
     n_old = cnt[N_COLS]
     first = 0  # columns before the first moved one stay as they are
     while first < n_new and order[first] == first:
@@ -302,7 +340,7 @@ def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
     longest prefix whose values are still known. A row more than ``N_GENERATIONS`` layouts
     behind is dropped (recomputed). Returns the number of valid columns among the first
     ``ncol`` (the cache's hit counter is corrected if the row got shorter)."""
-    glog, gmeta = svs[5], svs[6]
+    glog, gmeta = svs[SV_GLOG], svs[SV_GMETA]
     rows, slot_meta, id_meta, stats = cache
     gen = gmeta[0]
     old = row_gen[rid]
@@ -336,7 +374,7 @@ def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
 @njit(cache=True)
 def compact(store, svs, cache, cnt, tmp):
     """Drop the holes of S (:func:`reorder` keeping the members in order)."""
-    perm = svs[0]
+    perm = svs[SV_PERM]
     n = cnt[N_COLS]
     order = np.empty(n, dtype=np.int64)
     m = 0
@@ -352,12 +390,12 @@ def make_room(store, svs, cache, cnt, tmp):
     """Before an insertion: compact when holes are a third of the columns or block the
     capacity. Returns NEED_GROW if S is full even without holes."""
     holes = cnt[N_COLS] - cnt[N_LIVE]
-    full = cnt[N_COLS] + 1 > svs[0].shape[0]
+    full = cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]
     # at the capacity, a few holes are not worth a new layout (each one makes the cached
     # rows catch up, see sync_row): the capacity doubles instead
     if holes > 0 and (3 * holes > cnt[N_COLS] + 96 or (full and 8 * holes >= cnt[N_COLS])):
         compact(store, svs, cache, cnt, tmp)
-    if cnt[N_COLS] + 1 > svs[0].shape[0]:
+    if cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]:
         return NEED_GROW
     return 0
 
@@ -366,15 +404,16 @@ def make_room(store, svs, cache, cnt, tmp):
 def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch):
     """``y(x_k) = sum_s alpha_s K(x_k, x_s) + b`` for a stored example (eq. 2)."""
     n = cnt[N_COLS]
-    row = kernel_row(k, n, store, kern, svs, cache, work[0], scratch, cnt)
-    return dot_dense(svs[1][:n], row) + st[B_]
+    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], scratch, cnt)
+    return dot_dense(svs[SV_ALPHA][:n], row) + st[B_]
 
 
 @njit(cache=True)
 def decision_values(ids, store, kern, svs, cache, work, cnt, st, out):
     """``out[t] = y(x_ids[t])`` for stored examples, through the kernel cache (eq. 2)."""
     for t in range(ids.shape[0]):
-        out[t] = decision_value(ids[t], store, kern, svs, cache, work, cnt, st, work[3])
+        out[t] = decision_value(ids[t], store, kern, svs, cache, work, cnt, st,
+                                work[WORK_SCRATCH_C])
     return out
 
 

@@ -7,6 +7,7 @@ the paper's misprints that these functions correct in :mod:`streamsvm.lasvm.vari
 import numpy as np
 from numba import njit
 
+from ..kernels.cache import CACHE_ID_META
 from ._expansion import (
     CURVATURE_FLOOR,
     GAP,
@@ -19,6 +20,12 @@ from ._expansion import (
     N_SKIPPED,
     NEED_GROW,
     SINCE_CLEAN,
+    STORE_KD,
+    STORE_POS,
+    STORE_Y,
+    WORK_SCATTER,
+    WORK_SCRATCH_A,
+    WORK_SCRATCH_C,
     insert,
     kernel_row,
     make_room,
@@ -47,7 +54,7 @@ def duality_gap(store, svs, cnt, Cp, Cn):
     With ``g = y - f`` and ``u = alpha y``, the gap is
     ``sum_l [C max(0, y_l g_l) - alpha_l g_l - beta_l y_l g_l]``; each term is >= 0 for a
     feasible alpha (see the module docstring of :mod:`streamsvm.lasvm.variants`)."""
-    ys = store[6]
+    ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[:5]
     total = 0.0
     for s in range(cnt[N_COLS]):
@@ -64,7 +71,7 @@ def duality_gap(store, svs, cnt, Cp, Cn):
 def gap_target(store, svs, cnt, Cp, Cn):
     """Gap target (eq. 8): ``max(0, sqrt(sum h^2 - (sum h)^2 / l))`` with ``h = C y g`` over
     the l support vectors (alpha != 0)."""
-    ys = store[6]
+    ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[:5]
     s1 = 0.0
     s2 = 0.0
@@ -87,7 +94,7 @@ def single_step(p, gp, store, kern, svs, cache, work, cnt):
     """Direction search along one coordinate (b = 0, no equality constraint):
     ``lambda = g / K_pp`` clipped to the box, then ``g_s -= lambda K_ps``."""
     perm, alpha, g, lo, hi = svs[:5]
-    kd = store[5]
+    kd = store[STORE_KD]
     kpp = kd[perm[p]]
     if kpp < CURVATURE_FLOOR:
         kpp = CURVATURE_FLOOR
@@ -109,7 +116,8 @@ def single_step(p, gp, store, kern, svs, cache, work, cnt):
     if lam == 0.0:
         return
     n = cnt[N_COLS]
-    row = kernel_row(perm[p], n, store, kern, svs, cache, work[0], work[1], cnt)
+    row = kernel_row(perm[p], n, store, kern, svs, cache, work[WORK_SCATTER],
+                     work[WORK_SCRATCH_A], cnt)
     for s in range(n):
         g[s] -= lam * row[s]
 
@@ -196,22 +204,23 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
     LASVM-NC sets ``beta = C`` if ``z < s`` (eq. 17) and the box of eq. 18; compute the gap
     target (eq. 8), PROCESS (single coefficient), then REPROCESS while the gap (eq. 9)
     exceeds ``max(C, target)``. Every ``clean_every`` examples CLEAN (not FULL SVM)."""
-    ys = store[6]
-    pos_of = store[7]
+    ys = store[STORE_Y]
+    pos_of = store[STORE_POS]
     perm, alpha, g, lo, hi = svs[:5]
     done = 0
     while pstate[0] < pstate[1] and done < n_iter:
-        if make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
+        if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
             return NEED_GROW
         k = pool[pstate[0]]
-        if pos_of[k] < 0 and cache[2][k, 0] < 0:
+        if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
             prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
         pstate[0] += 1
         done += 1
         cnt[N_ITER] += 1
         if pos_of[k] < 0:
             n = cnt[N_COLS]
-            row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
+            row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER],
+                             work[WORK_SCRATCH_C], cnt)
             f = 0.0
             for s in range(n):
                 f += alpha[s] * row[s]

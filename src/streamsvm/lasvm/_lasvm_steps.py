@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from .._random import rand_below
+from ..kernels.cache import CACHE_ID_META
 from ._expansion import (
     B_,
     CURVATURE_FLOOR,
@@ -19,6 +20,18 @@ from ._expansion import (
     NEED_GROW,
     SEED_NEG,
     SEED_POS,
+    STORE_KD,
+    STORE_POS,
+    STORE_Y,
+    SV_ALPHA,
+    SV_G,
+    SV_HI,
+    SV_LO,
+    SV_PERM,
+    WORK_SCATTER,
+    WORK_SCRATCH_A,
+    WORK_SCRATCH_B,
+    WORK_SCRATCH_C,
     compact,
     decision_value,
     insert,
@@ -68,9 +81,11 @@ def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
     ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
     is below rounding and nothing moved. The gradients are the caller's to update."""
     perm, alpha, g, lo, hi = svs[:5]
-    kd = store[5]
-    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
-    rj = kernel_row(perm[j], n, store, kern, svs, cache, work[0], work[2], cnt)
+    kd = store[STORE_KD]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
+                    cnt)
+    rj = kernel_row(perm[j], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_B],
+                    cnt)
     curvature = kd[perm[i]] + kd[perm[j]] - 2.0 * ri[j]
     if curvature < CURVATURE_FLOOR:
         curvature = CURVATURE_FLOOR
@@ -94,7 +109,7 @@ def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
 def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
     REPROCESS step 3); gradients of positions < n are updated."""
-    g = svs[2]
+    g = svs[SV_G]
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return False  # a step below rounding: a numerical stall, not a move
@@ -107,7 +122,7 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
 def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
     two; the finishing step's inner loop)."""
-    alpha, g, lo, hi = svs[1], svs[2], svs[3], svs[4]
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
@@ -131,13 +146,13 @@ def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
 def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     """LASVM PROCESS(k): insert k into S (steps 1-2), direction search on the tau-violating
     pair with maximal gradient that involves k (steps 3-5). Returns False if k was in S."""
-    pos_of = store[7]
+    pos_of = store[STORE_POS]
     if pos_of[k] >= 0:
         return False
-    ys = store[6]
+    ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[:5]
     n = cnt[N_COLS]
-    row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
+    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt)
     f = 0.0
     for s in range(n):
         f += alpha[s] * row[s]
@@ -162,7 +177,7 @@ def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
 def remove_blatant_and_bias(store, svs, cache, cnt, st):
     """REPROCESS steps 4-5: drop members with alpha = 0 that cannot be part of a violating
     pair (y = -1 and g >= g_max, or y = +1 and g <= g_min), then set b and delta (eq. 10)."""
-    ys = store[6]
+    ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[:5]
     n = cnt[N_COLS]
     i, gmax, j, gmin = extremes(n, svs)
@@ -212,7 +227,7 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
     start = pstate[0]
     end = pstate[1]
     if selection != RANDOM:
-        ys = store[6]
+        ys = store[STORE_Y]
         limit = AUTOACTIVE_MAX if selection == AUTOACTIVE else n_candidates
         best = start
         best_score = np.inf
@@ -224,7 +239,7 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
             k = pool[r]
             pool[r] = pool[t]
             pool[t] = k
-            f = decision_value(k, store, kern, svs, cache, work, cnt, st, work[3])
+            f = decision_value(k, store, kern, svs, cache, work, cnt, st, work[WORK_SCRATCH_C])
             cnt[N_CANDIDATES] += 1
             score = ys[k] * f if selection == GRADIENT else abs(f)
             if score < best_score:
@@ -250,15 +265,15 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     ``delta < delta_max``). The first ``n_seed`` examples of each class seed S (inserted
     with alpha = 0, step 1). Stops after ``n_iter`` iterations, when the pool is empty, or
     when S fills its capacity (returns NEED_GROW: the caller grows and calls again)."""
-    ys = store[6]
-    pos_of = store[7]
+    ys = store[STORE_Y]
+    pos_of = store[STORE_POS]
     done = 0
     while pstate[0] < pstate[1] and done < n_iter:
-        if make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
+        if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
             return NEED_GROW
         if selection == RANDOM:
             k = pool[pstate[0]]
-            if pos_of[k] < 0 and cache[2][k, 0] < 0:
+            if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
                 prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
                  rng)
@@ -269,10 +284,11 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
         if cnt[seed_slot] < n_seed and pos_of[k] < 0:
             # step 1: seed S with a few examples of each class, alpha = 0, g from eq. 9
             n = cnt[N_COLS]
-            row = kernel_row(k, n, store, kern, svs, cache, work[0], work[3], cnt)
+            row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER],
+                             work[WORK_SCRATCH_C], cnt)
             f = 0.0
             for s in range(n):
-                f += svs[1][s] * row[s]
+                f += svs[SV_ALPHA][s] * row[s]
             c = Cp if y > 0 else Cn
             insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
             cnt[seed_slot] += 1
@@ -329,9 +345,10 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
     """For the finishing step: the ``j`` (alpha_j > A_j, g_j < g_i) whose pair step with
     ``i`` gains the most, ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (the second-order
     working-set selection of Fan, Chen & Lin 2005 that LIBSVM uses), or -1."""
-    perm, alpha, g, lo = svs[0], svs[1], svs[2], svs[3]
-    kd = store[5]
-    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[0], work[1], cnt)
+    perm, alpha, g, lo = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO]
+    kd = store[STORE_KD]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
+                    cnt)
     kii = kd[perm[i]]
     best = -1
     best_gain = 0.0
@@ -359,9 +376,9 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
     violating pair, the gradients of the set-aside members are recomputed (eq. 9) and the
     search continues over all of S until the merged set has none. Ends with REPROCESS steps
     4-5 (removal of blatant non-support vectors, b and delta)."""
-    ys = store[6]
+    ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[:5]
-    compact(store, svs, cache, cnt, work[1])
+    compact(store, svs, cache, cnt, work[WORK_SCRATCH_A])
     n_active = cnt[N_COLS]
     steps = 0
     limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
@@ -375,14 +392,15 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
             cnt[N_REPROCESS_STEPS] += 1
             steps += 1
             if shrink_every > 0 and steps % shrink_every == 0:
-                n_active = _shrink(n_active, store, svs, cache, cnt, work[1])
+                n_active = _shrink(n_active, store, svs, cache, cnt, work[WORK_SCRATCH_A])
                 i, gmax, j, gmin = extremes(n_active, svs)
             continue
         n = cnt[N_COLS]
         if n_active == n:
             break
         for s in range(n_active, n):
-            row = kernel_row(perm[s], n, store, kern, svs, cache, work[0], work[3], cnt)
+            row = kernel_row(perm[s], n, store, kern, svs, cache, work[WORK_SCATTER],
+                             work[WORK_SCRATCH_C], cnt)
             f = 0.0
             for t in range(n):
                 f += alpha[t] * row[t]
