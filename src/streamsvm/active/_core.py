@@ -10,8 +10,8 @@ from numba import njit
 from .._random import rand_below
 from ..kernels._core import dot_dense
 from ..kernels.cache import cache_acquire, cache_set_length
-from ..lasvm import _expansion
-from ..lasvm._expansion import (
+from ..lasvm import _expansion_core as _expansion
+from ..lasvm._expansion_core import (
     KERN_SPARSE,
     STORE_ROW_GEN,
     STORE_Y,
@@ -23,7 +23,7 @@ from ..lasvm._expansion import (
     WORK_SCRATCH_A,
     WORK_SCRATCH_C,
 )
-from ..lasvm._lasvm_steps import process, reprocess
+from ..lasvm._lasvm_core import process, reprocess
 
 
 @njit(cache=True)

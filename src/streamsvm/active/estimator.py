@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from ..kernels import KERNEL_CODES, validate_kernel_params
-from ..lasvm._lasvm_steps import RANDOM
+from ..lasvm._lasvm_core import RANDOM
 from ..lasvm.lasvm import _check_number, _KernelSVMBase
 from .learner import STOPPING_RULES, _ActiveLearner
 

@@ -41,9 +41,9 @@ import warnings
 
 import numpy as np
 
-from ..lasvm import _expansion
-from ..lasvm._expansion import N_COLS as _N_COLS
-from ..lasvm._expansion import N_LIVE as _N_LIVE
+from ..lasvm import _expansion_core as _expansion
+from ..lasvm._expansion_core import N_COLS as _N_COLS
+from ..lasvm._expansion_core import N_LIVE as _N_LIVE
 from ..lasvm.learner import _Learner
 from . import _core
 

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_features, check_one_example
-from ..lasvm._expansion import N_COLS
+from ..lasvm._expansion_core import N_COLS
 from . import _core
 from .oracle import check_learner_setup
 

@@ -9,14 +9,15 @@ import numpy as np
 
 from ..base import StreamClassifier
 from ..kernels import KERNEL_CODES, Kernel, validate_kernel_params
-from . import _expansion, _lasvm_steps
+from . import _expansion_core as _expansion
+from . import _lasvm_core
 from .learner import _Learner
 
 SELECTIONS = {
-    "random": _lasvm_steps.RANDOM,
-    "gradient": _lasvm_steps.GRADIENT,
-    "active": _lasvm_steps.ACTIVE,
-    "autoactive": _lasvm_steps.AUTOACTIVE,
+    "random": _lasvm_core.RANDOM,
+    "gradient": _lasvm_core.GRADIENT,
+    "active": _lasvm_core.ACTIVE,
+    "autoactive": _lasvm_core.AUTOACTIVE,
 }
 
 

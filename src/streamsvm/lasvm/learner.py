@@ -4,8 +4,8 @@ It owns a *store* of addressable examples (the current expansion S and the examp
 chunk being learnt), the expansion's coefficients and gradients by position, the LRU kernel
 cache (``KernelCache``, rows keyed by store index, support vectors pinned), and calls the
 jitted loops once per chunk (again only when S outgrows its capacity, which doubles): LASVM's
-in :mod:`streamsvm.lasvm._lasvm_steps`, LASVM-G's in :mod:`streamsvm.lasvm._gap_steps`, both
-over the expansion of :mod:`streamsvm.lasvm._expansion` (which describes the state layout).
+in :mod:`streamsvm.lasvm._lasvm_core`, LASVM-G's in :mod:`streamsvm.lasvm._gap_core`, both
+over the expansion of :mod:`streamsvm.lasvm._expansion_core` (which describes the state layout).
 
 ``fit`` points the store at the training set itself (no copy), runs the epochs and the
 finishing step, then keeps only the rows of S. ``partial_fit`` appends the chunk to the
@@ -32,7 +32,8 @@ from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
-from . import _expansion, _gap_steps, _lasvm_steps
+from . import _expansion_core as _expansion
+from . import _gap_core, _lasvm_core
 
 _INITIAL_CAPACITY = 64
 _DECISION_BLOCK = 2048
@@ -44,14 +45,14 @@ class _Learner(BinaryLearner):
     ``"full"``) for one two-class problem; see the estimators for the parameters."""
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
-                 shuffle, selection=_lasvm_steps.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
+                 shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
                  finishing=True, second_order=True, shrink_every=1000, s=-1.0,
                  clean_every=300, max_non_sv=300):
         super().__init__(n_features, rng)
         self.algorithm = algorithm
-        self.variant = {"g": _gap_steps.VARIANT_G, "nc": _gap_steps.VARIANT_NC,
-                        "i": _gap_steps.VARIANT_I,
-                        "full": _gap_steps.VARIANT_FULL}.get(algorithm, -1)
+        self.variant = {"g": _gap_core.VARIANT_G, "nc": _gap_core.VARIANT_NC,
+                        "i": _gap_core.VARIANT_I,
+                        "full": _gap_core.VARIANT_FULL}.get(algorithm, -1)
         self.C = float(C)
         self.Cp = float(C)
         self.Cn = float(C)
@@ -283,12 +284,12 @@ class _Learner(BinaryLearner):
             args = (self._store(), self._kern(), self._svs(), self.cache.state, self._work(),
                     self.cnt, self.st)
             if self.algorithm == "lasvm":
-                status = _lasvm_steps.lasvm_online(pool, pstate, left, self.selection,
+                status = _lasvm_core.lasvm_online(pool, pstate, left, self.selection,
                                             self.n_candidates, self.n_seed, self.tau,
                                             self.delta_max, self.Cp, self.Cn, *args,
                                             self.rng_state)
             else:
-                status = _gap_steps.lasvmg_online(pool, pstate, left, self.variant, self.s,
+                status = _gap_core.lasvmg_online(pool, pstate, left, self.variant, self.s,
                                              self.clean_every, self.max_non_sv, self.tau,
                                              self.C, self.Cp, self.Cn, *args)
             if status != _expansion.NEED_GROW:
@@ -298,7 +299,7 @@ class _Learner(BinaryLearner):
     def process_examples(self, ids) -> None:
         """One online iteration per stored id, in the given order (no selection)."""
         selection = self.selection
-        self.selection = _lasvm_steps.RANDOM
+        self.selection = _lasvm_core.RANDOM
         try:
             self._run(ids)
         finally:
@@ -339,7 +340,7 @@ class _Learner(BinaryLearner):
             return
         self._ensure_cache()
         second_order = getattr(self, "second_order", False)  # models saved before it existed
-        _lasvm_steps.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+        _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
                            self._kern(), self._svs(), self.cache.state, self._work(), self.cnt,
                            self.st)
 

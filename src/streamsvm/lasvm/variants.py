@@ -38,7 +38,7 @@ import numbers
 
 import numpy as np
 
-from . import _expansion
+from . import _expansion_core as _expansion
 from .lasvm import _check_number, _KernelSVMBase
 
 

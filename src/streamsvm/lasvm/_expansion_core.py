@@ -2,9 +2,9 @@
 coefficients, gradients and boxes, insertion and removal, the layout of S and the kernel rows
 of its members through the cache (pure jitted functions over arrays).
 
-The steps that move the coefficients are in :mod:`._lasvm_steps` (LASVM: Bordes, Ertekin,
+The steps that move the coefficients are in :mod:`._lasvm_core` (LASVM: Bordes, Ertekin,
 Weston & Bottou, "Fast Kernel Classifiers with Online and Active Learning", JMLR 2005) and
-:mod:`._gap_steps` (LASVM-G and its successors: Ertekin, Bottou & Giles, "Nonconvex Online
+:mod:`._gap_core` (LASVM-G and its successors: Ertekin, Bottou & Giles, "Nonconvex Online
 Support Vector Machines", IEEE TPAMI 2011).
 
 State layout (owned by :class:`streamsvm.lasvm.learner._Learner`, passed in as tuples whose

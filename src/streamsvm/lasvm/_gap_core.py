@@ -1,14 +1,14 @@
 """The steps of LASVM-G, LASVM-NC, LASVM-I and FULL SVM (Ertekin, Bottou & Giles, "Nonconvex
 Online Support Vector Machines", IEEE TPAMI 2011): b = 0, single-coefficient PROCESS,
 REPROCESS driven by the duality gap, CLEAN, and the online loop, over the expansion of
-:mod:`._expansion` (pure jitted functions over arrays; the state layout is described there,
+:mod:`._expansion_core` (pure jitted functions over arrays; the state layout is described there,
 the paper's misprints that these functions correct in :mod:`streamsvm.lasvm.variants`)."""
 
 import numpy as np
 from numba import njit
 
 from ..kernels.cache import CACHE_ID_META
-from ._expansion import (
+from ._expansion_core import (
     CURVATURE_FLOOR,
     GAP,
     GAP_TARGET,

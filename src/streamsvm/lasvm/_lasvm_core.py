@@ -1,6 +1,6 @@
 """LASVM's steps (Bordes, Ertekin, Weston & Bottou, "Fast Kernel Classifiers with Online and
 Active Learning", JMLR 2005): PROCESS, REPROCESS, example selection, the online loop and the
-finishing step with shrinking, over the expansion of :mod:`._expansion` (pure jitted
+finishing step with shrinking, over the expansion of :mod:`._expansion_core` (pure jitted
 functions over arrays; the state layout is described there)."""
 
 import numpy as np
@@ -8,7 +8,7 @@ from numba import njit
 
 from .._random import rand_below
 from ..kernels.cache import CACHE_ID_META
-from ._expansion import (
+from ._expansion_core import (
     B_,
     CURVATURE_FLOOR,
     DELTA,
