@@ -13,7 +13,12 @@ from ..kernels.cache import cache_acquire, cache_set_length
 from ..lasvm import _expansion_core as _expansion
 from ..lasvm._expansion_core import (
     KERN_SPARSE,
+    STORE_DATA,
+    STORE_INDICES,
+    STORE_INDPTR,
     STORE_ROW_GEN,
+    STORE_SQ,
+    STORE_XD,
     STORE_Y,
     SV_ALPHA,
     SV_G,
@@ -159,7 +164,8 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     turned into kernel values in one vectorised pass per row, and the arrays are unpacked
     once per block instead of once per candidate (numba's reference counting of a dozen
     arrays per call cost more than scoring a cached row)."""
-    Xd, indptr, indices, data, sq = store[:5]
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
     row_gen = store[STORE_ROW_GEN]
     sparse = kern[KERN_SPARSE]
     perm, alpha = svs[SV_PERM], svs[SV_ALPHA]

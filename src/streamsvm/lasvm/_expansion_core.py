@@ -161,7 +161,8 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     of length ``ncol``, valid until the acquire after the next one (the cache never evicts
     the previous row).
     """
-    Xd, indptr, indices, data, sq = store[:5]
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
     sparse = kern[KERN_SPARSE]
     perm = svs[SV_PERM]
     rows, slot_meta, id_meta, stats = cache
@@ -259,7 +260,7 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
 @njit(cache=True)
 def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
     """Append example ``k`` to S (new last column) with alpha = 0 and gradient ``gk``."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     p = cnt[N_COLS]
     perm[p] = k
     alpha[p] = 0.0
@@ -280,7 +281,7 @@ def remove(p, store, svs, cache, cnt):
     Its cached row is dropped too: an example leaves S only after it was processed, and
     within an epoch it is not processed again, so the row would only hold a slot (and
     memory that the cache would otherwise never touch) until the LRU order evicts it."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     k = perm[p]
     store[STORE_POS][k] = -1
     cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, False)
@@ -302,7 +303,7 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     each row is brought to it when it is next acquired (:func:`sync_row`), so rows that are
     never used again (e.g. of examples that left S) cost nothing. ``tmp`` is a float
     scratch of the capacity."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     glog, gmeta = svs[SV_GLOG], svs[SV_GMETA]
     pos_of = store[STORE_POS]
     n_old = cnt[N_COLS]

@@ -23,6 +23,11 @@ from ._expansion_core import (
     STORE_KD,
     STORE_POS,
     STORE_Y,
+    SV_ALPHA,
+    SV_G,
+    SV_HI,
+    SV_LO,
+    SV_PERM,
     WORK_SCATTER,
     WORK_SCRATCH_A,
     WORK_SCRATCH_C,
@@ -55,7 +60,7 @@ def duality_gap(store, svs, cnt, Cp, Cn):
     ``sum_l [C max(0, y_l g_l) - alpha_l g_l - beta_l y_l g_l]``; each term is >= 0 for a
     feasible alpha (see the module docstring of :mod:`streamsvm.lasvm.variants`)."""
     ys = store[STORE_Y]
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO]
     total = 0.0
     for s in range(cnt[N_COLS]):
         if perm[s] < 0:
@@ -72,7 +77,7 @@ def gap_target(store, svs, cnt, Cp, Cn):
     """Gap target (eq. 8): ``max(0, sqrt(sum h^2 - (sum h)^2 / l))`` with ``h = C y g`` over
     the l support vectors (alpha != 0)."""
     ys = store[STORE_Y]
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     s1 = 0.0
     s2 = 0.0
     count = 0
@@ -93,7 +98,7 @@ def gap_target(store, svs, cnt, Cp, Cn):
 def single_step(p, gp, store, kern, svs, cache, work, cnt):
     """Direction search along one coordinate (b = 0, no equality constraint):
     ``lambda = g / K_pp`` clipped to the box, then ``g_s -= lambda K_ps``."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     kd = store[STORE_KD]
     kpp = kd[perm[p]]
     if kpp < CURVATURE_FLOOR:
@@ -127,7 +132,7 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
     """LASVM-G REPROCESS: i = argmin g with alpha > A, j = argmax g with alpha < B; bail out
     unless ``max(g_j, 0) - min(g_i, 0) > tau``; step on the one with the larger violation
     (``g_i + g_j < 0`` -> i, else j). Returns True if a step was made."""
-    perm, alpha, g, lo, hi = svs[:5]
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
     i = -1
     j = -1
@@ -156,7 +161,7 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
 def clean(max_non_sv, store, svs, cache, cnt):
     """CLEAN: if more than m non-support vectors (alpha = 0) are in the expansion, keep the
     m closest to the margin (smallest ``|g| = |1 - y f|``) and remove the others."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     n = cnt[N_COLS]
     count = 0
     for s in range(n):
@@ -206,7 +211,7 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
     exceeds ``max(C, target)``. Every ``clean_every`` examples CLEAN (not FULL SVM)."""
     ys = store[STORE_Y]
     pos_of = store[STORE_POS]
-    perm, alpha, g, lo, hi = svs[:5]
+    alpha, g = svs[SV_ALPHA], svs[SV_G]
     done = 0
     while pstate[0] < pstate[1] and done < n_iter:
         if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:

@@ -60,7 +60,7 @@ def extremes(n, svs):
     so far count as equal and the earlier position wins: after an unclipped SMO step the
     two examples have equal gradients up to rounding, and this makes the choice between
     them independent of the rounding."""
-    perm, alpha, g, lo, hi = svs[:5]
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     i = -1
     j = -1
     gmax = -np.inf
@@ -80,7 +80,7 @@ def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
     """The clipped SMO step on the pair (i, j): moves ``alpha[i]`` up and ``alpha[j]`` down by
     ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
     is below rounding and nothing moved. The gradients are the caller's to update."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     kd = store[STORE_KD]
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
                     cnt)
@@ -150,7 +150,7 @@ def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     if pos_of[k] >= 0:
         return False
     ys = store[STORE_Y]
-    perm, alpha, g, lo, hi = svs[:5]
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
     row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt)
     f = 0.0
@@ -178,7 +178,7 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
     """REPROCESS steps 4-5: drop members with alpha = 0 that cannot be part of a violating
     pair (y = -1 and g >= g_max, or y = +1 and g <= g_min), then set b and delta (eq. 10)."""
     ys = store[STORE_Y]
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     n = cnt[N_COLS]
     i, gmax, j, gmin = extremes(n, svs)
     for s in range(n - 1, -1, -1):
@@ -309,7 +309,7 @@ def _shrink(n_active, store, svs, cache, cnt, tmp):
     """Shrinking of the finishing step: members of the active prefix at a bound of their box
     that cannot join a violating pair are removed from S (alpha = 0) or set aside behind the
     active prefix (alpha = +-C), by one :func:`reorder`. Returns the new active size."""
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     i, gmax, j, gmin = extremes(n_active, svs)
     n = cnt[N_COLS]
     keep = np.empty(n, dtype=np.int64)
@@ -377,7 +377,7 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
     search continues over all of S until the merged set has none. Ends with REPROCESS steps
     4-5 (removal of blatant non-support vectors, b and delta)."""
     ys = store[STORE_Y]
-    perm, alpha, g, lo, hi = svs[:5]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     compact(store, svs, cache, cnt, work[WORK_SCRATCH_A])
     n_active = cnt[N_COLS]
     steps = 0
