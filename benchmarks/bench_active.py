@@ -31,6 +31,7 @@ from streamsvm.active.baselines import (
     undersample,
 )
 from streamsvm.datasets import DatasetNotFoundError, load_dataset
+from streamsvm.lasvm._expansion_core import KEVALS, N_CANDIDATES
 
 from _common import RESULTS, write_markdown
 
@@ -315,8 +316,8 @@ def profile(datasets, lines):
                               X[picked], y[picked])
         _, t_finish = _timed(al.finish)
         learner = al.learners_[0]
-        scored = int(learner.cnt[11])  # lasvm._core.N_CANDIDATES
-        kevals = int(learner.cnt[0])  # lasvm._core.KEVALS
+        scored = int(learner.cnt[N_CANDIDATES])
+        kevals = int(learner.cnt[KEVALS])
         rows.append(f"| {label} | {al.n_labels_} | {scored} | {kevals / 1e6:.1f}M | "
                     f"{t_al:.2f} | {t_lasvm:.2f} | "
                     f"{t_al - t_lasvm:.2f} ({100 * (t_al - t_lasvm) / t_al:.0f}%) | "

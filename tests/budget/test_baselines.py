@@ -5,6 +5,7 @@ import pytest
 from sklearn.svm import SVC
 
 from streamsvm import BudgetPerceptron, Forgetron, RandomBudgetSVM
+from streamsvm.budget import _state as state
 from streamsvm.datasets import make_noisy_checkerboard
 
 from tests import naive
@@ -45,7 +46,7 @@ def test_random_is_the_exact_svm_on_a_uniform_reservoir(stream):
     for start in range(0, 600, 100):
         model.partial_fit(X[start : start + 100], y[start : start + 100], classes=[-1, 1])
     machine = model.learners_[0].machine
-    stored = machine.m[0][: machine.n]
+    stored = machine.m[state.M_X][: machine.n]
     assert machine.n == 40
     rows = [int(np.flatnonzero((X == v).all(axis=1))[0]) for v in stored]
     svc = SVC(C=10.0, gamma=GAMMA, tol=1e-12).fit(X[rows], y[rows])
@@ -60,7 +61,7 @@ def test_reservoir_is_uniform():
     for seed in range(60):
         model = RandomBudgetSVM(budget=20, C=1.0, kernel="linear", random_state=seed).fit(X, y)
         machine = model.learners_[0].machine
-        counts[machine.m[0][: machine.n, 0].astype(int)] += 1
+        counts[machine.m[state.M_X][: machine.n, 0].astype(int)] += 1
     first, last = counts[:100].mean(), counts[100:].mean()
     assert abs(first - last) < 0.25 * 60 * 20 / 200 + 1  # both near 6 per position
     assert counts.sum() == 60 * 20

@@ -5,7 +5,7 @@ import pytest
 from sklearn.svm import SVC
 
 from streamsvm import IncrementalSVM
-from streamsvm.budget import _incremental_core as core
+from streamsvm.budget import _state as state
 
 from tests.test_contract import assert_same_state, snapshot
 
@@ -121,14 +121,14 @@ def test_recursive_inverse_equals_the_inverse_of_J():
     model = IncrementalSVM(C=10.0, **KERNELS["rbf"]).fit(X, y)
     model.unlearn(list(range(0, 40, 3)))
     m = model.learners_[0].machine.m
-    P = int(m[12][core.I_P])
-    S = m[8][:P]
-    yS = m[2][S]
+    P = int(m[state.M_IST][state.I_P])
+    S = m[state.M_MARGIN][:P]
+    yS = m[state.M_Y][S]
     J = np.zeros((P + 1, P + 1))
     J[0, 1:] = yS
     J[1:, 0] = yS
-    J[1:, 1:] = yS[:, None] * yS[None, :] * m[7][np.ix_(S, S)]
-    np.testing.assert_allclose(m[9][: P + 1, : P + 1] @ J, np.eye(P + 1), atol=1e-8)
+    J[1:, 1:] = yS[:, None] * yS[None, :] * m[state.M_GRAM][np.ix_(S, S)]
+    np.testing.assert_allclose(m[state.M_R][: P + 1, : P + 1] @ J, np.eye(P + 1), atol=1e-8)
     assert P >= 3
 
 
@@ -143,7 +143,7 @@ def test_sets_partition_by_kkt():
     np.testing.assert_allclose(yf[ids[margin]], 1.0, atol=1e-7)
     assert np.all(yf[ids[error]] <= 1 + 1e-7)
     assert np.all(yf[ids[reserve]] >= 1 - 1e-7)
-    np.testing.assert_allclose(machine.m[4][error], machine.C)
+    np.testing.assert_allclose(machine.m[state.M_ALPHA][error], machine.C)
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from streamsvm import IncrementalSVM, TwinVectorMachine
+from streamsvm.budget import _state as state
 from streamsvm.budget import _tvm_core as tcore
 from streamsvm.datasets import make_noisy_checkerboard
 
@@ -114,10 +115,11 @@ def test_remembered_neighbours_match_brute_force(stream, one_sided):
     n = learner.n_twins
     fq = np.array([tcore.twin_f(m, tw, j) for j in range(n)])
     side = np.where(fq > 0, 1, -1) if one_sided else np.zeros(n, dtype=np.int64)
-    tcore._update_neighbours(m, tw, opts, side.astype(np.int64), np.zeros(tw[0].shape[1], np.int64))
+    nz = np.zeros(tw[state.TW_PIVOTS].shape[1], np.int64)
+    tcore._update_neighbours(m, tw, opts, side.astype(np.int64), nz)
     Q, W = learner.twins()
     who, best = naive.tvm_best_neighbours(Q, W, side)
-    np.testing.assert_allclose(tw[7][:n], best, rtol=1e-10)
+    np.testing.assert_allclose(tw[state.TW_NEIGHBOUR_DIST][:n], best, rtol=1e-10)
 
 
 def test_feature_space_preimage_lies_at_the_rbf_optimum():
@@ -126,13 +128,14 @@ def test_feature_space_preimage_lies_at_the_rbf_optimum():
     model.partial_fit(rng.normal(size=(4, 2)), [1, -1, 1, -1])
     learner = model.learners_[0]
     tw = learner.tw
-    tw[2][:4] = [1.0, 0.0, 3.0, 0.0]
-    tw[3][:4] = [0.0, 2.0, 0.0, 5.0]
+    tw[state.TW_WEIGHT_POS][:4] = [1.0, 0.0, 3.0, 0.0]
+    tw[state.TW_WEIGHT_NEG][:4] = [0.0, 2.0, 0.0, 5.0]
     out = np.zeros(2)
     for i, j in [(0, 1), (2, 3), (0, 3)]:
         tcore._preimage(learner.machine.m, tw, i, j, out)
-        si, sj = tw[2][i] + tw[3][i], tw[2][j] + tw[3][j]
-        expected = naive.rbf_preimage_on_segment(tw[0][i], tw[0][j], si, sj, GAMMA)
+        weight = tw[state.TW_WEIGHT_POS] + tw[state.TW_WEIGHT_NEG]
+        Q = tw[state.TW_PIVOTS]
+        expected = naive.rbf_preimage_on_segment(Q[i], Q[j], weight[i], weight[j], GAMMA)
         np.testing.assert_allclose(out, expected, atol=1e-4)
 
 
@@ -202,7 +205,7 @@ def test_merge_search_work_is_bounded_on_sparse_high_dimensional_data(merging):
         learner = model.learners_[0]
         m, tw, opts = learner.machine.m, learner.tw, learner.opts
         moves = model.n_replacements_ + model.n_merges_
-        assert learner.counter(tcore.T_DIST) <= B * (B - 1) // 2 + 2 * B * moves
+        assert learner.counter(state.T_DIST) <= B * (B - 1) // 2 + 2 * B * moves
         assert model.n_twins_ == B
         Xt, yt, wt = weighted_twins(model)
         svc = SVC(C=model.C_, gamma=0.5, tol=1e-12).fit(Xt, yt, sample_weight=wt)
@@ -218,9 +221,9 @@ def test_merge_search_work_is_bounded_on_sparse_high_dimensional_data(merging):
     Q, W = learner.twins()
     if merging == "input":
         brute = ((Q[:, None, :] - Q[None, :, :]) ** 2).sum(axis=-1)
-        np.testing.assert_allclose(tw[12], brute, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(tw[state.TW_DIST], brute, rtol=1e-9, atol=1e-12)
         who, best = naive.tvm_best_neighbours(Q, W, side)
-        np.testing.assert_allclose(tw[7][:B], best, rtol=1e-9)
+        np.testing.assert_allclose(tw[state.TW_NEIGHBOUR_DIST][:B], best, rtol=1e-9)
     else:
         brute = 2.0 - 2.0 * rbf_kernel(Q, gamma=0.5)
-        np.testing.assert_allclose(tw[12], brute, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(tw[state.TW_DIST], brute, rtol=1e-9, atol=1e-12)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from streamsvm.kernels import Kernel, KernelCache, _core
+from streamsvm.kernels import Kernel, KernelCache
+from streamsvm.kernels import cache as kc
 
 from .naive_cache import NaiveRowCache
 
@@ -13,14 +14,14 @@ MB = 1 << 20
 
 
 def slot_of(cache, row_id):
-    return int(cache.id_meta[row_id, _core.ID_SLOT])
+    return int(cache.id_meta[row_id, kc.ID_SLOT])
 
 
 def check_same_state(cache, naive, truth):
     """Cached ids, lengths, pins, values and counters agree with the reference."""
     assert cache.n_slots == naive.n_slots
-    order = [int(cache.slot_meta[s, _core.SLOT_OWNER])
-             for s in _core.cache_eviction_order(cache.slot_meta)]
+    order = [int(cache.slot_meta[s, kc.SLOT_OWNER])
+             for s in kc.cache_eviction_order(cache.slot_meta)]
     assert order == naive.eviction_order()
     for row_id in range(cache.id_capacity):
         assert cache.is_pinned(row_id) == (row_id in naive.pinned)
@@ -55,7 +56,7 @@ def run_random_sequence(seed, size_mb, n_ids, n_steps, max_columns):
             row_id = int(rng.integers(n_ids))
             # mostly all current columns, sometimes a prefix (a row longer than asked)
             wanted = n_columns if rng.random() < 0.7 else int(rng.integers(n_columns + 1))
-            slot, valid = _core.cache_acquire(*cache.state, row_id, wanted)
+            slot, valid = kc.cache_acquire(*cache.state, row_id, wanted)
             expected_valid = naive.acquire(row_id, wanted)
             if expected_valid is None:
                 assert (slot, valid) == (-1, 0)
@@ -63,7 +64,7 @@ def run_random_sequence(seed, size_mb, n_ids, n_steps, max_columns):
                 assert valid == expected_valid and slot == slot_of(cache, row_id)
                 np.testing.assert_array_equal(cache.rows[slot, :valid], truth[row_id, :valid])
                 cache.rows[slot, valid:wanted] = truth[row_id, valid:wanted]
-                _core.cache_set_length(cache.slot_meta, slot, wanted)
+                kc.cache_set_length(cache.slot_meta, slot, wanted)
                 naive.set_length(row_id, wanted)
                 if previous is not None and previous != row_id and cache.n_slots >= 2:
                     # the previous row is still there: two rows can be used at once
@@ -82,19 +83,19 @@ def run_random_sequence(seed, size_mb, n_ids, n_steps, max_columns):
                 previous = None
         elif op < 0.85:
             i, j = (int(v) for v in rng.integers(n_columns, size=2))
-            _core.cache_swap_columns(cache.rows, cache.slot_meta, i, j)
+            kc.cache_swap_columns(cache.rows, cache.slot_meta, i, j)
             naive.swap_columns(i, j)
             truth[:, [i, j]] = truth[:, [j, i]]
         elif op < 0.88:
             i, j = (int(v) for v in rng.integers(n_ids, size=2))
-            _core.cache_swap_ids(cache.slot_meta, cache.id_meta, i, j)
+            kc.cache_swap_ids(cache.slot_meta, cache.id_meta, i, j)
             naive.swap_ids(i, j)
             truth[[i, j]] = truth[[j, i]]
             if previous in (i, j):
                 previous = j if previous == i else i
         elif op < 0.91:
             n_columns = int(rng.integers(1, n_columns + 1))
-            _core.cache_truncate_columns(cache.slot_meta, n_columns)
+            kc.cache_truncate_columns(cache.slot_meta, n_columns)
             naive.truncate(n_columns)
         else:
             n_columns = min(max_columns, n_columns + int(rng.integers(1, 4)))
@@ -121,7 +122,7 @@ def test_cache_disabled_when_two_rows_do_not_fit():
 
 def cache_with_slots(n_slots):
     """A cache of exactly n_slots slots at the initial capacities (64 columns, 64 ids)."""
-    fixed = 64 * 8 + 2 * 32 + _core.N_STATS * 8
+    fixed = 64 * 8 + 2 * 32 + kc.N_STATS * 8
     cache = KernelCache((fixed + n_slots * (64 * 8 + 32)) / MB)
     assert cache.n_slots == n_slots and cache.row_capacity == 64 and cache.id_capacity == 64
     return cache
@@ -135,12 +136,12 @@ def test_pinned_rows_are_evicted_last():
     cache = cache_with_slots(4)
     cache.pin([0, 1])
     for row_id in range(7):
-        _core.cache_acquire(*cache.state, row_id, 2)
+        kc.cache_acquire(*cache.state, row_id, 2)
     assert cached_ids(cache, range(10)) == [0, 1, 5, 6]  # unpinned 2, 3, 4 went, LRU first
     assert cache.evictions == 3
     # when every slot is pinned, the least recently used pinned row goes
     cache.pin([5, 6])
-    _core.cache_acquire(*cache.state, 7, 2)
+    kc.cache_acquire(*cache.state, 7, 2)
     assert cached_ids(cache, range(10)) == [1, 5, 6, 7]
     assert cache.evictions == 4
 
@@ -148,12 +149,12 @@ def test_pinned_rows_are_evicted_last():
 def test_lru_order_follows_use_and_the_last_row_is_spared():
     cache = cache_with_slots(2)
     for row_id in (0, 1, 0, 2):  # 0 was used after 1, so 1 goes
-        _core.cache_acquire(*cache.state, row_id, 1)
+        kc.cache_acquire(*cache.state, row_id, 1)
     assert cached_ids(cache, range(5)) == [0, 2]
     cache = cache_with_slots(2)
     cache.pin(0)
     for row_id in (0, 1, 2):
-        _core.cache_acquire(*cache.state, row_id, 1)
+        kc.cache_acquire(*cache.state, row_id, 1)
     # the only unpinned row (1) was the last one acquired: the pinned row 0 goes instead,
     # so that rows 1 and 2 can be used together
     assert cached_ids(cache, range(5)) == [1, 2]
@@ -184,9 +185,9 @@ def test_grow_doubles_and_keeps_the_most_valuable_rows():
     slots_before = cache.n_slots
     assert (slots_before, cache.row_capacity) == (64, 64)
     for row_id in range(64):
-        slot, _ = _core.cache_acquire(*cache.state, row_id, 16)
+        slot, _ = kc.cache_acquire(*cache.state, row_id, 16)
         cache.rows[slot, :16] = row_id + np.arange(16) / 100
-        _core.cache_set_length(cache.slot_meta, slot, 16)
+        kc.cache_set_length(cache.slot_meta, slot, 16)
     cache.pin([3])
     assert not cache.grow(n_columns=64, n_ids=64)  # nothing to do
     assert cache.grow(n_columns=65)
@@ -212,9 +213,9 @@ def test_exact_grow_and_slots_for():
     beforehand how many slots a width leaves (what a caller weighs before growing)."""
     cache = KernelCache(0.05)
     for row_id in range(64):
-        slot, _ = _core.cache_acquire(*cache.state, row_id, 8)
+        slot, _ = kc.cache_acquire(*cache.state, row_id, 8)
         cache.rows[slot, :8] = row_id
-        _core.cache_set_length(cache.slot_meta, slot, 8)
+        kc.cache_set_length(cache.slot_meta, slot, 8)
     assert cache.slots_for(64) == cache.n_slots == 64
     predicted = cache.slots_for(100)
     assert predicted < cache.slots_for(64) and cache.slots_for(128) < predicted
@@ -230,25 +231,25 @@ def test_exact_grow_and_slots_for():
 def test_acquire_beyond_row_capacity_is_an_error():
     cache = KernelCache(1.0, n_columns=10, n_ids=10)
     with pytest.raises(ValueError, match="row capacity; call KernelCache.grow"):
-        _core.cache_acquire(*cache.state, 0, cache.row_capacity + 1)
+        kc.cache_acquire(*cache.state, 0, cache.row_capacity + 1)
     with pytest.raises(ValueError, match="outside the cache's id capacity"):
-        _core.cache_acquire(*cache.state, cache.id_capacity, 1)
+        kc.cache_acquire(*cache.state, cache.id_capacity, 1)
     with pytest.raises(ValueError, match="outside the cache's id capacity"):
-        _core.cache_acquire(*cache.state, -1, 1)
+        kc.cache_acquire(*cache.state, -1, 1)
 
 
 def test_clear_and_reset_counters():
     cache = KernelCache(1.0, n_columns=4, n_ids=4)
     cache.pin(2)
     for row_id in (0, 1, 2, 0):
-        _core.cache_acquire(*cache.state, row_id, 0)
+        kc.cache_acquire(*cache.state, row_id, 0)
     assert (cache.hits, cache.misses, cache.n_cached) == (1, 3, 3)
     cache.reset_counters()
     assert (cache.hits, cache.misses, cache.n_cached) == (0, 0, 3)
     cache.clear()
     assert (cache.n_cached, cache.misses) == (0, 0)
     assert cache.is_pinned(2)
-    assert _core.cache_peek(cache.id_meta, 0) == -1
+    assert kc.cache_peek(cache.id_meta, 0) == -1
 
 
 @pytest.mark.parametrize(
@@ -307,13 +308,13 @@ def stream_of_rows(kernel_name, sparse, normalized, size_mb, seed=0):
         hits_before = cache.hits
         if sparse:
             x_indices, x_data = x_block.row_slice(row_id)
-            row, n_computed = _core.cached_kernel_row_csr(
+            row, n_computed = kc.cached_kernel_row_csr(
                 *cache.state, row_id, x_indices, x_data, x_block.sqnorms[row_id],
                 z_block.indptr[: n_stored + 1], z_block.indices, z_block.data,
                 z_block.sqnorms[:n_stored], *params, normalized, x_self[row_id],
                 z_self[:n_stored], workspace, scratch)
         else:
-            row, n_computed = _core.cached_kernel_row_dense(
+            row, n_computed = kc.cached_kernel_row_dense(
                 *cache.state, row_id, x_block.dense[row_id], x_block.sqnorms[row_id],
                 z_block.dense[:n_stored], z_block.sqnorms[:n_stored], *params, normalized,
                 x_self[row_id], z_self[:n_stored], scratch)
@@ -351,3 +352,46 @@ def test_size_mb_for_is_the_inverse_of_slots_for():
         assert big_enough.n_slots >= n_slots
         assert KernelCache(0.999 * cache.size_mb_for(n_slots, width), n_columns=width,
                            n_ids=cache.id_capacity).n_slots < n_slots
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_remap_ids_renumbers_rows_and_frees_the_dropped(seed):
+    """``cache_remap_ids``: a kept id's row, length and pin move to its new id and its slot
+    keeps its place in the eviction order; a dropped id's slot is freed (the next victim)."""
+    rng = np.random.default_rng(seed)
+    n_ids, n_columns = 40, 6
+    cache = KernelCache(0.01, n_columns=n_columns, n_ids=n_ids)
+    assert 2 < cache.n_slots < 25  # full after the acquires below: evictions happen
+    truth = rng.normal(size=(n_ids, n_columns))
+    for row_id in rng.integers(n_ids, size=60):
+        wanted = int(rng.integers(1, n_columns + 1))
+        slot, valid = kc.cache_acquire(*cache.state, int(row_id), wanted)
+        cache.rows[slot, valid:wanted] = truth[row_id, valid:wanted]
+        kc.cache_set_length(cache.slot_meta, slot, wanted)
+    cache.pin([int(i) for i in rng.choice(n_ids, 8, replace=False)])
+    before = {i: (cache.cached_row(i), cache.is_pinned(i)) for i in range(n_ids)}
+    order = [int(cache.slot_meta[s, kc.SLOT_OWNER])
+             for s in kc.cache_eviction_order(cache.slot_meta)]
+    keep = np.sort(rng.choice(n_ids, 25, replace=False))
+    new_of_old = np.full(n_ids, -1, dtype=np.int64)
+    new_of_old[keep] = rng.permutation(len(keep))
+    kc.cache_remap_ids(new_of_old, cache.slot_meta, cache.id_meta, cache.stats)
+    for old in keep:
+        new = int(new_of_old[old])
+        row, pinned = before[old]
+        assert cache.is_pinned(new) == pinned
+        if row is None:
+            assert cache.cached_row(new) is None
+        else:
+            np.testing.assert_array_equal(cache.cached_row(new), row)
+    for new in range(len(keep), n_ids):
+        assert cache.cached_row(new) is None and not cache.is_pinned(new)
+    after = [int(cache.slot_meta[s, kc.SLOT_OWNER])
+             for s in kc.cache_eviction_order(cache.slot_meta)]
+    assert after == [int(new_of_old[o]) for o in order if new_of_old[o] >= 0]
+    if any(new_of_old[o] < 0 for o in order):  # a freed slot is taken before a full one
+        evictions = cache.evictions
+        kc.cache_acquire(*cache.state, len(keep), 1)
+        assert cache.evictions == evictions
+        assert all(cache.cached_row(int(new_of_old[o])) is not None
+                   for o in order if new_of_old[o] >= 0)

@@ -10,7 +10,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from streamsvm import LASVM
-from streamsvm.lasvm import _core
+from streamsvm.lasvm import _expansion_core, _lasvm_core
 
 from tests import naive
 
@@ -64,7 +64,7 @@ def test_no_tau_violating_pair_after_finishing(data, finishing_selection):
     learner = model.learners_[0]
     SV, alpha = learner.support_rows()
     # recompute the gradient of every member of S from scratch (eq. 9)
-    n = learner.cnt[_core.N_COLS]
+    n = learner.cnt[_expansion_core.N_COLS]
     members = learner.perm[:n][learner.perm[:n] >= 0]
     Xs = learner.Xd[members]
     g = learner.ys[members] - rbf_kernel(Xs, SV, gamma=GAMMA) @ alpha
@@ -87,9 +87,9 @@ def test_second_order_finishing_takes_fewer_steps_to_the_same_optimum(data):
         model = LASVM(C=1000.0, gamma=GAMMA, finishing=False).fit(X, y)
         learner = model.learners_[0]
         learner.second_order = selection == "second-order"
-        before = int(learner.cnt[_core.N_REPROCESS_STEPS])
+        before = int(learner.cnt[_expansion_core.N_REPROCESS_STEPS])
         model.finish()
-        models[selection] = (model, int(learner.cnt[_core.N_REPROCESS_STEPS]) - before)
+        models[selection] = (model, int(learner.cnt[_expansion_core.N_REPROCESS_STEPS]) - before)
     (first, first_steps), (second, second_steps) = models.values()
     assert second_steps < first_steps
     objectives = [dual_objective(m.dual_coef_.ravel(), m.support_vectors_) for m in (first,
@@ -113,7 +113,7 @@ def test_box_and_equality_constraint_hold_after_every_chunk(data, selection):
     for start in range(0, 300, 37):
         model.partial_fit(X[start : start + 37], y[start : start + 37], classes=[-1.0, 1.0])
         learner = model.learners_[0]
-        n = learner.cnt[_core.N_COLS]
+        n = learner.cnt[_expansion_core.N_COLS]
         a, lo, hi = learner.alpha[:n], learner.lo[:n], learner.hi[:n]
         assert np.all(lo <= a) and np.all(a <= hi)
         assert abs(a.sum()) <= 1e-9 * C
@@ -127,10 +127,10 @@ def test_selection_processes_every_example_once_per_epoch(data, selection):
     X, y = data
     model = LASVM(C=C, gamma=GAMMA, selection=selection, epochs=3, random_state=0).fit(X, y)
     learner = model.learners_[0]
-    assert learner.cnt[_core.N_ITER] == 3 * len(y)
-    candidates = learner.cnt[_core.N_CANDIDATES]
+    assert learner.cnt[_expansion_core.N_ITER] == 3 * len(y)
+    candidates = learner.cnt[_expansion_core.N_CANDIDATES]
     if selection == "autoactive":
-        assert 3 * len(y) <= candidates <= 3 * len(y) * _core.AUTOACTIVE_MAX
+        assert 3 * len(y) <= candidates <= 3 * len(y) * _lasvm_core.AUTOACTIVE_MAX
     else:  # M sampled while at least M remain, then all that remain
         remaining = np.arange(len(y), 0, -1)
         assert candidates == 3 * np.minimum(remaining, 50).sum()
@@ -144,16 +144,16 @@ def test_active_selection_takes_the_candidate_closest_to_the_boundary(data):
     X, y = data
     model = LASVM(C=C, gamma=GAMMA, finishing=False).fit(X[:100], y[:100])
     learner = model.learners_[0]
-    learner.selection = _core.ACTIVE
+    learner.selection = _lasvm_core.ACTIVE
     learner.n_candidates = 200
     ids = learner.add_examples(X[100:], y[100:])
     scores = np.abs(learner.decision_stored(ids))
     pool = ids.copy()
     pstate = np.array([0, len(pool)])
     learner._ensure_cache()
-    chosen = _core.pick(pool, pstate, _core.ACTIVE, 500, learner._store(), learner._kern(),
-                        learner._svs(), learner.cache.state, learner._work(), learner.cnt,
-                        learner.st, learner.rng_state)
+    chosen = _lasvm_core.pick(pool, pstate, _lasvm_core.ACTIVE, 500, learner._store(),
+                               learner._kern(), learner._svs(), learner.cache.state,
+                               learner._work(), learner.cnt, learner.st, learner.rng_state)
     assert chosen == ids[np.argmin(scores)]
 
 
@@ -162,8 +162,8 @@ def test_repeated_reprocess_reaches_delta_max(data):
     model = LASVM(C=C, gamma=GAMMA, delta_max=0.5, finishing=False).fit(X, y)
     assert model.delta_ < 0.5
     plain = LASVM(C=C, gamma=GAMMA, finishing=False).fit(X, y)
-    assert plain.learners_[0].cnt[_core.N_REPROCESS_STEPS] < \
-        model.learners_[0].cnt[_core.N_REPROCESS_STEPS]
+    assert plain.learners_[0].cnt[_expansion_core.N_REPROCESS_STEPS] < \
+        model.learners_[0].cnt[_expansion_core.N_REPROCESS_STEPS]
 
 
 def test_cache_budget_and_counters(data):
@@ -182,7 +182,7 @@ def test_cache_budget_and_counters(data):
     assert small.n_kernel_evals_ > large.n_kernel_evals_ > 0
     assert large.cache_hits_ > small.cache_hits_
     learner = large.learners_[0]
-    alpha = learner.alpha[: learner.cnt[_core.N_COLS]]
+    alpha = learner.alpha[: learner.cnt[_expansion_core.N_COLS]]
     assert large.n_support_vectors_ == np.count_nonzero(alpha)
     assert large.n_bounded_support_vectors_ == np.count_nonzero(np.abs(alpha) == C)
     assert 0 < large.n_bounded_support_vectors_ < large.n_support_vectors_
@@ -191,12 +191,12 @@ def test_cache_budget_and_counters(data):
 
 def _check_cached_rows(learner, X_store):
     """Every cached row, read through the cache, equals the kernel against S."""
-    n = int(learner.cnt[_core.N_COLS])
+    n = int(learner.cnt[_expansion_core.N_COLS])
     perm = learner.perm[:n]
     cached = np.flatnonzero(learner.cache.id_meta[: learner.n_store, 0] >= 0)
     assert cached.size > 0
     for rid in cached:
-        row = _core.kernel_row(rid, n, learner._store(), learner._kern(), learner._svs(),
+        row = _expansion_core.kernel_row(rid, n, learner._store(), learner._kern(), learner._svs(),
                                learner.cache.state, learner.ws, learner.scratch[0],
                                learner.cnt).copy()
         expected = rbf_kernel(X_store[rid : rid + 1], X_store[np.maximum(perm, 0)],
@@ -208,7 +208,7 @@ def _check_cached_rows(learner, X_store):
 @pytest.mark.parametrize("selection", ["random", "active"])
 def test_cached_rows_follow_the_layout_of_s(data, selection):
     """Reordering S only logs the permutation; each cached row catches up when it is next
-    used (_core.sync_row), or is recomputed when more than N_GENERATIONS layouts behind.
+    used (_expansion_core.sync_row), or is recomputed when more than N_GENERATIONS layouts behind.
     Stressed with random reorders of S between online iterations."""
     X, y = data
     model = LASVM(C=C, gamma=GAMMA, selection=selection, cache_size=50.0,
@@ -221,15 +221,15 @@ def test_cached_rows_follow_the_layout_of_s(data, selection):
     for _ in range(2):  # epochs
         for chunk in np.array_split(rng.permutation(ids), 6):
             learner.process_examples(chunk)
-            n = int(learner.cnt[_core.N_COLS])
-            for _ in range(rng.integers(1, 2 * _core.N_GENERATIONS)):
+            n = int(learner.cnt[_expansion_core.N_COLS])
+            for _ in range(rng.integers(1, 2 * _expansion_core.N_GENERATIONS)):
                 live = np.flatnonzero(learner.perm[:n] >= 0)
                 order = rng.permutation(live)
-                _core.reorder(order, order.size, learner._store(), learner._svs(),
+                _expansion_core.reorder(order, order.size, learner._store(), learner._svs(),
                               learner.cache.state, learner.cnt, learner.scratch[1])
                 n = order.size
             _check_cached_rows(learner, X_store)
-    assert learner.layout_meta[0] > _core.N_GENERATIONS
+    assert learner.layout_meta[0] > _expansion_core.N_GENERATIONS
     learner.finish()
     _check_cached_rows(learner, X_store)
 

@@ -8,7 +8,7 @@ from sklearn.datasets import make_classification
 from sklearn.metrics.pairwise import rbf_kernel
 
 from streamsvm import LASVMG, LASVMI, LASVMNC, FullSVM
-from streamsvm.lasvm import _core
+from streamsvm.lasvm import _expansion_core, _gap_core
 
 from tests import naive
 
@@ -24,7 +24,7 @@ def data():
 
 def members(learner):
     """(store ids, alpha, lo, hi, g) of the live members of S."""
-    n = learner.cnt[_core.N_COLS]
+    n = learner.cnt[_expansion_core.N_COLS]
     live = learner.perm[:n] >= 0
     return (learner.perm[:n][live], learner.alpha[:n][live], learner.lo[:n][live],
             learner.hi[:n][live], learner.g[:n][live])
@@ -74,7 +74,7 @@ def test_duality_gap_is_never_negative(data, cls):
         assert np.all(lo <= alpha) and np.all(alpha <= hi)
         gap = gap_from_scratch(learner, C)
         assert gap >= -1e-9
-        assert _core.duality_gap(learner._store(), learner._svs(), learner.cnt, C, C) == \
+        assert _gap_core.duality_gap(learner._store(), learner._svs(), learner.cnt, C, C) == \
             pytest.approx(gap, abs=1e-8)
 
 
@@ -110,10 +110,10 @@ def test_lasvm_i_skips_exactly_the_examples_outside_the_ramp(data):
     for t in range(20, 300):
         z = y[t] * model.decision_function(X[t : t + 1])[0]
         learner = model.learners_[0]
-        skipped, size = learner.cnt[_core.N_SKIPPED], learner.n_expansion
+        skipped, size = learner.cnt[_expansion_core.N_SKIPPED], learner.n_expansion
         model.partial_fit(X[t : t + 1], y[t : t + 1])
         outside = z > 1 or z < s
-        assert learner.cnt[_core.N_SKIPPED] == skipped + outside
+        assert learner.cnt[_expansion_core.N_SKIPPED] == skipped + outside
         if outside:
             assert learner.n_expansion <= size
     assert model.n_skipped_ > 0
@@ -125,7 +125,7 @@ def test_clean_bounds_the_kept_non_support_vectors(data):
     learner = model.learners_[0]
     _, alpha, *_ = members(learner)
     assert np.count_nonzero(alpha == 0) <= 5 + 30
-    assert learner.cnt[_core.N_CLEAN] > 0
+    assert learner.cnt[_expansion_core.N_CLEAN] > 0
     full = FullSVM(C=C, gamma=GAMMA).fit(X, y)
     assert full.n_expansion_ == len(y)
     assert model.n_kernel_evals_ < full.n_kernel_evals_

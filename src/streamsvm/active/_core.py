@@ -7,19 +7,28 @@ learner) and ``rows`` (the caller's row numbers), of which the first ``m`` entri
 import numpy as np
 from numba import njit
 
-from ..kernels._core import cache_acquire, cache_set_length, dot_dense
-from ..lasvm import _core as _lasvm
-
-
-@njit(cache=True)
-def rand_below(rng, n):
-    """Uniform integer in 0 .. n-1 from a splitmix64 state ``rng`` (uint64 array of 1)."""
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.int64(z % np.uint64(n))
+from .._random import rand_below
+from ..kernels._core import dot_dense
+from ..kernels.cache import cache_acquire, cache_set_length
+from ..lasvm import _expansion_core as _expansion
+from ..lasvm._expansion_core import (
+    KERN_SPARSE,
+    STORE_DATA,
+    STORE_INDICES,
+    STORE_INDPTR,
+    STORE_ROW_GEN,
+    STORE_SQ,
+    STORE_XD,
+    STORE_Y,
+    SV_ALPHA,
+    SV_G,
+    SV_GMETA,
+    SV_PERM,
+    WORK_SCATTER,
+    WORK_SCRATCH_A,
+    WORK_SCRATCH_C,
+)
+from ..lasvm._lasvm_core import process, reprocess
 
 
 @njit(cache=True)
@@ -155,20 +164,21 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     turned into kernel values in one vectorised pass per row, and the arrays are unpacked
     once per block instead of once per candidate (numba's reference counting of a dozen
     arrays per call cost more than scoring a cached row)."""
-    Xd, indptr, indices, data, sq = store[:5]
-    row_gen = store[8]
-    sparse = kern[0]
-    perm, alpha = svs[0], svs[1]
-    gen = svs[6][0]
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
+    row_gen = store[STORE_ROW_GEN]
+    sparse = kern[KERN_SPARSE]
+    perm, alpha = svs[SV_PERM], svs[SV_ALPHA]
+    gen = svs[SV_GMETA][0]
     rows, slot_meta, id_meta, stats = cache
-    ncol = cnt[_lasvm.N_COLS]
-    b = st[_lasvm.B_]
-    cnt[_lasvm.N_CANDIDATES] += n
-    room = rows.shape[0] - cnt[_lasvm.N_LIVE] - BLOCK_SPARE_SLOTS
+    ncol = cnt[_expansion.N_COLS]
+    b = st[_expansion.B_]
+    cnt[_expansion.N_CANDIDATES] += n
+    room = rows.shape[0] - cnt[_expansion.N_LIVE] - BLOCK_SPARE_SLOTS
     if room < 1:  # (almost) no cache: one candidate at a time, through scratch rows
         for c in range(n):
-            f[c] = _lasvm.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
-                                         work[3])
+            f[c] = _expansion.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
+                                         work[WORK_SCRATCH_C])
         return
     block = min(n, room)
     slots = np.empty(block, dtype=np.int64)
@@ -184,7 +194,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
             k = ids[start + c]
             slot, v = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
             if row_gen[k] != gen:
-                v = _lasvm.sync_row(k, slot, ncol, v, row_gen, svs, cache, work[3])
+                v = _expansion.sync_row(k, slot, ncol, v, row_gen, svs, cache, work[WORK_SCRATCH_C])
             slots[c] = slot
             valid[c] = v
             # insertion sort of the block by valid length (ascending)
@@ -195,7 +205,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
             order[t] = c
         if sparse:
             _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data,
-                               perm, rows, acc, work[0])
+                               perm, rows, acc, work[WORK_SCATTER])
         else:
             for t in range(m):  # the block in `order`, for column_dots
                 sorted_ids[t] = ids[start + order[t]]
@@ -206,12 +216,12 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
                     need += 1
                 s = perm[j]
                 if s >= 0:  # (a hole: dots_to_columns writes 0)
-                    _lasvm.column_dots(Xd, s, j, sorted_ids, sorted_slots, need, rows)
+                    _expansion.column_dots(Xd, s, j, sorted_ids, sorted_slots, need, rows)
         for c in range(m):
             row = rows[slots[c]]
             if valid[c] < ncol:
                 k = ids[start + c]
-                cnt[_lasvm.KEVALS] += _lasvm.dots_to_columns(row, valid[c], ncol, sq[k], sq,
+                cnt[_expansion.KEVALS] += _expansion.dots_to_columns(row, valid[c], ncol, sq[k], sq,
                                                              perm, kern)
                 cache_set_length(slot_meta, slots[c], ncol)
             f[start + c] = dot_dense(a, row[:ncol]) + b
@@ -252,14 +262,15 @@ RULE_EITHER = 3
 
 PROPOSED = 10  #: propose(): a query is pending
 LEARNT = 11  #: learn(): the label was learnt
-NEED_GROW = _lasvm.NEED_GROW  #: S is full: grow it (and the cache) and call again
+NEED_GROW = _expansion.NEED_GROW  #: S is full: grow it (and the cache) and call again
 
 
 @njit(cache=True)
 def _margin_radius(store, svs, cnt, st):
     """``min(1, max_s |y(x_s)|)`` over the support vectors (0 when there are none)."""
-    n = cnt[_lasvm.N_COLS]
-    _, _, r = support_stats(svs[1], svs[2], svs[0], store[6], st[_lasvm.B_], n)
+    n = cnt[_expansion.N_COLS]
+    _, _, r = support_stats(svs[SV_ALPHA], svs[SV_G], svs[SV_PERM], store[STORE_Y],
+                            st[_expansion.B_], n)
     return min(1.0, r)
 
 
@@ -280,12 +291,12 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
     if m == 0:
         ist[I_STOP] = STOP_EXHAUSTED
         return STOP_EXHAUSTED
-    scratch = work[3]
+    scratch = work[WORK_SCRATCH_C]
     if ist[I_BOTH] < 0:
         # y(x) is the same everywhere until both classes have support vectors: draw at random
         draw_front(ids, rows, m, 1, rng)
         t = 0
-        f = _lasvm.decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
+        f = _expansion.decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
         fst[F_RADIUS] = 0.0
     else:
         n = m
@@ -317,12 +328,12 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
     """The label ``y`` (+-1) of the pending query: one LASVM online iteration on it (PROCESS
     + REPROCESS), its removal from the pool, the records and the SV-count rule. Returns
     LEARNT, or NEED_GROW with nothing changed (grow S and the cache, then call again)."""
-    if _lasvm.make_room(store, svs, cache, cnt, work[1]) == NEED_GROW:
+    if _expansion.make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
         return NEED_GROW
     t = ist[I_PENDING]
     k = ids[t]
     row = rows[t]
-    store[6][k] = y
+    store[STORE_Y][k] = y
     if y > 0:
         ist[I_POS] += 1
     else:
@@ -333,9 +344,9 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
         pos = max(ist[I_POS], 1)
         fst[F_CP] = C * max(1.0, neg / pos)
         fst[F_CN] = C * max(1.0, pos / neg)
-    cnt[_lasvm.N_ITER] += 1
-    _lasvm.process(k, tau, fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt)
-    _lasvm.reprocess(tau, store, kern, svs, cache, work, cnt, st)
+    cnt[_expansion.N_ITER] += 1
+    process(k, tau, fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt)
+    reprocess(tau, store, kern, svs, cache, work, cnt, st)
     m = ist[I_NPOOL]
     ids[t] = ids[m - 1]
     rows[t] = rows[m - 1]
@@ -343,8 +354,8 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
     ist[I_PENDING] = -1
     # records
     n_lab = ist[I_NLABELS]
-    n_neg, n_pos, _ = support_stats(svs[1], svs[2], svs[0], store[6], st[_lasvm.B_],
-                                    cnt[_lasvm.N_COLS])
+    n_neg, n_pos, _ = support_stats(svs[SV_ALPHA], svs[SV_G], svs[SV_PERM], store[STORE_Y],
+                                    st[_expansion.B_], cnt[_expansion.N_COLS])
     sv_hist[n_lab, 0] = n_neg
     sv_hist[n_lab, 1] = n_pos
     picked[n_lab] = row
@@ -383,7 +394,7 @@ def sv_rule_holds(t, window, tolerance, span, ist, sv_hist):
 def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balanced, C, ids,
               rows, ist, fst, sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache,
               work, cnt, st, rng):
-    """Up to ``n_max`` queries with the stored labels ``store[6]`` as the oracle (labels
+    """Up to ``n_max`` queries with the stored labels ``store[STORE_Y]`` as the oracle (labels
     known: ``ActiveSVM.fit``), propose and learn in one compiled loop. Returns the number
     of labels learnt and the last status (``STOP_*``, LEARNT, or NEED_GROW)."""
     done = 0
@@ -393,7 +404,7 @@ def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balan
                          cache, work, cnt, st, rng)
         if status != PROPOSED:
             return done, status
-        y = store[6][ids[ist[I_PENDING]]]
+        y = store[STORE_Y][ids[ist[I_PENDING]]]
         status = learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst,
                        sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache, work,
                        cnt, st)

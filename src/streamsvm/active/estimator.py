@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from .._params import Boolean, Interval, IsNone, Options, WeightDict
-from ..lasvm import _core as _lasvm_core
+from ..lasvm._lasvm_core import RANDOM
 from ..lasvm.lasvm import _KernelSVMBase
 from .learner import STOPPING_RULES, _ActiveLearner
 
@@ -165,7 +165,7 @@ class ActiveSVM(_KernelSVMBase):
         return _ActiveLearner(
             self.n_features_in_, rng, algorithm="lasvm", C=self.C, jit_kernel=self._jit_kernel,
             tau=self.tau, cache_size=self.cache_size, epochs=1, shuffle=False,
-            selection=_lasvm_core.RANDOM, n_seed=0, finishing=bool(self.finishing),
+            selection=RANDOM, n_seed=0, finishing=bool(self.finishing),
             pool_size=self.pool_size, stopping=self.stopping, window=self.window,
             tolerance=self.tolerance,
             span=self.window if self.margin_span is None else self.margin_span,

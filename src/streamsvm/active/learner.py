@@ -41,9 +41,9 @@ import warnings
 
 import numpy as np
 
-from ..lasvm import _core as _lasvm_core
-from ..lasvm._core import N_COLS as _N_COLS
-from ..lasvm._core import N_LIVE as _N_LIVE
+from ..lasvm import _expansion_core as _expansion
+from ..lasvm._expansion_core import N_COLS as _N_COLS
+from ..lasvm._expansion_core import N_LIVE as _N_LIVE
 from ..lasvm.learner import _Learner
 from . import _core
 
@@ -151,7 +151,7 @@ class _ActiveLearner(_Learner):
         if cache.slots_for(2 * capacity) < cache.n_cached:
             holes = int(self.cnt[_N_COLS] - self.cnt[_N_LIVE])
             if holes > 0 and _HOLES_WORTH_A_LAYOUT * holes >= int(self.cnt[_N_COLS]):
-                _lasvm_core.compact(self._store(), self._svs(), cache.state, self.cnt,
+                _expansion.compact(self._store(), self._svs(), cache.state, self.cnt,
                                     self.scratch[0])
                 return
             step = max(capacity // 8, 1)

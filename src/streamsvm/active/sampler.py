@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_features, check_one_example, row_sqnorms
+from ..lasvm._expansion_core import N_COLS
 from . import _core
 from .oracle import check_learner_setup
 
@@ -171,7 +172,7 @@ class ActiveSampler:
     def _radius(self) -> float:
         """``min(1, max_s |y(x_s)|)`` over the support vectors."""
         learner = self._learner
-        n_cols = int(learner.cnt[_core._lasvm.N_COLS])
+        n_cols = int(learner.cnt[N_COLS])
         _, _, r = _core.support_stats(learner.alpha, learner.g, learner.perm, learner.ys,
                                       learner.intercept, n_cols)
         return min(1.0, r)

@@ -6,6 +6,13 @@ from numba import njit
 
 from ..kernels._core import kernel_dense, kernel_row_dense
 from . import _incremental_core as core
+from ._state import (
+    I_FAIL,
+    I_N,
+    M_IDS,
+    M_IST,
+    M_X,
+)
 
 
 # ------------------------------------------------------------------ Random (reservoir IDSVM)
@@ -16,7 +23,7 @@ def reservoir_run(m, slot_of, B, X, sq, y, draws, t0, start, failed):
     0..t) when that is < B (decremental unlearning of the old entry, incremental learning of
     the new). ``slot_of[p]`` is the machine slot of reservoir entry p (its id is p).
     Returns the next row; stops after a row whose update needs a re-solve (``failed[0]``)."""
-    krow = np.zeros(m[0].shape[0])
+    krow = np.zeros(m[M_X].shape[0])
     for r in range(start, X.shape[0]):
         t = t0 + r
         if t < B:
@@ -26,15 +33,15 @@ def reservoir_run(m, slot_of, B, X, sq, y, draws, t0, start, failed):
             slot = slot_of[p]
             moved = core.remove_slot(m, slot)
             if moved >= 0:
-                slot_of[m[10][slot]] = slot
-            if m[12][core.I_FAIL] >= 1000000:
+                slot_of[m[M_IDS][slot]] = slot
+            if m[M_IST][I_FAIL] >= 1000000:
                 failed[0] = 1
         else:
             continue
         row = core.kernel_row(m, X[r], sq[r], krow)
         slot = core.add_example(m, X[r], sq[r], y[r], 1.0, p, row)
         if slot < 0:
-            slot = m[12][core.I_N] - 1
+            slot = m[M_IST][I_N] - 1
             failed[0] = 1
         slot_of[p] = slot
         if failed[0]:

@@ -1,7 +1,7 @@
 """Jitted exact incremental/decremental C-SVM (Cauwenberghs & Poggio 2001, "IDSVM"), with
 per-example bounds ``0 <= alpha_i <= s_i C`` and the C perturbation of Diehl & Cauwenberghs
-(2003). Pure functions over a tuple of arrays ("the machine"), called from the estimators'
-jitted loops.
+(2003). Pure functions over a tuple of arrays ("the machine", its slots named in
+:mod:`._state`), called from the estimators' jitted loops.
 
 Notation (TVM paper, Sec. 2.1-2.2): ``Q_ij = y_i y_j K(x_i, x_j)``, the dual
 ``W = 1/2 a'Qa - sum a + b sum y_i a_i``, and the gradient
@@ -57,65 +57,50 @@ import numpy as np
 from numba import njit
 
 from ..kernels._core import kernel_dense, kernel_row_dense
-
-# integer state
-I_N = 0  # slots used
-I_P = 1  # margin vectors
-I_CODE = 2
-I_DEGREE = 3
-I_REFACTOR = 4  # refactorisations of R
-I_EVENTS = 5  # bookkeeping events (adiabatic steps)
-I_OPS = 6  # operations since the last refresh
-I_KEVALS = 7  # kernel evaluations
-I_FAIL = 8  # operations that hit the iteration limit (then refreshed and retried)
-I_SIZE = 9
-# float state
-F_B = 0
-F_C = 1
-F_GAMMA = 2
-F_COEF0 = 3
-F_TOL = 4
-F_SIZE = 5
-# status codes
-RESERVE = 0
-MARGIN = 1
-ERROR = 2
-DRIVER = 3
+from ._state import (
+    DRIVER,
+    ERROR,
+    F_B,
+    F_C,
+    F_COEF0,
+    F_GAMMA,
+    F_TOL,
+    I_CODE,
+    I_DEGREE,
+    I_EVENTS,
+    I_FAIL,
+    I_KEVALS,
+    I_N,
+    I_OPS,
+    I_P,
+    I_REFACTOR,
+    M_ALPHA,
+    M_FS,
+    M_G,
+    M_GRAM,
+    M_IDS,
+    M_IST,
+    M_MARGIN,
+    M_R,
+    M_SQ,
+    M_STATUS,
+    M_WEIGHT,
+    M_X,
+    M_Y,
+    MARGIN,
+    RESERVE,
+)
 
 _KAPPA_TOL = 1e-9  # relative Schur complement below which an entrant is refused
 _REFRESH_EVERY = 2000  # operations between routine refreshes
-
-
-def new_machine(capacity, n_features, code, gamma, degree, coef0, C, tol):
-    """Empty machine for ``capacity`` examples."""
-    X = np.zeros((capacity, n_features))
-    sq = np.zeros(capacity)
-    y = np.zeros(capacity)
-    s = np.zeros(capacity)
-    alpha = np.zeros(capacity)
-    g = np.zeros(capacity)
-    status = np.zeros(capacity, dtype=np.int64)
-    G = np.zeros((capacity, capacity))
-    S = np.zeros(capacity, dtype=np.int64)
-    R = np.zeros((capacity + 1, capacity + 1))
-    ids = np.zeros(capacity, dtype=np.int64)
-    fs = np.zeros(F_SIZE)
-    ist = np.zeros(I_SIZE, dtype=np.int64)
-    ist[I_CODE] = code
-    ist[I_DEGREE] = degree
-    fs[F_C] = C
-    fs[F_GAMMA] = gamma
-    fs[F_COEF0] = coef0
-    fs[F_TOL] = tol
-    return (X, sq, y, s, alpha, g, status, G, S, R, ids, fs, ist)
 
 
 # ------------------------------------------------------------------------ basic pieces
 @njit(cache=True)
 def kernel_row(m, x, xsq, out):
     """``out[:N] = K(x, x_j)`` over the stored examples; returns ``out[:N]``."""
-    X, sq = m[0], m[1]
-    fs, ist = m[11], m[12]
+    X, sq = m[M_X], m[M_SQ]
+    fs, ist = m[M_FS], m[M_IST]
     n = ist[I_N]
     ist[I_KEVALS] += n
     return kernel_row_dense(x, xsq, X[:n], sq[:n], ist[I_CODE], fs[F_GAMMA], ist[I_DEGREE],
@@ -124,7 +109,7 @@ def kernel_row(m, x, xsq, out):
 
 @njit(cache=True)
 def kernel_value(m, a, asq, z, zsq):
-    fs, ist = m[11], m[12]
+    fs, ist = m[M_FS], m[M_IST]
     ist[I_KEVALS] += 1
     return kernel_dense(a, asq, z, zsq, ist[I_CODE], fs[F_GAMMA], ist[I_DEGREE], fs[F_COEF0])
 
@@ -132,7 +117,7 @@ def kernel_value(m, a, asq, z, zsq):
 @njit(cache=True)
 def decision_from_row(m, krow):
     """``f(x) = sum_j y_j a_j K(x_j, x) + b`` from the kernel row of x."""
-    y, alpha, fs, ist = m[2], m[4], m[11], m[12]
+    y, alpha, fs, ist = m[M_Y], m[M_ALPHA], m[M_FS], m[M_IST]
     total = fs[F_B]
     for j in range(ist[I_N]):
         if alpha[j] != 0.0:
@@ -142,14 +127,14 @@ def decision_from_row(m, krow):
 
 @njit(cache=True)
 def _q(m, i, j):
-    y, G = m[2], m[7]
+    y, G = m[M_Y], m[M_GRAM]
     return y[i] * y[j] * G[i, j]
 
 
 @njit(cache=True)
 def _bordered_column(m, i, v):
     """``v[:P+1] = [y_i; Q_S,i]``."""
-    y, G, S, ist = m[2], m[7], m[8], m[12]
+    y, G, S, ist = m[M_Y], m[M_GRAM], m[M_MARGIN], m[M_IST]
     P = ist[I_P]
     v[0] = y[i]
     for k in range(P):
@@ -159,7 +144,7 @@ def _bordered_column(m, i, v):
 @njit(cache=True)
 def _apply_R(m, v, out):
     """``out[:P+1] = -R v``."""
-    R, ist = m[9], m[12]
+    R, ist = m[M_R], m[M_IST]
     n = ist[I_P] + 1
     for a in range(n):
         total = 0.0
@@ -172,7 +157,7 @@ def _apply_R(m, v, out):
 def _expand(m, i, work_v, work_b):
     """Add example ``i`` to S (last position), updating R in O(P^2). Returns False (and
     changes nothing) if the Schur complement is ~0 relative to ``Q_ii``."""
-    y, G, S, R, ist = m[2], m[7], m[8], m[9], m[12]
+    y, G, S, R, ist = m[M_Y], m[M_GRAM], m[M_MARGIN], m[M_R], m[M_IST]
     P = ist[I_P]
     qii = G[i, i]
     if P == 0:
@@ -206,7 +191,7 @@ def _expand(m, i, work_v, work_b):
 def _contract(m, k):
     """Remove the margin vector at position ``k`` of S, updating R in O(P^2); the last
     margin vector takes its position (rows/columns of R permuted alike)."""
-    S, R, ist = m[8], m[9], m[12]
+    S, R, ist = m[M_MARGIN], m[M_R], m[M_IST]
     P = ist[I_P]
     if P == 1:
         ist[I_P] = 0
@@ -236,7 +221,7 @@ def _contract(m, k):
 
 @njit(cache=True)
 def _position_in_S(m, i):
-    S, ist = m[8], m[12]
+    S, ist = m[M_MARGIN], m[M_IST]
     for k in range(ist[I_P]):
         if S[k] == i:
             return k
@@ -246,7 +231,7 @@ def _position_in_S(m, i):
 @njit(cache=True)
 def refactor(m):
     """R = J^{-1} from scratch (O(P^3))."""
-    y, S, R, ist = m[2], m[8], m[9], m[12]
+    y, S, R, ist = m[M_Y], m[M_MARGIN], m[M_R], m[M_IST]
     P = ist[I_P]
     ist[I_REFACTOR] += 1
     if P == 0:
@@ -266,7 +251,7 @@ def refactor(m):
 @njit(cache=True)
 def recompute_gradients(m):
     """Every ``g_i`` from scratch (O(N n_sv))."""
-    y, alpha, g, G, fs, ist = m[2], m[4], m[5], m[7], m[11], m[12]
+    y, alpha, g, G, fs, ist = m[M_Y], m[M_ALPHA], m[M_G], m[M_GRAM], m[M_FS], m[M_IST]
     n = ist[I_N]
     b = fs[F_B]
     for i in range(n):
@@ -281,7 +266,8 @@ def recompute_gradients(m):
 def refresh(m):
     """Refactorise R, correct the drift of ``g_S`` and ``sum y a`` by one Newton step, and
     recompute all gradients."""
-    y, s, alpha, g, S, fs, ist = m[2], m[3], m[4], m[5], m[8], m[11], m[12]
+    y, s, alpha, g, S, fs = m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G], m[M_MARGIN], m[M_FS]
+    ist = m[M_IST]
     refactor(m)
     recompute_gradients(m)
     P = ist[I_P]
@@ -330,7 +316,8 @@ def _drive(m, mode, c, target, stop_at_margin):
     """Move the driver (mode 0: ``a_c`` toward ``target``; mode 1: C toward ``target``) while
     keeping KKT on every other example (module docstring). Returns False if the iteration
     limit was hit."""
-    X, sq, y, s, alpha, g, status, G, S, R, ids, fs, ist = m
+    y, s, alpha, g, status, G = m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G], m[M_STATUS], m[M_GRAM]
+    S, fs, ist = m[M_MARGIN], m[M_FS], m[M_IST]
     n = ist[I_N]
     u = np.zeros(n)
     gam = np.zeros(n)
@@ -541,7 +528,7 @@ def _drive(m, mode, c, target, stop_at_margin):
 @njit(cache=True)
 def _error_rates(m, u, k, rate):
     """Add the rate ``rate`` of ``a_k`` to ``u_i = sum_k Q_ik r_k``; returns ``y_k rate``."""
-    y, G, ist = m[2], m[7], m[12]
+    y, G, ist = m[M_Y], m[M_GRAM], m[M_IST]
     yk = y[k] * rate
     for i in range(ist[I_N]):
         u[i] += y[i] * G[i, k] * yk
@@ -566,7 +553,7 @@ def _sensitivities(G, y, S, P, beta, u, status, gam, n):
 
 @njit(cache=True)
 def _finish_drive(m, mode, c, target):
-    s, alpha, status, fs = m[3], m[4], m[6], m[11]
+    s, alpha, status, fs = m[M_WEIGHT], m[M_ALPHA], m[M_STATUS], m[M_FS]
     if mode == 0:
         alpha[c] = target
         if target <= 0.0:
@@ -576,7 +563,7 @@ def _finish_drive(m, mode, c, target):
             status[c] = ERROR
     else:
         fs[F_C] = target
-        n = m[12][I_N]
+        n = m[M_IST][I_N]
         for k in range(n):
             if status[k] == ERROR:
                 alpha[k] = s[k] * target
@@ -584,7 +571,7 @@ def _finish_drive(m, mode, c, target):
 
 @njit(cache=True)
 def _after_operation(m):
-    ist = m[12]
+    ist = m[M_IST]
     ist[I_OPS] += 1
     if ist[I_OPS] >= _REFRESH_EVERY:
         refresh(m)
@@ -597,7 +584,7 @@ def _drive_safely(m, mode, c, target, stop_at_margin):
     ``Machine.rebuild``, numerically degenerate problems only)."""
     if _drive(m, mode, c, target, stop_at_margin):
         return True
-    m[12][I_FAIL] += 1
+    m[M_IST][I_FAIL] += 1
     refresh(m)
     return _drive(m, mode, c, target, stop_at_margin)
 
@@ -607,7 +594,8 @@ def _drive_safely(m, mode, c, target, stop_at_margin):
 def add_example(m, x, xsq, label, weight, example_id, krow):
     """Learn ``(x, label)`` with bound ``weight * C``; ``krow[:N]`` must hold ``K(x, x_j)``.
     Returns the slot of the new example."""
-    X, sq, y, s, alpha, g, status, G, S, R, ids, fs, ist = m
+    X, sq, y, s, alpha, g = m[M_X], m[M_SQ], m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G]
+    status, G, ids, fs, ist = m[M_STATUS], m[M_GRAM], m[M_IDS], m[M_FS], m[M_IST]
     n = ist[I_N]
     X[n, :] = x
     sq[n] = xsq
@@ -636,7 +624,8 @@ def add_example(m, x, xsq, label, weight, example_id, krow):
 def remove_slot(m, c):
     """Unlearn the example in slot ``c`` (decremental, adiabatic reversal) and free its slot:
     the last slot moves into ``c``. Returns the old index of the moved slot (-1 if none)."""
-    X, sq, y, s, alpha, g, status, G, S, R, ids, fs, ist = m
+    X, sq, y, s, alpha, g = m[M_X], m[M_SQ], m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G]
+    status, G, S, ids, ist = m[M_STATUS], m[M_GRAM], m[M_MARGIN], m[M_IDS], m[M_IST]
     if status[c] == MARGIN:
         _contract(m, _position_in_S(m, c))
     ok = True
@@ -674,7 +663,7 @@ def remove_slot(m, c):
 @njit(cache=True)
 def set_weight(m, c, weight):
     """Change example ``c``'s bound to ``weight * C`` (``weight > 0``), keeping KKT."""
-    s, alpha, status, fs = m[3], m[4], m[6], m[11]
+    s, alpha, status, fs = m[M_WEIGHT], m[M_ALPHA], m[M_STATUS], m[M_FS]
     upper = weight * fs[F_C]
     old = status[c]
     s[c] = weight
@@ -718,7 +707,7 @@ def add_many(m, Xc, sqc, yc, wc, idc, krow, start):
 def kkt_violation(m):
     """Largest KKT violation over the stored examples, from gradients recomputed from
     scratch (for tests); also ``|sum y a|``."""
-    y, s, alpha, G, fs, ist = m[2], m[3], m[4], m[7], m[11], m[12]
+    y, s, alpha, G, fs, ist = m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_GRAM], m[M_FS], m[M_IST]
     n = ist[I_N]
     C = fs[F_C]
     worst = 0.0

@@ -7,42 +7,43 @@ import numpy as np
 
 from ..kernels import Kernel
 from . import _incremental_core as core
+from . import _state as state
 
 
 class Machine:
     """State of one exact incremental C-SVM over stored examples (dense rows).
 
     ``m`` is the tuple of arrays the jitted functions take (see
-    :func:`._incremental_core.new_machine`). Capacity grows by doubling on demand
+    :mod:`._state`, :func:`._state.new_machine`). Capacity grows by doubling on demand
     (:meth:`reserve`) unless ``fixed`` (budgeted models allocate once).
     """
 
     def __init__(self, n_features, *, capacity, jit_kernel, C, tol=1e-9):
         code, gamma, degree, coef0 = jit_kernel
         self.n_features = int(n_features)
-        self.m = core.new_machine(int(capacity), self.n_features, int(code), float(gamma),
+        self.m = state.new_machine(int(capacity), self.n_features, int(code), float(gamma),
                                   int(degree), float(coef0), float(C), float(tol))
 
     # ------------------------------------------------------------------ sizes
     @property
     def capacity(self) -> int:
-        return self.m[0].shape[0]
+        return self.m[state.M_X].shape[0]
 
     @property
     def n(self) -> int:
-        return int(self.m[12][core.I_N])
+        return int(self.m[state.M_IST][state.I_N])
 
     @property
     def P(self) -> int:
-        return int(self.m[12][core.I_P])
+        return int(self.m[state.M_IST][state.I_P])
 
     @property
     def C(self) -> float:
-        return float(self.m[11][core.F_C])
+        return float(self.m[state.M_FS][state.F_C])
 
     @property
     def b(self) -> float:
-        return float(self.m[11][core.F_B])
+        return float(self.m[state.M_FS][state.F_B])
 
     def reserve(self, extra: int) -> None:
         """Make room for ``extra`` more examples (doubling)."""
@@ -52,17 +53,18 @@ class Machine:
         cap = max(need, 2 * self.capacity, 16)
         old = self.m
         n, P = self.n, self.P
-        fs, ist = old[11], old[12]
-        new = core.new_machine(cap, self.n_features, int(ist[core.I_CODE]),
-                               float(fs[core.F_GAMMA]), int(ist[core.I_DEGREE]),
-                               float(fs[core.F_COEF0]), float(fs[core.F_C]), float(fs[core.F_TOL]))
-        for k in (0, 1, 2, 3, 4, 5, 6, 10):
+        fs, ist = old[state.M_FS], old[state.M_IST]
+        new = state.new_machine(cap, self.n_features, int(ist[state.I_CODE]),
+                                float(fs[state.F_GAMMA]), int(ist[state.I_DEGREE]),
+                                float(fs[state.F_COEF0]), float(fs[state.F_C]),
+                                float(fs[state.F_TOL]))
+        for k in state.M_PER_EXAMPLE:
             new[k][:n] = old[k][:n]
-        new[7][:n, :n] = old[7][:n, :n]
-        new[8][:P] = old[8][:P]
-        new[9][: P + 1, : P + 1] = old[9][: P + 1, : P + 1]
-        new[11][:] = fs
-        new[12][:] = ist
+        new[state.M_GRAM][:n, :n] = old[state.M_GRAM][:n, :n]
+        new[state.M_MARGIN][:P] = old[state.M_MARGIN][:P]
+        new[state.M_R][: P + 1, : P + 1] = old[state.M_R][: P + 1, : P + 1]
+        new[state.M_FS][:] = fs
+        new[state.M_IST][:] = ist
         self.m = new
 
     # ------------------------------------------------------------------ operations
@@ -96,7 +98,7 @@ class Machine:
 
     @property
     def n_failed(self) -> int:
-        return int(self.m[12][core.I_FAIL]) >= 1_000_000
+        return int(self.m[state.M_IST][state.I_FAIL]) >= 1_000_000
 
     def rebuild(self) -> None:
         """Fallback for numerically degenerate problems, where the adiabatic update failed
@@ -104,9 +106,12 @@ class Machine:
         scikit-learn's SVC on the stored Gram matrix, then rebuild the sets and R."""
         from sklearn.svm import SVC
 
-        X, sq, y, s, alpha, g, status, G, S, R, ids, fs, ist = self.m
+        m = self.m
+        y, s, alpha = m[state.M_Y], m[state.M_WEIGHT], m[state.M_ALPHA]
+        status, G, S = m[state.M_STATUS], m[state.M_GRAM], m[state.M_MARGIN]
+        fs, ist = m[state.M_FS], m[state.M_IST]
         n = self.n
-        ist[core.I_FAIL] = ist[core.I_FAIL] % 1_000_000 + 1
+        ist[state.I_FAIL] = ist[state.I_FAIL] % 1_000_000 + 1
         C = self.C
         labels = y[:n]
         weights = s[:n]
@@ -115,9 +120,9 @@ class Machine:
             svc = SVC(kernel="precomputed", C=C, tol=1e-10, max_iter=10_000_000)
             svc.fit(G[:n, :n], labels, sample_weight=weights)
             alpha[svc.support_] = np.abs(svc.dual_coef_[0])
-            fs[core.F_B] = float(svc.intercept_[0])
+            fs[state.F_B] = float(svc.intercept_[0])
         else:
-            fs[core.F_B] = float(labels[0]) if n else 0.0
+            fs[state.F_B] = float(labels[0]) if n else 0.0
         upper = weights * C
         alpha[:n] = np.clip(alpha[:n], 0.0, upper)
         tol = 1e-9 * np.maximum(upper, 1e-300)
@@ -125,42 +130,42 @@ class Machine:
         at_upper = alpha[:n] >= upper - tol
         alpha[:n][at_zero] = 0.0
         alpha[:n][at_upper & ~at_zero] = upper[at_upper & ~at_zero]
-        status[:n] = np.where(at_zero, core.RESERVE, np.where(at_upper, core.ERROR,
-                                                                core.MARGIN))
-        margin = np.flatnonzero(status[:n] == core.MARGIN)
+        status[:n] = np.where(at_zero, state.RESERVE, np.where(at_upper, state.ERROR,
+                                                                state.MARGIN))
+        margin = np.flatnonzero(status[:n] == state.MARGIN)
         S[: margin.size] = margin
-        ist[core.I_P] = margin.size
+        ist[state.I_P] = margin.size
         core.refresh(self.m)
 
     # ------------------------------------------------------------------ views
     def kernel(self) -> Kernel:
-        fs, ist = self.m[11], self.m[12]
-        code = int(ist[core.I_CODE])
-        return Kernel.from_jit_params(code, fs[core.F_GAMMA], ist[core.I_DEGREE],
-                                      fs[core.F_COEF0])
+        fs, ist = self.m[state.M_FS], self.m[state.M_IST]
+        code = int(ist[state.I_CODE])
+        return Kernel.from_jit_params(code, fs[state.F_GAMMA], ist[state.I_DEGREE],
+                                      fs[state.F_COEF0])
 
     def support(self) -> np.ndarray:
         """Slots with ``alpha > 0``."""
-        return np.flatnonzero(self.m[4][: self.n] > 0)
+        return np.flatnonzero(self.m[state.M_ALPHA][: self.n] > 0)
 
     def decision_function(self, X) -> np.ndarray:
         sv = self.support()
         if sv.size == 0:
             return np.full(X.shape[0], self.b)
-        coef = self.m[2][sv] * self.m[4][sv]
+        coef = self.m[state.M_Y][sv] * self.m[state.M_ALPHA][sv]
         kernel = self.kernel()
-        return kernel.matrix(X, self.m[0][sv]) @ coef + self.b
+        return kernel.matrix(X, self.m[state.M_X][sv]) @ coef + self.b
 
     def sets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Slots of the margin, error and reserve sets."""
-        status = self.m[6][: self.n]
-        return (np.flatnonzero(status == core.MARGIN), np.flatnonzero(status == core.ERROR),
-                np.flatnonzero(status == core.RESERVE))
+        status = self.m[state.M_STATUS][: self.n]
+        return (np.flatnonzero(status == state.MARGIN), np.flatnonzero(status == state.ERROR),
+                np.flatnonzero(status == state.RESERVE))
 
     def dual_objective(self) -> float:
         """``W = 1/2 a'Qa - sum a`` at the current solution."""
         n = self.n
-        y, alpha, G = self.m[2][:n], self.m[4][:n], self.m[7][:n, :n]
+        y, alpha, G = self.m[state.M_Y][:n], self.m[state.M_ALPHA][:n], self.m[state.M_GRAM][:n, :n]
         ya = y * alpha
         return float(0.5 * ya @ G @ ya - alpha.sum())
 
@@ -169,20 +174,20 @@ class Machine:
         return float(worst), float(balance)
 
     def slot_of(self, example_id: int) -> int:
-        hits = np.flatnonzero(self.m[10][: self.n] == example_id)
+        hits = np.flatnonzero(self.m[state.M_IDS][: self.n] == example_id)
         return int(hits[0]) if hits.size else -1
 
     def ids(self) -> np.ndarray:
-        return self.m[10][: self.n].copy()
+        return self.m[state.M_IDS][: self.n].copy()
 
     @property
     def n_refactorizations(self) -> int:
-        return int(self.m[12][core.I_REFACTOR])
+        return int(self.m[state.M_IST][state.I_REFACTOR])
 
     @property
     def n_events(self) -> int:
-        return int(self.m[12][core.I_EVENTS])
+        return int(self.m[state.M_IST][state.I_EVENTS])
 
     @property
     def n_kernel_evals(self) -> int:
-        return int(self.m[12][core.I_KEVALS])
+        return int(self.m[state.M_IST][state.I_KEVALS])

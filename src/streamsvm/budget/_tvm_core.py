@@ -6,8 +6,9 @@ example ``(q_j, ±1)`` of the incremental SVM with bound ``s_j^± C`` (Sec. 3.1)
 ``2 j`` (positive) or ``2 j + 1`` (negative). ``f(q_j)`` is read from that example's gradient
 (``f = y (g + 1)``), so ``max_j |f(q_j)|`` and the one-sided regions cost O(B).
 
-Tuple ``tw`` of twin arrays: ``Q (B, d), Qsq, wp, wn, slot_p, slot_n, nb, nbd, nb_side,
-changed, tst (int counters), tfs (float state), D (B, B)``, where ``D[i, k]`` caches the
+Tuple ``tw`` of twin arrays (slots named in :mod:`._state`): pivots ``Q`` (B, d), their
+squared norms, the weights, the machine slots of each twin's examples, the merge neighbours,
+the counters and ``D`` (B, B), where ``D[i, k]`` caches the
 squared distance of pivots i and k (``||q_i - q_k||^2``, or ``||phi(q_i) - phi(q_k)||^2``
 with feature-space merging); a row is recomputed, O(B d), only when its pivot changes, so
 the neighbour search costs O(1) per pair instead of O(d) (without it, twins crossing the
@@ -19,54 +20,56 @@ from numba import njit
 
 from ..kernels._core import kernel_dense, kernel_from_dot
 from . import _incremental_core as core
-
-# int state
-T_NTW = 0
-T_ADD = 1
-T_REPL = 2
-T_MERGE = 3
-T_REJECT = 4
-T_BENEF = 5
-T_SEEN = 6
-T_FAILED = 7
-T_DIST = 8  # O(d) pair distances computed for the merge-neighbour search
-T_SIZE = 9
-# float state
-TF_TOTAL = 0  # sum of twin weights
-TF_CPROD = 1  # C * total kept constant (or C itself when not rescaled)
-TF_SIZE = 2
-
-# option flags (int array ``opts``)
-O_B = 0
-O_FEATURE = 1
-O_ONE_SIDED = 2
-O_REJECTION = 3
-O_SCALE_C = 4
-O_TRIES = 5
-O_SIZE = 6
-# float parameters (``fpar``)
-P_M1 = 0
-P_M2 = 1
-P_ETA = 2
-P_SIZE = 3
-
-
-def new_twins(B, n_features):
-    return (
-        np.zeros((B, n_features)),
-        np.zeros(B),
-        np.zeros(B),
-        np.zeros(B),
-        np.full(B, -1, dtype=np.int64),
-        np.full(B, -1, dtype=np.int64),
-        np.full(B, -1, dtype=np.int64),
-        np.full(B, np.inf),
-        np.zeros(B, dtype=np.int64),
-        np.zeros(B, dtype=np.int64),
-        np.zeros(T_SIZE, dtype=np.int64),
-        np.zeros(TF_SIZE),
-        np.zeros((B, B)),
-    )
+from ._state import (
+    F_C,
+    F_COEF0,
+    F_GAMMA,
+    I_CODE,
+    I_DEGREE,
+    I_FAIL,
+    I_KEVALS,
+    I_N,
+    M_FS,
+    M_G,
+    M_IDS,
+    M_IST,
+    M_SQ,
+    M_X,
+    M_Y,
+    O_B,
+    O_FEATURE,
+    O_ONE_SIDED,
+    O_REJECTION,
+    O_SCALE_C,
+    O_TRIES,
+    P_ETA,
+    P_M1,
+    P_M2,
+    T_ADD,
+    T_BENEF,
+    T_DIST,
+    T_FAILED,
+    T_MERGE,
+    T_NTW,
+    T_REJECT,
+    T_REPL,
+    T_SEEN,
+    TF_CPROD,
+    TF_TOTAL,
+    TW_CHANGED,
+    TW_DIST,
+    TW_FS,
+    TW_IST,
+    TW_NEIGHBOUR,
+    TW_NEIGHBOUR_DIST,
+    TW_NEIGHBOUR_SIDE,
+    TW_PIVOT_SQ,
+    TW_PIVOTS,
+    TW_SLOT_NEG,
+    TW_SLOT_POS,
+    TW_WEIGHT_NEG,
+    TW_WEIGHT_POS,
+)
 
 
 # ------------------------------------------------------------------ kernel rows
@@ -85,11 +88,11 @@ def kernel_row(m, x, xsq, out, nz):
             nnz += 1
     if 4 * nnz > d:
         return core.kernel_row(m, x, xsq, out)
-    X, sq, fs, ist = m[0], m[1], m[11], m[12]
-    n = ist[core.I_N]
-    ist[core.I_KEVALS] += n
-    code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
-    gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
+    X, sq, fs, ist = m[M_X], m[M_SQ], m[M_FS], m[M_IST]
+    n = ist[I_N]
+    ist[I_KEVALS] += n
+    code, degree = ist[I_CODE], ist[I_DEGREE]
+    gamma, coef0 = fs[F_GAMMA], fs[F_COEF0]
     for j in range(n):
         row = X[j]
         total = 0.0
@@ -104,9 +107,9 @@ def kernel_row(m, x, xsq, out, nz):
 @njit(cache=True)
 def twin_f(m, tw, j):
     """``f(q_j)`` from the gradient of one of twin j's examples."""
-    slot_p, slot_n = tw[4], tw[5]
+    slot_p, slot_n = tw[TW_SLOT_POS], tw[TW_SLOT_NEG]
     slot = slot_p[j] if slot_p[j] >= 0 else slot_n[j]
-    return m[2][slot] * (m[5][slot] + 1.0)
+    return m[M_Y][slot] * (m[M_G][slot] + 1.0)
 
 
 @njit(cache=True)
@@ -114,18 +117,18 @@ def _fix_moved(m, tw, slot, moved):
     """After ``remove_slot`` moved the example of old slot ``moved`` into ``slot``."""
     if moved < 0:
         return
-    example = m[10][slot]
+    example = m[M_IDS][slot]
     twin = example // 2
     if example % 2 == 0:
-        tw[4][twin] = slot
+        tw[TW_SLOT_POS][twin] = slot
     else:
-        tw[5][twin] = slot
+        tw[TW_SLOT_NEG][twin] = slot
 
 
 @njit(cache=True)
 def _remove_twin(m, tw, j):
     """Decremental unlearning of twin j's examples."""
-    slot_p, slot_n, tst = tw[4], tw[5], tw[10]
+    slot_p, slot_n, tst = tw[TW_SLOT_POS], tw[TW_SLOT_NEG], tw[TW_IST]
     for sign in range(2):
         slot = slot_p[j] if sign == 0 else slot_n[j]
         if slot < 0:
@@ -136,14 +139,15 @@ def _remove_twin(m, tw, j):
             slot_n[j] = -1
         moved = core.remove_slot(m, slot)
         _fix_moved(m, tw, slot, moved)
-        if m[12][core.I_FAIL] >= 1000000:
+        if m[M_IST][I_FAIL] >= 1000000:
             tst[T_FAILED] = 1
 
 
 @njit(cache=True)
 def _add_twin(m, tw, j, krow, nz):
     """Incremental learning of twin j's examples (one per non-zero weight)."""
-    Q, Qsq, wp, wn, slot_p, slot_n, tst = tw[0], tw[1], tw[2], tw[3], tw[4], tw[5], tw[10]
+    Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
+    slot_p, slot_n, tst = tw[TW_SLOT_POS], tw[TW_SLOT_NEG], tw[TW_IST]
     for sign in range(2):
         weight = wp[j] if sign == 0 else wn[j]
         if weight <= 0.0:
@@ -152,7 +156,7 @@ def _add_twin(m, tw, j, krow, nz):
         label = 1.0 if sign == 0 else -1.0
         slot = core.add_example(m, Q[j], Qsq[j], label, weight, 2 * j + sign, row)
         if slot < 0:
-            slot = m[12][core.I_N] - 1
+            slot = m[M_IST][I_N] - 1
             tst[T_FAILED] = 1
         if sign == 0:
             slot_p[j] = slot
@@ -163,12 +167,12 @@ def _add_twin(m, tw, j, krow, nz):
 @njit(cache=True)
 def _set_C(m, tw, opts):
     """Sec. 4.3: keep ``C * sum_j (s_j^+ + s_j^-)`` constant."""
-    tfs, tst = tw[11], tw[10]
+    tfs, tst = tw[TW_FS], tw[TW_IST]
     if opts[O_SCALE_C]:
         C_new = tfs[TF_CPROD] / tfs[TF_TOTAL]
     else:
         C_new = tfs[TF_CPROD]
-    if C_new != m[11][core.F_C]:
+    if C_new != m[M_FS][F_C]:
         if not core.set_C(m, C_new):
             tst[T_FAILED] = 1
 
@@ -243,10 +247,11 @@ def _refresh_distances(m, tw, opts, n, nz):
     """Rows and columns of the distance cache ``D`` of the twins whose pivot changed
     (``tst[T_DIST]`` counts the pairs): O(B d) per changed twin, O(B nnz) for a sparse
     pivot (fewer than d/4 non-zeros, e.g. text)."""
-    Q, Qsq, changed, tst, D = tw[0], tw[1], tw[9], tw[10], tw[12]
-    fs, ist = m[11], m[12]
-    code, degree = ist[core.I_CODE], ist[core.I_DEGREE]
-    gamma, coef0 = fs[core.F_GAMMA], fs[core.F_COEF0]
+    Q, Qsq, changed, tst = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_CHANGED], tw[TW_IST]
+    D = tw[TW_DIST]
+    fs, ist = m[M_FS], m[M_IST]
+    code, degree = ist[I_CODE], ist[I_DEGREE]
+    gamma, coef0 = fs[F_GAMMA], fs[F_COEF0]
     feature = opts[O_FEATURE] != 0
     d = Q.shape[1]
     for j in range(n):
@@ -278,8 +283,9 @@ def _update_neighbours(m, tw, opts, side, nz):
     that changed (moved, or crossed the boundary in one-sided mode) instead of a full
     O(B^2) search; distortions come from the distance cache (O(1) each), refreshed in
     O(B d) per moved pivot."""
-    wp, wn = tw[2], tw[3]
-    nb, nbd, nb_side, changed, tst, D = tw[6], tw[7], tw[8], tw[9], tw[10], tw[12]
+    wp, wn = tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
+    nb, nbd, nb_side = tw[TW_NEIGHBOUR], tw[TW_NEIGHBOUR_DIST], tw[TW_NEIGHBOUR_SIDE]
+    changed, tst, D = tw[TW_CHANGED], tw[TW_IST], tw[TW_DIST]
     n = tst[T_NTW]
     _refresh_distances(m, tw, opts, n, nz)
     moved = np.zeros(n, dtype=np.bool_)
@@ -322,7 +328,7 @@ def _preimage(m, tw, i, j, out):
     segment ``q_i + h (q_j - q_i)``, h in [0, 1] (where it lies for RBF and polynomial
     kernels, Nguyen & Ho 2005): minimise ``k(z, z) - 2 (m_i k(z, q_i) + m_j k(z, q_j))`` by a
     grid of 21 points and golden-section refinement around the best."""
-    Q, Qsq, wp, wn = tw[0], tw[1], tw[2], tw[3]
+    Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
     si = wp[i] + wn[i]
     sj = wp[j] + wn[j]
     mi = si / (si + sj)
@@ -370,7 +376,7 @@ def _segment_objective(m, Q, Qsq, i, j, mi, mj, h, z):
 
 @njit(cache=True)
 def _merged_pivot(m, tw, opts, i, j, out):
-    Q, wp, wn = tw[0], tw[2], tw[3]
+    Q, wp, wn = tw[TW_PIVOTS], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
     if opts[O_FEATURE]:
         _preimage(m, tw, i, j, out)
         return
@@ -387,7 +393,8 @@ def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
     s_j f(q_j)) / (s_i + s_j)``; otherwise the next best remembered pairs are tried, in
     order of distortion, ``opts[O_TRIES]`` pairs in all. Returns ``(i, j)`` or ``(-1, -1)``;
     ``qnew`` holds the merged pivot."""
-    wp, wn, nb, nbd, tst = tw[2], tw[3], tw[6], tw[7], tw[10]
+    wp, wn, nb, nbd = tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG], tw[TW_NEIGHBOUR], tw[TW_NEIGHBOUR_DIST]
+    tst = tw[TW_IST]
     n = tst[T_NTW]
     tries = opts[O_TRIES] if opts[O_REJECTION] else 1
     order = np.argsort(nbd[:n])
@@ -430,7 +437,8 @@ def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
 # ------------------------------------------------------------------ one example
 @njit(cache=True)
 def _place(tw, j, x, xsq, label):
-    Q, Qsq, wp, wn, changed = tw[0], tw[1], tw[2], tw[3], tw[9]
+    Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
+    changed = tw[TW_CHANGED]
     Q[j, :] = x
     Qsq[j] = xsq
     wp[j] = 1.0 if label > 0 else 0.0
@@ -441,7 +449,8 @@ def _place(tw, j, x, xsq, label):
 @njit(cache=True)
 def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
     """Algorithm 1 for one example: Beneficial, UpdateTV, UpdateTVM."""
-    Q, Qsq, wp, wn, changed, tst, tfs = tw[0], tw[1], tw[2], tw[3], tw[9], tw[10], tw[11]
+    Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
+    changed, tst, tfs = tw[TW_CHANGED], tw[TW_IST], tw[TW_FS]
     B = opts[O_B]
     tst[T_SEEN] += 1
     n = tst[T_NTW]
@@ -459,7 +468,7 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
         return
     far = -1.0
     k_far = -1
-    slot_p, slot_n, my, mg = tw[4], tw[5], m[2], m[5]
+    slot_p, slot_n, my, mg = tw[TW_SLOT_POS], tw[TW_SLOT_NEG], m[M_Y], m[M_G]
     for j in range(n):
         slot = slot_p[j] if slot_p[j] >= 0 else slot_n[j]
         fq[j] = my[slot] * (mg[slot] + 1.0)  # f(q_j), as twin_f
@@ -507,13 +516,13 @@ def tvm_run(m, tw, opts, fpar, X, sq, y, start):
     """:func:`tvm_step` over rows ``start:`` of a chunk; returns the next row, early after a
     step whose incremental update needs a re-solve (``tst[T_FAILED]``)."""
     B = opts[O_B]
-    krow = np.zeros(m[0].shape[0])
+    krow = np.zeros(m[M_X].shape[0])
     qnew = np.zeros(X.shape[1])
     fq = np.zeros(B)
     side = np.zeros(B, dtype=np.int64)
     nz = np.zeros(X.shape[1], dtype=np.int64)
     for r in range(start, X.shape[0]):
         tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side, nz)
-        if tw[10][T_FAILED]:
+        if tw[TW_IST][T_FAILED]:
             return r + 1
     return X.shape[0]

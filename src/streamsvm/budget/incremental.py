@@ -10,6 +10,7 @@ from sklearn.utils.validation import _num_samples
 from .._params import Interval, check_param_values, check_params
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
+from . import _state as state
 from ._common import KernelStreamClassifier
 from ._machine import Machine
 
@@ -272,13 +273,13 @@ class IncrementalSVM(KernelStreamClassifier):
     @property
     def support_vectors_(self):
         machine = self._machine()
-        return machine.m[0][machine.support()].copy()
+        return machine.m[state.M_X][machine.support()].copy()
 
     @property
     def dual_coef_(self):
         machine = self._machine()
         sv = machine.support()
-        return (self._signs[0] * machine.m[2][sv] * machine.m[4][sv])[None, :]
+        return (self._signs[0] * machine.m[state.M_Y][sv] * machine.m[state.M_ALPHA][sv])[None, :]
 
     @property
     def intercept_(self):

@@ -10,6 +10,7 @@ import numpy as np
 from .._params import Boolean, Interval, IsNone, Options
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
+from . import _state as state
 from . import _tvm_core as tcore
 from ._common import KernelStreamClassifier
 from ._machine import Machine
@@ -24,17 +25,17 @@ class _TVMLearner(BinaryLearner):
         super().__init__(n_features, rng)
         self.machine = Machine(n_features, capacity=2 * budget + 2, jit_kernel=jit_kernel,
                                C=C)
-        self.tw = tcore.new_twins(budget, n_features)
-        self.opts = np.zeros(tcore.O_SIZE, dtype=np.int64)
-        self.opts[tcore.O_B] = budget
-        self.opts[tcore.O_FEATURE] = merging == "feature"
-        self.opts[tcore.O_ONE_SIDED] = bool(one_sided)
-        self.opts[tcore.O_REJECTION] = bool(rejection)
-        self.opts[tcore.O_SCALE_C] = bool(scale_C)
-        self.opts[tcore.O_TRIES] = budget if merge_tries is None else int(merge_tries)
+        self.tw = state.new_twins(budget, n_features)
+        self.opts = np.zeros(state.O_SIZE, dtype=np.int64)
+        self.opts[state.O_B] = budget
+        self.opts[state.O_FEATURE] = merging == "feature"
+        self.opts[state.O_ONE_SIDED] = bool(one_sided)
+        self.opts[state.O_REJECTION] = bool(rejection)
+        self.opts[state.O_SCALE_C] = bool(scale_C)
+        self.opts[state.O_TRIES] = budget if merge_tries is None else int(merge_tries)
         self.fpar = np.array([m1, m2, eta], dtype=np.float64)
         # Sec. 4.3: C * sum of weights kept at C * B (the paper's C*B for C the per-example C)
-        self.tw[11][tcore.TF_CPROD] = float(C) * budget if scale_C else float(C)
+        self.tw[state.TW_FS][state.TF_CPROD] = float(C) * budget if scale_C else float(C)
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
@@ -44,9 +45,9 @@ class _TVMLearner(BinaryLearner):
             while start < dense.shape[0]:
                 start = tcore.tvm_run(self.machine.m, self.tw, self.opts, self.fpar, dense, sq,
                                       labels, start)
-                if self.tw[10][tcore.T_FAILED]:
+                if self.tw[state.TW_IST][state.T_FAILED]:
                     self.machine.rebuild()
-                    self.tw[10][tcore.T_FAILED] = 0
+                    self.tw[state.TW_IST][state.T_FAILED] = 0
         self.n_seen += X.shape[0]
 
     def decision_function(self, X):
@@ -60,14 +61,16 @@ class _TVMLearner(BinaryLearner):
     # views
     @property
     def n_twins(self) -> int:
-        return int(self.tw[10][tcore.T_NTW])
+        return int(self.tw[state.TW_IST][state.T_NTW])
 
     def twins(self):
         n = self.n_twins
-        return self.tw[0][:n].copy(), np.column_stack([self.tw[2][:n], self.tw[3][:n]])
+        tw = self.tw
+        weights = np.column_stack([tw[state.TW_WEIGHT_POS][:n], tw[state.TW_WEIGHT_NEG][:n]])
+        return tw[state.TW_PIVOTS][:n].copy(), weights
 
     def counter(self, index) -> int:
-        return int(self.tw[10][index])
+        return int(self.tw[state.TW_IST][index])
 
 
 class TwinVectorMachine(KernelStreamClassifier):
@@ -215,27 +218,27 @@ class TwinVectorMachine(KernelStreamClassifier):
 
     @property
     def n_twins_(self) -> int:
-        return self._count(tcore.T_NTW)
+        return self._count(state.T_NTW)
 
     @property
     def n_additions_(self) -> int:
-        return self._count(tcore.T_ADD)
+        return self._count(state.T_ADD)
 
     @property
     def n_replacements_(self) -> int:
-        return self._count(tcore.T_REPL)
+        return self._count(state.T_REPL)
 
     @property
     def n_merges_(self) -> int:
-        return self._count(tcore.T_MERGE)
+        return self._count(state.T_MERGE)
 
     @property
     def n_rejections_(self) -> int:
-        return self._count(tcore.T_REJECT)
+        return self._count(state.T_REJECT)
 
     @property
     def n_beneficial_(self) -> int:
-        return self._count(tcore.T_BENEF)
+        return self._count(state.T_BENEF)
 
     @property
     def C_(self) -> float:
@@ -244,13 +247,13 @@ class TwinVectorMachine(KernelStreamClassifier):
     @property
     def support_vectors_(self):
         machine = self._first().machine
-        return machine.m[0][machine.support()].copy()
+        return machine.m[state.M_X][machine.support()].copy()
 
     @property
     def dual_coef_(self):
         machine = self._first().machine
         sv = machine.support()
-        return (self._signs[0] * machine.m[2][sv] * machine.m[4][sv])[None, :]
+        return (self._signs[0] * machine.m[state.M_Y][sv] * machine.m[state.M_ALPHA][sv])[None, :]
 
     @property
     def intercept_(self):

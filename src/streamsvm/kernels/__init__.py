@@ -1,11 +1,12 @@
 """Kernels: parameters and validation (:class:`Kernel`), jitted rows and Gram matrices of
 dense and CSR data (:mod:`streamsvm.kernels._core`), an LRU cache of kernel rows with a
-memory budget (:class:`KernelCache`), and the gamma and centring rule every estimator
-follows (:func:`resolve_gamma`, :class:`FirstDataRule`; ``docs/design.md``).
+memory budget (:class:`KernelCache` and its jitted functions, :mod:`streamsvm.kernels.cache`),
+and the gamma and centring rule every estimator follows (:func:`resolve_gamma`,
+:class:`FirstDataRule`; ``docs/design.md``).
 
 Algorithms convert their data once to float64, C-contiguous (CSR: int32 sorted indices),
-take ``Kernel.jit_params`` = ``(code, gamma, degree, coef0)`` and call the ``_core``
-functions from their own jitted loops; see the ``_core`` module docstring.
+take ``Kernel.jit_params`` = ``(code, gamma, degree, coef0)`` and call the ``_core`` and
+``cache`` functions from their own jitted loops; see those modules' docstrings.
 """
 
 from ._core import LINEAR, POLY, RBF, SIGMOID

@@ -10,14 +10,15 @@ import numpy as np
 from .._params import RANDOM_STATE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
-from . import _core
+from . import _expansion_core as _expansion
+from . import _lasvm_core
 from .learner import _Learner
 
 SELECTIONS = {
-    "random": _core.RANDOM,
-    "gradient": _core.GRADIENT,
-    "active": _core.ACTIVE,
-    "autoactive": _core.AUTOACTIVE,
+    "random": _lasvm_core.RANDOM,
+    "gradient": _lasvm_core.GRADIENT,
+    "active": _lasvm_core.ACTIVE,
+    "autoactive": _lasvm_core.AUTOACTIVE,
 }
 
 
@@ -234,5 +235,5 @@ class LASVM(_KernelSVMBase):
     @property
     def delta_(self):
         self._check_fitted()
-        deltas = np.array([learner.st[_core.DELTA] for learner in self.learners_])
+        deltas = np.array([learner.st[_expansion.DELTA] for learner in self.learners_])
         return float(deltas[0]) if deltas.shape[0] == 1 else deltas

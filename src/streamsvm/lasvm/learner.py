@@ -3,8 +3,9 @@
 It owns a *store* of addressable examples (the current expansion S and the examples of the
 chunk being learnt), the expansion's coefficients and gradients by position, the LRU kernel
 cache (``KernelCache``, rows keyed by store index, support vectors pinned), and calls the
-jitted loops of :mod:`streamsvm.lasvm._core` once per chunk (again only when S outgrows its
-capacity, which doubles).
+jitted loops once per chunk (again only when S outgrows its capacity, which doubles): LASVM's
+in :mod:`streamsvm.lasvm._lasvm_core`, LASVM-G's in :mod:`streamsvm.lasvm._gap_core`, both
+over the expansion of :mod:`streamsvm.lasvm._expansion_core` (which describes the state layout).
 
 ``fit`` points the store at the training set itself (no copy), runs the epochs and the
 finishing step, then keeps only the rows of S. ``partial_fit`` appends the chunk to the
@@ -30,7 +31,9 @@ import scipy.sparse as sp
 from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
-from . import _core
+from ..kernels.cache import cache_remap_ids
+from . import _expansion_core as _expansion
+from . import _gap_core, _lasvm_core
 
 _INITIAL_CAPACITY = 64
 _DECISION_BLOCK = 2048
@@ -42,13 +45,14 @@ class _Learner(BinaryLearner):
     ``"full"``) for one two-class problem; see the estimators for the parameters."""
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
-                 shuffle, selection=_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
+                 shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
                  finishing=True, second_order=True, shrink_every=1000, s=-1.0,
                  clean_every=300, max_non_sv=300):
         super().__init__(n_features, rng)
         self.algorithm = algorithm
-        self.variant = {"g": _core.VARIANT_G, "nc": _core.VARIANT_NC, "i": _core.VARIANT_I,
-                        "full": _core.VARIANT_FULL}.get(algorithm, -1)
+        self.variant = {"g": _gap_core.VARIANT_G, "nc": _gap_core.VARIANT_NC,
+                        "i": _gap_core.VARIANT_I,
+                        "full": _gap_core.VARIANT_FULL}.get(algorithm, -1)
         self.C = float(C)
         self.Cp = float(C)
         self.Cn = float(C)
@@ -83,17 +87,17 @@ class _Learner(BinaryLearner):
         self.g = np.zeros(_INITIAL_CAPACITY)
         self.lo = np.zeros(_INITIAL_CAPACITY)
         self.hi = np.zeros(_INITIAL_CAPACITY)
-        self.layout_log = np.zeros((_core.N_GENERATIONS, _INITIAL_CAPACITY), dtype=np.int32)
-        self.layout_meta = np.zeros(1 + 2 * _core.N_GENERATIONS, dtype=np.int64)
+        self.layout_log = np.zeros((_expansion.N_GENERATIONS, _INITIAL_CAPACITY), dtype=np.int32)
+        self.layout_meta = np.zeros(1 + 2 * _expansion.N_GENERATIONS, dtype=np.int64)
         self.scratch = np.zeros((3, _INITIAL_CAPACITY))
         self.ws = np.zeros(n_features)
-        self.cnt = np.zeros(_core.N_COUNTERS, dtype=np.int64)
-        self.st = np.zeros(_core.N_FLOATS)
+        self.cnt = np.zeros(_expansion.N_COUNTERS, dtype=np.int64)
+        self.st = np.zeros(_expansion.N_FLOATS)
         self.rng_state = np.array([rng.integers(0, 2**63 - 1)], dtype=np.uint64)
         self.cache = None
         self.cache_totals = np.zeros(3, dtype=np.int64)  # hits, partial hits, misses released
 
-    # ------------------------------------------------------------------ tuples for _core
+    # ------------------------------------------------------------------ tuples for the jitted loops
     def _store(self):
         return (self.Xd, self.indptr, self.indices, self.data, self.sq, self.kd, self.ys,
                 self.pos_of, self.row_gen)
@@ -202,11 +206,11 @@ class _Learner(BinaryLearner):
         """Double (or raise to ``capacity``) the capacity of every per-member array of S
         (not the cache); returns it. Every array indexed by S's columns must grow here:
         the compiled code does not check bounds."""
-        n = int(self.cnt[_core.N_COLS])
+        n = int(self.cnt[_expansion.N_COLS])
         capacity = 2 * self.perm.shape[0] if capacity is None else int(capacity)
         for name in ("perm", "alpha", "g", "lo", "hi"):
             setattr(self, name, _grown(getattr(self, name), capacity, n))
-        log = np.zeros((_core.N_GENERATIONS, capacity), dtype=np.int32)
+        log = np.zeros((_expansion.N_GENERATIONS, capacity), dtype=np.int32)
         log[:, : self.layout_log.shape[1]] = self.layout_log
         self.layout_log = log
         self.scratch = np.zeros((3, capacity))
@@ -220,11 +224,11 @@ class _Learner(BinaryLearner):
         """Keep only the rows of S in the store (renumbered by position), and the cache rows
         of those; everything else is forgotten."""
         if self.cache is not None:
-            _core.compact(self._store(), self._svs(), self.cache.state, self.cnt,
+            _expansion.compact(self._store(), self._svs(), self.cache.state, self.cnt,
                           self.scratch[0])
         else:
             self._compact_without_cache()
-        n = int(self.cnt[_core.N_COLS])
+        n = int(self.cnt[_expansion.N_COLS])
         keep = self.perm[:n].copy()
         new_of_old = np.full(self.n_store, -1, dtype=np.int64)
         new_of_old[keep] = np.arange(n)
@@ -247,12 +251,12 @@ class _Learner(BinaryLearner):
         self.pos_of = np.arange(n, dtype=np.int64)
         self.perm[:n] = np.arange(n)
         if self.cache is not None:
-            _core.remap_cache_ids(new_of_old, self.cache.slot_meta, self.cache.id_meta,
-                                  self.cache.stats)
+            cache_remap_ids(new_of_old, self.cache.slot_meta, self.cache.id_meta,
+                            self.cache.stats)
         self.n_store = n
 
     def _compact_without_cache(self):
-        n = int(self.cnt[_core.N_COLS])
+        n = int(self.cnt[_expansion.N_COLS])
         order = np.flatnonzero(self.perm[:n] >= 0)
         m = order.shape[0]
         for name in ("perm", "alpha", "g", "lo", "hi"):
@@ -260,7 +264,7 @@ class _Learner(BinaryLearner):
             array[:m] = array[order]
             array[m:n] = -1 if name == "perm" else 0
         self.pos_of[self.perm[:m]] = np.arange(m)
-        self.cnt[_core.N_COLS] = m
+        self.cnt[_expansion.N_COLS] = m
 
     def _release_cache(self):
         if self.cache is not None:
@@ -273,29 +277,29 @@ class _Learner(BinaryLearner):
         criterion takes them) until the pool is used up or ``n_iter`` iterations."""
         pool = np.ascontiguousarray(pool, dtype=np.int64)
         pstate = np.array([0, pool.shape[0]], dtype=np.int64)
-        start_iter = int(self.cnt[_core.N_ITER])
+        start_iter = int(self.cnt[_expansion.N_ITER])
         while True:
             self._ensure_cache()
-            left = n_iter - (int(self.cnt[_core.N_ITER]) - start_iter)
+            left = n_iter - (int(self.cnt[_expansion.N_ITER]) - start_iter)
             args = (self._store(), self._kern(), self._svs(), self.cache.state, self._work(),
                     self.cnt, self.st)
             if self.algorithm == "lasvm":
-                status = _core.lasvm_online(pool, pstate, left, self.selection,
+                status = _lasvm_core.lasvm_online(pool, pstate, left, self.selection,
                                             self.n_candidates, self.n_seed, self.tau,
                                             self.delta_max, self.Cp, self.Cn, *args,
                                             self.rng_state)
             else:
-                status = _core.lasvmg_online(pool, pstate, left, self.variant, self.s,
+                status = _gap_core.lasvmg_online(pool, pstate, left, self.variant, self.s,
                                              self.clean_every, self.max_non_sv, self.tau,
                                              self.C, self.Cp, self.Cn, *args)
-            if status != _core.NEED_GROW:
+            if status != _expansion.NEED_GROW:
                 return
             self._grow_expansion()
 
     def process_examples(self, ids) -> None:
         """One online iteration per stored id, in the given order (no selection)."""
         selection = self.selection
-        self.selection = _core.RANDOM
+        self.selection = _lasvm_core.RANDOM
         try:
             self._run(ids)
         finally:
@@ -306,14 +310,14 @@ class _Learner(BinaryLearner):
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         self._ensure_cache()
         out = np.empty(ids.shape[0])
-        return _core.decision_values(ids, self._store(), self._kern(), self._svs(),
+        return _expansion.decision_values(ids, self._store(), self._kern(), self._svs(),
                                      self.cache.state, self._work(), self.cnt, self.st, out)
 
     def partial_fit(self, X, y):
         ids = self.add_examples(X, y)
         self._run(ids)
         self.n_seen += X.shape[0]
-        n = int(self.cnt[_core.N_LIVE])
+        n = int(self.cnt[_expansion.N_LIVE])
         if self.n_store - n > max(n, 256):
             self.release_unused()
 
@@ -332,17 +336,17 @@ class _Learner(BinaryLearner):
 
     def finish(self):
         """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking)."""
-        if self.algorithm != "lasvm" or self.cnt[_core.N_LIVE] == 0:
+        if self.algorithm != "lasvm" or self.cnt[_expansion.N_LIVE] == 0:
             return
         self._ensure_cache()
         second_order = getattr(self, "second_order", False)  # models saved before it existed
-        _core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+        _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
                            self._kern(), self._svs(), self.cache.state, self._work(), self.cnt,
                            self.st)
 
     # ------------------------------------------------------------------ model
     def _support(self):
-        n = int(self.cnt[_core.N_COLS])
+        n = int(self.cnt[_expansion.N_COLS])
         positions = np.flatnonzero(self.alpha[:n] != 0.0)
         return self.perm[positions], self.alpha[positions]
 
@@ -359,7 +363,7 @@ class _Learner(BinaryLearner):
 
     @property
     def intercept(self) -> float:
-        return float(self.st[_core.B_]) if self.algorithm == "lasvm" else 0.0
+        return float(self.st[_expansion.B_]) if self.algorithm == "lasvm" else 0.0
 
     def decision_function(self, X):
         ids, coef = self._support()
@@ -385,7 +389,7 @@ class _Learner(BinaryLearner):
                 block = X[a : a + _DECISION_BLOCK]
                 data = block.data.astype(np.float64)
                 x_sq = sqnorms_csr(block.indptr, data, np.empty(block.shape[0]))
-                _core.decision_rows_csr(block.indptr, block.indices, data, x_sq, sv_indptr,
+                _expansion.decision_rows_csr(block.indptr, block.indices, data, x_sq, sv_indptr,
                                         sv_indices, sv_data, self.sq[ids], coef, b, code,
                                         gamma, degree, coef0, ws, out[a : a + block.shape[0]])
             return out
@@ -395,7 +399,7 @@ class _Learner(BinaryLearner):
             block = block.toarray() if sp.issparse(block) else block
             block = np.ascontiguousarray(block, dtype=np.float64)
             x_sq = sqnorms_dense(block, np.empty(block.shape[0]))
-            _core.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
+            _expansion.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
                                       degree, coef0, out[a : a + block.shape[0]])
         return out
 
@@ -403,22 +407,22 @@ class _Learner(BinaryLearner):
     @property
     def n_expansion(self) -> int:
         """Size of S (support vectors and the non-support vectors kept with them)."""
-        return int(self.cnt[_core.N_LIVE])
+        return int(self.cnt[_expansion.N_LIVE])
 
     @property
     def n_support(self) -> int:
-        return int(np.count_nonzero(self.alpha[: self.cnt[_core.N_COLS]]))
+        return int(np.count_nonzero(self.alpha[: self.cnt[_expansion.N_COLS]]))
 
     @property
     def n_bounded(self) -> int:
-        n = int(self.cnt[_core.N_COLS])
+        n = int(self.cnt[_expansion.N_COLS])
         a = self.alpha[:n]
         at_bound = (a != 0.0) & ((a == self.lo[:n]) | (a == self.hi[:n]))
         return int(np.count_nonzero(at_bound))
 
     @property
     def n_kernel_evals(self) -> int:
-        return int(self.cnt[_core.KEVALS])
+        return int(self.cnt[_expansion.KEVALS])
 
     def _cache_counts(self):
         counts = self.cache_totals.copy()

@@ -40,7 +40,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._params import Interval
-from . import _core
+from . import _expansion_core as _expansion
 from .lasvm import _KernelSVMBase
 
 
@@ -63,7 +63,7 @@ class _GapBase(_KernelSVMBase):
     def duality_gap_(self):
         """Duality gap over the expansion after the last example (eq. 9, corrected)."""
         self._check_fitted()
-        gaps = np.array([learner.st[_core.GAP] for learner in self.learners_])
+        gaps = np.array([learner.st[_expansion.GAP] for learner in self.learners_])
         return float(gaps[0]) if gaps.shape[0] == 1 else gaps
 
 
@@ -189,7 +189,7 @@ class LASVMI(LASVMNC):
     def n_skipped_(self) -> int:
         """Examples filtered out by the ramp test."""
         self._check_fitted()
-        return int(sum(learner.cnt[_core.N_SKIPPED] for learner in self.learners_))
+        return int(sum(learner.cnt[_expansion.N_SKIPPED] for learner in self.learners_))
 
 
 class FullSVM(_GapBase):

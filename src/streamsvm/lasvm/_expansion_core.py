@@ -1,0 +1,450 @@
+"""The kernel expansion S shared by LASVM and LASVM-G / -NC / -I / FULL SVM: its members,
+coefficients, gradients and boxes, insertion and removal, the layout of S and the kernel rows
+of its members through the cache (pure jitted functions over arrays).
+
+The steps that move the coefficients are in :mod:`._lasvm_core` (LASVM: Bordes, Ertekin,
+Weston & Bottou, "Fast Kernel Classifiers with Online and Active Learning", JMLR 2005) and
+:mod:`._gap_core` (LASVM-G and its successors: Ertekin, Bottou & Giles, "Nonconvex Online
+Support Vector Machines", IEEE TPAMI 2011).
+
+State layout (owned by :class:`streamsvm.lasvm.learner._Learner`, passed in as tuples whose
+slots are named below: ``STORE_*``, ``SV_*``, ``WORK_*``, ``KERN_*``; the cache's
+``CACHE_*`` in :mod:`streamsvm.kernels.cache`):
+
+* ``store = (Xd, indptr, indices, data, sq, kd, ys, pos_of, row_gen)``: the examples the
+  learner can address, by *store index* (= the kernel cache's row id). Dense rows in ``Xd``
+  (n, d) or CSR rows in ``indptr`` (int64) / ``indices`` (int32) / ``data``; ``sq`` squared
+  norms, ``kd`` self-kernels ``K(x, x)``, ``ys`` labels ±1, ``pos_of`` the position in the
+  expansion S (-1 outside S), ``row_gen`` the layout generation of the example's cached
+  row (see below).
+* ``kern = (sparse, code, gamma, degree, coef0)``.
+* ``svs = (perm, alpha, g, lo, hi, glog, gmeta)``, indexed by *position* 0 .. n_S - 1 in S:
+  the store index of the member, its coefficient, gradient (eq. 9 of Bordes et al.), and
+  box ``[A, B]`` (eq. 5; for LASVM-NC eq. 18 of Ertekin et al.). The cache keeps
+  *truncated rows of the reordered kernel matrix*: row ``id`` column ``p`` holds
+  ``K(x_id, x_perm[p])``. A removal leaves a hole (``perm = -1``, ``alpha = A = B = 0``, so
+  no search selects it) and drops the removed example's cached row; when holes make up a
+  third of the columns, :func:`compact` renumbers S. The finishing step's shrinking
+  reorders S too (active set first). A reordering costs O(n_S): it is logged as a new
+  layout *generation* (``gmeta[0]``; the last ``N_GENERATIONS`` column maps in ``glog``,
+  their lengths and first moved column in ``gmeta[1:]``), and a cached row is brought to
+  the current layout only when it is next acquired (:func:`sync_row`). Eagerly permuting
+  every cached row at each reordering cost O(cache) per reordering; with a large cache on
+  MNIST that was a third of LASVM's time.
+* ``cache = KernelCache.state``; members of S are pinned (kept first).
+* ``work = (ws, scr0, scr1, scr2)``: CSR scatter workspace and scratch rows (used when the
+  cache has no slots).
+* ``cnt`` int64 counters and ``st`` float64 scalars (indices below, one table for all the
+  variants); ``rng`` uint64 state of :func:`streamsvm._random.rand_below` (reproducible,
+  saved with the model).
+"""
+
+import numpy as np
+from numba import njit
+
+from ..kernels._core import (
+    RBF,
+    dot_dense,
+    dot_rows,
+    dot_rows4,
+    exp_nonpositive,
+    kernel_from_dot,
+)
+from ..kernels.cache import (
+    CACHE_ID_META,
+    CACHE_SLOT_META,
+    CACHE_STATS,
+    cache_acquire,
+    cache_invalidate,
+    cache_set_length,
+    cache_set_pinned,
+)
+
+# slots of the state tuples (see the module docstring)
+STORE_XD = 0
+STORE_INDPTR = 1
+STORE_INDICES = 2
+STORE_DATA = 3
+STORE_SQ = 4
+STORE_KD = 5
+STORE_Y = 6
+STORE_POS = 7
+STORE_ROW_GEN = 8
+SV_PERM = 0
+SV_ALPHA = 1
+SV_G = 2
+SV_LO = 3
+SV_HI = 4
+SV_GLOG = 5
+SV_GMETA = 6
+WORK_SCATTER = 0
+WORK_SCRATCH_A = 1
+WORK_SCRATCH_B = 2
+WORK_SCRATCH_C = 3
+KERN_SPARSE = 0
+KERN_CODE = 1
+KERN_GAMMA = 2
+KERN_DEGREE = 3
+KERN_COEF0 = 4
+
+# int64 counters
+KEVALS = 0  #: kernel values computed
+N_ITER = 1  #: online iterations (examples picked)
+N_PROCESS_STEPS = 2  #: PROCESS calls that made a direction search
+N_REPROCESS_STEPS = 3  #: REPROCESS direction searches (online and finishing)
+N_REMOVED = 4  #: examples removed from S
+N_SKIPPED = 5  #: LASVM-I: examples filtered out
+N_CLEAN = 6  #: CLEAN calls that removed something
+SINCE_CLEAN = 7
+SEED_POS = 8
+SEED_NEG = 9
+N_COLS = 10  #: columns in use: members of S and holes left by removals
+N_CANDIDATES = 11  #: candidates scored by example selection
+N_LIVE = 12  #: size of the expansion S
+N_COUNTERS = 13
+
+# float64 scalars
+B_ = 0  #: bias b (eq. 10)
+DELTA = 1  #: delta = g_max - g_min (eq. 10)
+GAP = 2  #: LASVM-G: last duality gap (eq. 9, corrected)
+GAP_TARGET = 3  #: LASVM-G: last gap target (eq. 8)
+N_FLOATS = 4
+
+NEED_GROW = 1  #: returned when S is full: the caller grows it (and the cache) and calls again
+PREFETCH = 8  #: rows computed together by prefetch_rows
+PREFETCH_WINDOW = 32  #: ... among this many next examples of the pool
+N_GENERATIONS = 32  #: layouts of S (column permutations) kept for the lazy update of cached rows
+CURVATURE_FLOOR = 1e-12  #: smallest curvature a direction search divides by
+
+
+@njit(cache=True)
+def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
+    """Turn the dot products ``target[j] = x·x_perm[j]`` (``lo <= j < hi``) into kernel
+    values in place, and the holes of S (``perm[j] < 0``) into 0; returns the number of
+    kernel values (columns that are not holes). One tight loop per kernel, which LLVM
+    vectorises for the RBF kernel (see ``kernels._core.exp_nonpositive``)."""
+    code, gamma = kern[KERN_CODE], kern[KERN_GAMMA]
+    degree, coef0 = kern[KERN_DEGREE], kern[KERN_COEF0]
+    # loops over slices: indices from 0 are known to be >= 0, which spares numba's
+    # wraparound of negative indices and lets LLVM vectorise (4x faster here)
+    row = target[lo:hi]
+    cols = perm[lo:hi]
+    n = row.shape[0]
+    if code == RBF:
+        # the gather of the squared norms (next to writes to the row, which might alias
+        # them) keeps a loop scalar: the exponentials get a loop of their own
+        for j in range(n):
+            distance = x_sq + sq[max(cols[j], 0)] - 2.0 * row[j]
+            if distance < 0.0:
+                distance = 0.0
+            row[j] = -gamma * distance
+        for j in range(n):
+            row[j] = exp_nonpositive(row[j])
+    else:
+        for j in range(n):
+            row[j] = kernel_from_dot(row[j], x_sq, sq[max(cols[j], 0)], code, gamma, degree,
+                                     coef0)
+    live = 0
+    for j in range(n):
+        if cols[j] >= 0:
+            live += 1
+        else:
+            row[j] = 0.0
+    return live
+
+
+@njit(cache=True)
+def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
+    """``K(x_rid, x_perm[p])`` for positions ``p < ncol``, through the cache (row id ``rid``).
+
+    Only the columns the cached row lacks are computed (holes of S give 0); returns a view
+    of length ``ncol``, valid until the acquire after the next one (the cache never evicts
+    the previous row).
+    """
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
+    sparse = kern[KERN_SPARSE]
+    perm = svs[SV_PERM]
+    rows, slot_meta, id_meta, stats = cache
+    slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, rid, ncol)
+    if slot >= 0:
+        valid = sync_row(rid, slot, ncol, valid, store[STORE_ROW_GEN], svs, cache, scratch)
+    target = scratch if slot < 0 else rows[slot]
+    if valid < ncol:
+        x_sq = sq[rid]
+        if sparse:
+            for p in range(indptr[rid], indptr[rid + 1]):
+                ws[indices[p]] = data[p]
+            for j in range(valid, ncol):
+                s = perm[j]
+                dot = 0.0
+                if s >= 0:
+                    for p in range(indptr[s], indptr[s + 1]):
+                        dot += ws[indices[p]] * data[p]
+                target[j] = dot
+            for p in range(indptr[rid], indptr[rid + 1]):
+                ws[indices[p]] = 0.0
+        else:
+            x = Xd[rid]
+            for j in range(valid, ncol):
+                s = perm[j]
+                target[j] = dot_dense(x, Xd[s]) if s >= 0 else 0.0
+        cnt[KEVALS] += dots_to_columns(target, valid, ncol, x_sq, sq, perm, kern)
+        cache_set_length(slot_meta, slot, ncol)
+    return target[:ncol]
+
+
+@njit(cache=True)
+def column_dots(Xd, s, j, ids, slots, m, rows):
+    """Column ``j`` of the cached rows ``slots[:m]`` (dense examples ``ids[:m]``): the dot
+    products with stored example ``s``, four rows at a time so that they share the loads of
+    ``Xd[s]`` (:func:`~streamsvm.kernels._core.dot_rows4`; the same bits as one at a time)."""
+    b = 0
+    while b + 4 <= m:
+        d0, d1, d2, d3 = dot_rows4(Xd, ids[b], ids[b + 1], ids[b + 2], ids[b + 3], Xd, s)
+        rows[slots[b], j] = d0
+        rows[slots[b + 1], j] = d1
+        rows[slots[b + 2], j] = d2
+        rows[slots[b + 3], j] = d3
+        b += 4
+    for rest in range(b, m):
+        rows[slots[rest], j] = dot_rows(Xd, ids[rest], Xd, s)
+
+
+@njit(cache=True)
+def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
+    """Compute together the missing kernel rows of the next examples of ``pool[start:end]``
+    that are outside S (up to ``PREFETCH`` of them among the next ``PREFETCH_WINDOW``) and put
+    them in the cache, for the online iterations that will take them in this order.
+
+    The same values as :func:`kernel_row` (same dot products), computed column by column:
+    each stored member row is read once for the whole block instead of once per example,
+    which is what bounds the speed of long dense rows (memory traffic, e.g. 784 pixels).
+    Dense data only, and only when the cache has room for the block beside the pinned rows
+    of S (a prefetched row must not push out another before it is used); a row that is
+    evicted anyway, or that S outgrows, is completed by :func:`kernel_row` (the result
+    does not change, only the cost)."""
+    Xd, sq = store[STORE_XD], store[STORE_SQ]
+    pos_of, row_gen = store[STORE_POS], store[STORE_ROW_GEN]
+    sparse = kern[KERN_SPARSE]
+    perm = svs[SV_PERM]
+    rows, slot_meta, id_meta, stats = cache
+    ncol = cnt[N_COLS]
+    if sparse or ncol < PREFETCH or rows.shape[0] < cnt[N_LIVE] + 4 * PREFETCH + 8:
+        return
+    ids = np.empty(PREFETCH, dtype=np.int64)
+    slots = np.empty(PREFETCH, dtype=np.int64)
+    m = 0
+    for t in range(start, min(end, start + PREFETCH_WINDOW)):
+        k = pool[t]
+        if pos_of[k] >= 0 or id_meta[k, 0] >= 0:
+            continue  # a member (its row is pinned) or already cached (and then distinct)
+        slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
+        ids[m] = k
+        slots[m] = slot
+        m += 1
+        if m == PREFETCH:
+            break
+    for j in range(ncol):
+        s = perm[j]
+        if s < 0:
+            continue  # a hole: dots_to_columns writes 0
+        column_dots(Xd, s, j, ids, slots, m, rows)
+    gen = svs[SV_GMETA][0]
+    for b in range(m):
+        cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
+        cache_set_length(slot_meta, slots[b], ncol)
+        row_gen[ids[b]] = gen
+
+
+@njit(cache=True)
+def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
+    """Append example ``k`` to S (new last column) with alpha = 0 and gradient ``gk``."""
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    p = cnt[N_COLS]
+    perm[p] = k
+    alpha[p] = 0.0
+    g[p] = gk
+    lo[p] = lo_k
+    hi[p] = hi_k
+    store[STORE_POS][k] = p
+    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, True)
+    cnt[N_COLS] = p + 1
+    cnt[N_LIVE] += 1
+    return p
+
+
+@njit(cache=True)
+def remove(p, store, svs, cache, cnt):
+    """Remove the member at position p from S, leaving a hole (see the module docstring).
+
+    Its cached row is dropped too: an example leaves S only after it was processed, and
+    within an epoch it is not processed again, so the row would only hold a slot (and
+    memory that the cache would otherwise never touch) until the LRU order evicts it."""
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    k = perm[p]
+    store[STORE_POS][k] = -1
+    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, False)
+    cache_invalidate(cache[CACHE_SLOT_META], cache[CACHE_ID_META], cache[CACHE_STATS], k)
+    perm[p] = -1
+    alpha[p] = 0.0
+    g[p] = 0.0
+    lo[p] = 0.0
+    hi[p] = 0.0
+    cnt[N_LIVE] -= 1
+    cnt[N_REMOVED] += 1
+
+
+@njit(cache=True)
+def reorder(order, n_new, store, svs, cache, cnt, tmp):
+    """Rebuild S so that column ``t`` holds the member of old column ``order[t]``
+    (``t < n_new``; members not listed must have been removed). O(size of S): the cached
+    rows are not touched here; the permutation is logged as a new *layout generation* and
+    each row is brought to it when it is next acquired (:func:`sync_row`), so rows that are
+    never used again (e.g. of examples that left S) cost nothing. ``tmp`` is a float
+    scratch of the capacity."""
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    glog, gmeta = svs[SV_GLOG], svs[SV_GMETA]
+    pos_of = store[STORE_POS]
+    n_old = cnt[N_COLS]
+    first = 0  # columns before the first moved one stay as they are
+    while first < n_new and order[first] == first:
+        first += 1
+    if first < n_new or n_new < n_old:
+        gen = gmeta[0] + 1
+        r = gen % N_GENERATIONS
+        gmeta[0] = gen
+        gmeta[1 + 2 * r] = n_new
+        gmeta[2 + 2 * r] = first
+        for t in range(first, n_new):
+            glog[r, t] = order[t]
+    for arr in (alpha, g, lo, hi):
+        for c in range(n_old):
+            tmp[c] = arr[c]
+        for t in range(n_new):
+            arr[t] = tmp[order[t]]
+        for t in range(n_new, n_old):
+            arr[t] = 0.0
+    old_perm = perm[:n_old].copy()
+    for t in range(n_new):
+        perm[t] = old_perm[order[t]]
+        pos_of[perm[t]] = t
+    for t in range(n_new, n_old):
+        perm[t] = -1
+    cnt[N_COLS] = n_new
+
+
+@njit(cache=True)
+def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
+    """Bring the cached row of ``rid`` (in ``slot``) to the current layout of S by applying
+    the column permutations logged since it was last used (:func:`reorder`); each keeps the
+    longest prefix whose values are still known. A row more than ``N_GENERATIONS`` layouts
+    behind is dropped (recomputed). Returns the number of valid columns among the first
+    ``ncol`` (the cache's hit counter is corrected if the row got shorter)."""
+    glog, gmeta = svs[SV_GLOG], svs[SV_GMETA]
+    rows, slot_meta, id_meta, stats = cache
+    gen = gmeta[0]
+    old = row_gen[rid]
+    row_gen[rid] = gen
+    length = slot_meta[slot, 1]
+    if old == gen or length == 0:
+        return valid
+    if gen - old > N_GENERATIONS:
+        length = 0
+    else:
+        row = rows[slot]
+        for h in range(old + 1, gen + 1):
+            r = h % N_GENERATIONS
+            n_new = gmeta[1 + 2 * r]
+            first = gmeta[2 + 2 * r]
+            if length <= first:
+                continue  # the prefix is untouched
+            tmp[first:length] = row[first:length]  # a slice copy: vectorised
+            t = first
+            while t < n_new and glog[r, t] < length:
+                row[t] = tmp[glog[r, t]]
+                t += 1
+            length = t
+    slot_meta[slot, 1] = length
+    if length < ncol and valid == ncol:
+        stats[0] -= 1  # counted as a hit by cache_acquire: a partial hit after all
+        stats[1] += 1
+    return min(length, ncol)
+
+
+@njit(cache=True)
+def compact(store, svs, cache, cnt, tmp):
+    """Drop the holes of S (:func:`reorder` keeping the members in order)."""
+    perm = svs[SV_PERM]
+    n = cnt[N_COLS]
+    order = np.empty(n, dtype=np.int64)
+    m = 0
+    for c in range(n):
+        if perm[c] >= 0:
+            order[m] = c
+            m += 1
+    reorder(order, m, store, svs, cache, cnt, tmp)
+
+
+@njit(cache=True)
+def make_room(store, svs, cache, cnt, tmp):
+    """Before an insertion: compact when holes are a third of the columns or block the
+    capacity. Returns NEED_GROW if S is full even without holes."""
+    holes = cnt[N_COLS] - cnt[N_LIVE]
+    full = cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]
+    # at the capacity, a few holes are not worth a new layout (each one makes the cached
+    # rows catch up, see sync_row): the capacity doubles instead
+    if holes > 0 and (3 * holes > cnt[N_COLS] + 96 or (full and 8 * holes >= cnt[N_COLS])):
+        compact(store, svs, cache, cnt, tmp)
+    if cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]:
+        return NEED_GROW
+    return 0
+
+
+@njit(cache=True)
+def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch):
+    """``y(x_k) = sum_s alpha_s K(x_k, x_s) + b`` for a stored example (eq. 2)."""
+    n = cnt[N_COLS]
+    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], scratch, cnt)
+    return dot_dense(svs[SV_ALPHA][:n], row) + st[B_]
+
+
+@njit(cache=True)
+def decision_values(ids, store, kern, svs, cache, work, cnt, st, out):
+    """``out[t] = y(x_ids[t])`` for stored examples, through the kernel cache (eq. 2)."""
+    for t in range(ids.shape[0]):
+        out[t] = decision_value(ids[t], store, kern, svs, cache, work, cnt, st,
+                                work[WORK_SCRATCH_C])
+    return out
+
+
+@njit(cache=True)
+def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
+    """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` for dense X and dense support vectors."""
+    for r in range(X.shape[0]):
+        total = 0.0
+        for s in range(SV.shape[0]):
+            total += coef[s] * kernel_from_dot(dot_dense(X[r], SV[s]), X_sq[r], SV_sq[s], code,
+                                               gamma, degree, coef0)
+        out[r] = total + b
+    return out
+
+
+@njit(cache=True)
+def decision_rows_csr(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data, SV_sq, coef,
+                      b, code, gamma, degree, coef0, ws, out):
+    """:func:`decision_rows_dense` for CSR X and CSR support vectors (scatter/gather)."""
+    for r in range(indptr.shape[0] - 1):
+        for p in range(indptr[r], indptr[r + 1]):
+            ws[indices[p]] = data[p]
+        total = 0.0
+        for s in range(sv_indptr.shape[0] - 1):
+            dot = 0.0
+            for p in range(sv_indptr[s], sv_indptr[s + 1]):
+                dot += ws[sv_indices[p]] * sv_data[p]
+            total += coef[s] * kernel_from_dot(dot, X_sq[r], SV_sq[s], code, gamma, degree,
+                                               coef0)
+        out[r] = total + b
+        for p in range(indptr[r], indptr[r + 1]):
+            ws[indices[p]] = 0.0
+    return out

@@ -1,0 +1,411 @@
+"""LASVM's steps (Bordes, Ertekin, Weston & Bottou, "Fast Kernel Classifiers with Online and
+Active Learning", JMLR 2005): PROCESS, REPROCESS, example selection, the online loop and the
+finishing step with shrinking, over the expansion of :mod:`._expansion_core` (pure jitted
+functions over arrays; the state layout is described there)."""
+
+import numpy as np
+from numba import njit
+
+from .._random import rand_below
+from ..kernels.cache import CACHE_ID_META
+from ._expansion_core import (
+    B_,
+    CURVATURE_FLOOR,
+    DELTA,
+    N_CANDIDATES,
+    N_COLS,
+    N_ITER,
+    N_PROCESS_STEPS,
+    N_REPROCESS_STEPS,
+    NEED_GROW,
+    SEED_NEG,
+    SEED_POS,
+    STORE_KD,
+    STORE_POS,
+    STORE_Y,
+    SV_ALPHA,
+    SV_G,
+    SV_HI,
+    SV_LO,
+    SV_PERM,
+    WORK_SCATTER,
+    WORK_SCRATCH_A,
+    WORK_SCRATCH_B,
+    WORK_SCRATCH_C,
+    compact,
+    decision_value,
+    insert,
+    kernel_row,
+    make_room,
+    prefetch_rows,
+    remove,
+    reorder,
+)
+
+# selection criteria
+RANDOM = 0
+GRADIENT = 1
+ACTIVE = 2
+AUTOACTIVE = 3
+AUTOACTIVE_STOP = 5  #: AUTOACTIVE stops sampling at this many examples with |y(x)| < 1 + delta/2
+AUTOACTIVE_MAX = 100  #: ... or at this many samples
+
+TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
+
+
+@njit(cache=True)
+def extremes(n, svs):
+    """``(i, g_max, j, g_min)``: argmax g with alpha < B and argmin g with alpha > A over
+    positions < n (-1 and -inf/+inf when there is none). Gradients within ``TIE`` of the best
+    so far count as equal and the earlier position wins: after an unclipped SMO step the
+    two examples have equal gradients up to rounding, and this makes the choice between
+    them independent of the rounding."""
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    i = -1
+    j = -1
+    gmax = -np.inf
+    gmin = np.inf
+    for s in range(n):
+        if alpha[s] < hi[s] and g[s] > gmax + TIE:
+            gmax = g[s]
+            i = s
+        if alpha[s] > lo[s] and g[s] < gmin - TIE:
+            gmin = g[s]
+            j = s
+    return i, gmax, j, gmin
+
+
+@njit(cache=True)
+def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
+    """The clipped SMO step on the pair (i, j): moves ``alpha[i]`` up and ``alpha[j]`` down by
+    ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
+    is below rounding and nothing moved. The gradients are the caller's to update."""
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    kd = store[STORE_KD]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
+                    cnt)
+    rj = kernel_row(perm[j], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_B],
+                    cnt)
+    curvature = kd[perm[i]] + kd[perm[j]] - 2.0 * ri[j]
+    if curvature < CURVATURE_FLOOR:
+        curvature = CURVATURE_FLOOR
+    lam = (g[i] - g[j]) / curvature
+    up = hi[i] - alpha[i]
+    down = alpha[j] - lo[j]
+    if up < lam:
+        lam = up
+    if down < lam:
+        lam = down
+    new_i = hi[i] if lam == up else alpha[i] + lam
+    new_j = lo[j] if lam == down else alpha[j] - lam
+    if new_i == alpha[i] and new_j == alpha[j]:
+        return 0.0, ri, rj
+    alpha[i] = new_i
+    alpha[j] = new_j
+    return lam, ri, rj
+
+
+@njit(cache=True)
+def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
+    """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
+    REPROCESS step 3); gradients of positions < n are updated."""
+    g = svs[SV_G]
+    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+    if lam == 0.0:
+        return False  # a step below rounding: a numerical stall, not a move
+    for s in range(n):
+        g[s] -= lam * (ri[s] - rj[s])
+    return True
+
+
+@njit(cache=True)
+def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
+    """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
+    two; the finishing step's inner loop)."""
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+    if lam == 0.0:
+        return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
+    best_i = -1
+    best_j = -1
+    gmax = -np.inf
+    gmin = np.inf
+    for s in range(n):
+        gs = g[s] - lam * (ri[s] - rj[s])
+        g[s] = gs
+        if alpha[s] < hi[s] and gs > gmax + TIE:
+            gmax = gs
+            best_i = s
+        if alpha[s] > lo[s] and gs < gmin - TIE:
+            gmin = gs
+            best_j = s
+    return best_i, gmax, best_j, gmin
+
+
+@njit(cache=True)
+def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
+    """LASVM PROCESS(k): insert k into S (steps 1-2), direction search on the tau-violating
+    pair with maximal gradient that involves k (steps 3-5). Returns False if k was in S."""
+    pos_of = store[STORE_POS]
+    if pos_of[k] >= 0:
+        return False
+    ys = store[STORE_Y]
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    n = cnt[N_COLS]
+    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt)
+    f = 0.0
+    for s in range(n):
+        f += alpha[s] * row[s]
+    y = ys[k]
+    c = Cp if y > 0 else Cn
+    p = insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
+    n = p + 1
+    i, gmax, j, gmin = extremes(n, svs)
+    if y > 0:
+        i = p
+    else:
+        j = p
+    if i < 0 or j < 0:
+        return True
+    if alpha[i] < hi[i] and alpha[j] > lo[j] and g[i] - g[j] > tau:
+        pair_step(i, j, n, store, kern, svs, cache, work, cnt)
+        cnt[N_PROCESS_STEPS] += 1
+    return True
+
+
+@njit(cache=True)
+def remove_blatant_and_bias(store, svs, cache, cnt, st):
+    """REPROCESS steps 4-5: drop members with alpha = 0 that cannot be part of a violating
+    pair (y = -1 and g >= g_max, or y = +1 and g <= g_min), then set b and delta (eq. 10)."""
+    ys = store[STORE_Y]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
+    n = cnt[N_COLS]
+    i, gmax, j, gmin = extremes(n, svs)
+    for s in range(n - 1, -1, -1):
+        if alpha[s] == 0.0 and perm[s] >= 0:
+            y = ys[perm[s]]
+            if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                remove(s, store, svs, cache, cnt)
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
+    if i >= 0 and j >= 0:
+        st[B_] = 0.5 * (gmax + gmin)
+        st[DELTA] = gmax - gmin
+    elif i >= 0:
+        st[B_] = gmax
+        st[DELTA] = 0.0
+    elif j >= 0:
+        st[B_] = gmin
+        st[DELTA] = 0.0
+    else:
+        st[B_] = 0.0
+        st[DELTA] = 0.0
+
+
+@njit(cache=True)
+def reprocess(tau, store, kern, svs, cache, work, cnt, st):
+    """LASVM REPROCESS: direction search on the most violating pair of S (steps 1-3), then
+    steps 4-5 (also when step 2 bails out, so that b and delta are always current and a
+    just-PROCESSed example failing eq. 11 is dropped). Returns True if a step was made."""
+    n = cnt[N_COLS]
+    i, gmax, j, gmin = extremes(n, svs)
+    stepped = False
+    if i >= 0 and j >= 0 and gmax - gmin > tau:
+        stepped = pair_step(i, j, n, store, kern, svs, cache, work, cnt)
+        cnt[N_REPROCESS_STEPS] += 1
+    remove_blatant_and_bias(store, svs, cache, cnt, st)
+    return stepped
+
+
+@njit(cache=True)
+def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st, rng):
+    """Take the next example out of ``pool[start:end]`` (``pstate = [start, end]``).
+
+    RANDOM takes them in pool order (the caller shuffles); GRADIENT and ACTIVE sample
+    ``n_candidates`` without replacement and take the smallest ``y y(x)`` (eq. 12) or
+    ``|y(x)|`` (eq. 13); AUTOACTIVE samples until 5 lie within ``1 + delta/2`` of the
+    boundary or 100 were drawn, and takes the smallest ``|y(x)|``."""
+    start = pstate[0]
+    end = pstate[1]
+    if selection != RANDOM:
+        ys = store[STORE_Y]
+        limit = AUTOACTIVE_MAX if selection == AUTOACTIVE else n_candidates
+        best = start
+        best_score = np.inf
+        close = 0
+        drawn = 0
+        while drawn < limit and start + drawn < end:
+            r = start + drawn + rand_below(rng, end - start - drawn)
+            t = start + drawn
+            k = pool[r]
+            pool[r] = pool[t]
+            pool[t] = k
+            f = decision_value(k, store, kern, svs, cache, work, cnt, st, work[WORK_SCRATCH_C])
+            cnt[N_CANDIDATES] += 1
+            score = ys[k] * f if selection == GRADIENT else abs(f)
+            if score < best_score:
+                best_score = score
+                best = t
+            drawn += 1
+            if selection == AUTOACTIVE and abs(f) < 1.0 + 0.5 * st[DELTA]:
+                close += 1
+                if close >= AUTOACTIVE_STOP:
+                    break
+        k = pool[best]
+        pool[best] = pool[start]
+        pool[start] = k
+    pstate[0] = start + 1
+    return pool[start]
+
+
+@njit(cache=True)
+def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, delta_max, Cp,
+                 Cn, store, kern, svs, cache, work, cnt, st, rng):
+    """LASVM online iterations (step 2) over the examples of ``pool[start:end]``: pick one
+    (:func:`pick`), PROCESS it, REPROCESS once (or, with ``delta_max > 0``, until
+    ``delta < delta_max``). The first ``n_seed`` examples of each class seed S (inserted
+    with alpha = 0, step 1). Stops after ``n_iter`` iterations, when the pool is empty, or
+    when S fills its capacity (returns NEED_GROW: the caller grows and calls again)."""
+    ys = store[STORE_Y]
+    pos_of = store[STORE_POS]
+    done = 0
+    while pstate[0] < pstate[1] and done < n_iter:
+        if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
+            return NEED_GROW
+        if selection == RANDOM:
+            k = pool[pstate[0]]
+            if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
+                prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
+        k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
+                 rng)
+        done += 1
+        cnt[N_ITER] += 1
+        y = ys[k]
+        seed_slot = SEED_POS if y > 0 else SEED_NEG
+        if cnt[seed_slot] < n_seed and pos_of[k] < 0:
+            # step 1: seed S with a few examples of each class, alpha = 0, g from eq. 9
+            n = cnt[N_COLS]
+            row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER],
+                             work[WORK_SCRATCH_C], cnt)
+            f = 0.0
+            for s in range(n):
+                f += svs[SV_ALPHA][s] * row[s]
+            c = Cp if y > 0 else Cn
+            insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
+            cnt[seed_slot] += 1
+            continue
+        process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt)
+        stepped = reprocess(tau, store, kern, svs, cache, work, cnt, st)
+        if delta_max > 0.0:
+            repeats = 0
+            limit = max(100, cnt[N_COLS])  # guards against steps that rounding makes void
+            while stepped and st[DELTA] >= delta_max and repeats < limit:
+                stepped = reprocess(tau, store, kern, svs, cache, work, cnt, st)
+                repeats += 1
+    return 0
+
+
+@njit(cache=True)
+def _shrink(n_active, store, svs, cache, cnt, tmp):
+    """Shrinking of the finishing step: members of the active prefix at a bound of their box
+    that cannot join a violating pair are removed from S (alpha = 0) or set aside behind the
+    active prefix (alpha = +-C), by one :func:`reorder`. Returns the new active size."""
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    i, gmax, j, gmin = extremes(n_active, svs)
+    n = cnt[N_COLS]
+    keep = np.empty(n, dtype=np.int64)
+    aside = np.empty(n, dtype=np.int64)
+    n_keep = 0
+    n_aside = 0
+    for s in range(n_active):
+        if perm[s] < 0:
+            continue
+        out = (alpha[s] >= hi[s] and i >= 0 and g[s] > gmax) or (
+            alpha[s] <= lo[s] and j >= 0 and g[s] < gmin)
+        if not out:
+            keep[n_keep] = s
+            n_keep += 1
+        elif alpha[s] == 0.0:
+            remove(s, store, svs, cache, cnt)
+        else:
+            aside[n_aside] = s
+            n_aside += 1
+    if n_active - n_keep < max(16, n_active // 20) and n_keep + n_aside == n_active:
+        return n_active  # too little to set aside to pay for a pass over the cache
+    for s in range(n_active, n):
+        if perm[s] >= 0:
+            aside[n_aside] = s
+            n_aside += 1
+    keep[n_keep : n_keep + n_aside] = aside[:n_aside]
+    reorder(keep, n_keep + n_aside, store, svs, cache, cnt, tmp)
+    return n_keep
+
+
+@njit(cache=True)
+def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
+    """For the finishing step: the ``j`` (alpha_j > A_j, g_j < g_i) whose pair step with
+    ``i`` gains the most, ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (the second-order
+    working-set selection of Fan, Chen & Lin 2005 that LIBSVM uses), or -1."""
+    perm, alpha, g, lo = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO]
+    kd = store[STORE_KD]
+    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
+                    cnt)
+    kii = kd[perm[i]]
+    best = -1
+    best_gain = 0.0
+    for t in range(n):
+        if alpha[t] > lo[t]:
+            diff = gi - g[t]
+            if diff > 0.0:
+                curvature = kii + kd[perm[t]] - 2.0 * ri[t]
+                if curvature < CURVATURE_FLOOR:
+                    curvature = CURVATURE_FLOOR
+                gain = diff * diff / curvature
+                if gain > best_gain:
+                    best_gain = gain
+                    best = t
+    return best
+
+
+@njit(cache=True)
+def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
+    """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
+
+    With shrinking (Sec. 3.2, "Implementation Details"): the direction searches run over an
+    active prefix of S without reordering; every ``shrink_every`` searches the members that
+    hit their bounds are removed or set aside (:func:`_shrink`); when the active set has no
+    violating pair, the gradients of the set-aside members are recomputed (eq. 9) and the
+    search continues over all of S until the merged set has none. Ends with REPROCESS steps
+    4-5 (removal of blatant non-support vectors, b and delta)."""
+    ys = store[STORE_Y]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
+    compact(store, svs, cache, cnt, work[WORK_SCRATCH_A])
+    n_active = cnt[N_COLS]
+    steps = 0
+    limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
+    i, gmax, j, gmin = extremes(n_active, svs)
+    while steps < limit:
+        if i >= 0 and j >= 0 and gmax - gmin > tau:
+            if second_order:
+                j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt)
+            i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
+                                                  work, cnt)
+            cnt[N_REPROCESS_STEPS] += 1
+            steps += 1
+            if shrink_every > 0 and steps % shrink_every == 0:
+                n_active = _shrink(n_active, store, svs, cache, cnt, work[WORK_SCRATCH_A])
+                i, gmax, j, gmin = extremes(n_active, svs)
+            continue
+        n = cnt[N_COLS]
+        if n_active == n:
+            break
+        for s in range(n_active, n):
+            row = kernel_row(perm[s], n, store, kern, svs, cache, work[WORK_SCATTER],
+                             work[WORK_SCRATCH_C], cnt)
+            f = 0.0
+            for t in range(n):
+                f += alpha[t] * row[t]
+            g[s] = ys[perm[s]] - f
+        n_active = n
+        i, gmax, j, gmin = extremes(n_active, svs)
+    remove_blatant_and_bias(store, svs, cache, cnt, st)
+    return steps
