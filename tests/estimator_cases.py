@@ -201,7 +201,9 @@ def run_case(estimator_class, case: Case, params: dict | None = None) -> tuple[s
     model = estimator_class(**(params or {}))
     first = model.fit if case.choices["first_call"] == "fit" else model.partial_fit
     may_refuse = case.choices["values"] in MAY_REFUSE_VALUES
-    category, detail = _call(lambda: first(case.X1, case.y1), case.must_refuse_first,
+    binary_only = not model.__sklearn_tags__().classifier_tags.multi_class
+    category, detail = _call(lambda: first(case.X1, case.y1),
+                             case.must_refuse_first or (binary_only and _over_two(case.y1)),
                              may_refuse)
     if category is not None:
         return category, detail
@@ -211,10 +213,19 @@ def run_case(estimator_class, case: Case, params: dict | None = None) -> tuple[s
     if sp.issparse(case.X2) and not model._accepts_sparse:
         return "accepted", ""
     category, detail = _call(lambda: model.partial_fit(case.X2, case.y2),
-                             case.must_refuse_second, may_refuse)
+                             case.must_refuse_second
+                             or (binary_only and _over_two(case.y1, case.y2)), may_refuse)
     if category is not None:
         return category, detail
     return _judge_or_crash(model, case.probe)
+
+
+def _over_two(*label_arrays) -> bool:
+    """More than two distinct labels (a binary-only estimator must refuse them)."""
+    try:
+        return np.unique(np.concatenate([np.ravel(y) for y in label_arrays])).size > 2
+    except TypeError:  # mixed kinds: refused for that reason anyway
+        return False
 
 
 def _judge_or_crash(model, probe):

@@ -57,8 +57,10 @@ def state(model):
 def test_refused_chunk_leaves_model_bit_identical(name, bad):
     X, y = blobs()
     model = ESTIMATORS[name]().partial_fit(X[:80], y[:80])
-    before = state(model)
+    # queried first: a DistributedL2SVM query is a sequenced request of its message layer,
+    # which advances the layer's counters (the model itself does not change)
     scores = model.decision_function(X[:10])
+    before = state(model)
     make, message = BAD_CHUNKS[bad]
     Xb, yb = make(X[80:], y[80:])
     if sp.issparse(Xb) and not model._accepts_sparse:
@@ -282,7 +284,7 @@ def test_gamma_that_overflows_on_tiny_values_is_refused():
     X[0, 0] = 6.3e-160
     y = np.array([0, 1, 0, 1])
     model = LASVM()
-    with pytest.raises(ValueError, match="gamma='scale' resolves to inf"):
+    with pytest.raises(ValueError, match="gamma='scale' is not a positive finite number"):
         model.fit(X, y)
     assert not hasattr(model, "classes_")
     assert np.isfinite(LASVM(gamma=1.0).fit(X, y).decision_function(X)).all()

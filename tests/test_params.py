@@ -8,6 +8,7 @@ import copy
 import math
 import pathlib
 import re
+import tempfile
 from numbers import Integral, Real
 
 import numpy as np
@@ -197,7 +198,10 @@ def boundary_values(constraints):
         elif isinstance(constraint, LabelPair):
             out.append([-1, 1])
         elif isinstance(constraint, IsInstance):
-            out.append(np.random.RandomState(0))
+            if isinstance(np.random.RandomState(0), constraint.cls):
+                out.append(np.random.RandomState(0))
+            else:  # a path (DistributedL2SVM's checkpoint_dir)
+                out.append(tempfile.mkdtemp(prefix="streamsvm-params-"))
     return out
 
 

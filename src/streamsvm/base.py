@@ -270,12 +270,6 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         self._start(X.shape[1])
         try:
             prepared = self._prepare_first(X)
-            gamma = getattr(self, "gamma_", None)
-            if gamma is not None and not np.isfinite(gamma):
-                raise ValueError(
-                    f"gamma={self.gamma!r} resolves to {gamma} on this data (its variance "
-                    "underflows); rescale the features or give gamma as a number"
-                )
             self._check_row_norms(X, sqnorms)
         except BaseException:
             self.__dict__.clear()

@@ -40,6 +40,7 @@ from .._params import (
 from .._validation import (
     check_declared_classes,
     check_features,
+    check_label_kind,
     check_labels,
     check_one_example,
     check_row_norms,
@@ -126,7 +127,6 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         "checkpoint_dir": [IsNone(), IsInstance((str, os.PathLike), "a path")],
     }
     _accepts_sparse = True
-    _chunk_invariant = True  # rows are added one at a time: chunking changes nothing
     _test_params = [{"n_sites": 3, "kernel": "rbf", "gamma": 0.1, "C": 1.0}]
     _demo_max_examples = 1_000  # every example is a protocol step in Python
 
@@ -268,7 +268,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         if first:
             check_params(self)
         X = self._check_X(X, first=first)
-        y = self._check_y(X, y)
+        y = self._check_y(X, y, first=first)
         sites = self._check_sites(sites, X.shape[0])
         new_classes, declared, flip = self._next_classes(y, classes, first)
         if first:
@@ -285,6 +285,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     def learn_one(self, x, y=None):
         """Learn one example (River's interface); ``x`` is a 1-D array or a dict. The point
         goes to site ``n_seen_ mod n_sites``."""
+        if not hasattr(self, "tracker_"):
+            check_params(self)
         row, names = check_one_example(
             x, feature_names=getattr(self, "_feature_names", None),
             n_features=getattr(self, "n_features_in_", None))
@@ -332,13 +334,16 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
                                     coef0=kernel.coef0)
         check_row_norms(sqnorms, limit, estimator_name=type(self).__name__, kernel_name=name)
 
-    def _check_y(self, X, y):
+    def _check_y(self, X, y, *, first=True):
         if y is None:
             if self.task == "two-class":
                 raise ValueError("requires y to be passed, but the target y is None (a "
                                  "two-class model needs labels)")
             return np.ones(X.shape[0])
-        return check_labels(y, X.shape[0])
+        y = check_labels(y, X.shape[0])
+        if self.task == "two-class" and not first:
+            check_label_kind(y, self.classes_)
+        return y
 
     def _check_sites(self, sites, n):
         if sites is None:
