@@ -32,6 +32,24 @@ from _common import write_markdown  # noqa: E402
 from tests.estimator_cases import CATEGORIES, make_case, random_choices, run_case  # noqa: E402
 
 
+def run(n_cases: int, seed: int):
+    """``({estimator: Counter of categories}, Counter of failure descriptions)`` over
+    ``n_cases`` cases per registered estimator."""
+    rng = np.random.default_rng(seed)
+    per_estimator, failures = {}, collections.Counter()
+    for name, estimator in available_estimators().items():
+        counts = collections.Counter()
+        for _ in range(n_cases):
+            choices = random_choices(rng)
+            category, detail = run_case(estimator, make_case(rng, choices))
+            counts[category] += 1
+            if category not in ("accepted", "refused"):
+                failures[(name, category, choices["values"], choices["labels"],
+                          choices["second"], detail[:80])] += 1
+        per_estimator[name] = counts
+    return per_estimator, failures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=40, help="cases per estimator")
@@ -39,18 +57,10 @@ def main() -> None:
     parser.add_argument("--output", default="reliability_estimators.md",
                         help="file name under benchmarks/results")
     args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
-    rows, totals, failures = [], collections.Counter(), collections.Counter()
     start = time.perf_counter()
-    for name, estimator in available_estimators().items():
-        counts = collections.Counter()
-        for _ in range(args.cases):
-            choices = random_choices(rng)
-            category, detail = run_case(estimator, make_case(rng, choices))
-            counts[category] += 1
-            if category not in ("accepted", "refused"):
-                failures[(name, category, choices["values"], choices["labels"],
-                          choices["second"], detail[:80])] += 1
+    per_estimator, failures = run(args.cases, args.seed)
+    rows, totals = [], collections.Counter()
+    for name, counts in per_estimator.items():
         totals.update(counts)
         rows.append(f"| {name} | {args.cases} | " + " | ".join(str(counts[c]) for c in CATEGORIES)
                     + " |")
