@@ -16,6 +16,9 @@ class _TVMLearner(BinaryLearner):
     """B twin vectors and the exact weighted SVM on them (an incremental SVM of 2B + 2
     examples at most, allocated once)."""
 
+    #: saved attributes whose float arrays may hold ±inf (unused slots); see persistence.py
+    _may_hold_infinity = ("tw",)
+
     def __init__(self, n_features, rng, *, budget, C, jit_kernel, m1, m2, eta, merging,
                  one_sided, rejection, scale_C, merge_tries):
         super().__init__(n_features, rng)
