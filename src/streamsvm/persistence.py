@@ -35,6 +35,7 @@ format version (see ``docs/design.md``, "Model files"). Mid-stream state is save
 
 from __future__ import annotations
 
+import copy
 import importlib
 import io
 import json
@@ -659,6 +660,12 @@ def _check_model(model) -> None:
     """The fitted state's own consistency, then one query (never half-built)."""
     from .base import BinaryLearner, StreamClassifier
 
+    fitted = ("classes_", "n_features_in_", "learners_", "_targets", "_signs")
+    if isinstance(model, StreamClassifier):
+        present = [name for name in fitted if name in model.__dict__]
+        if present and len(present) < len(fitted):
+            missing = sorted(set(fitted) - set(present))
+            raise _Problem(f"the model is partly fitted: it lacks {missing}")
     if not hasattr(model, "classes_"):
         return
     classes = model.classes_
@@ -687,6 +694,7 @@ def _check_model(model) -> None:
                 f"the model should hold {expected} binary learner(s) "
                 f"with their targets and signs for {classes.size} classes"
             )
+        _check_against_fresh_learners(model)
         mean = model.__dict__.get("mean_")
         if mean is not None and (not isinstance(mean, np.ndarray) or mean.shape != (n_features,)):
             raise _Problem(f"mean_ should hold {n_features} values")
@@ -697,3 +705,59 @@ def _check_model(model) -> None:
         raise _Problem(f"the model cannot answer a query ({type(exc).__name__}: {exc})") from None
     if scores.shape[0] != 2 or not np.isfinite(scores).all():
         raise _Problem("the model answers a query with non-finite or misshapen scores")
+
+
+def _check_against_fresh_learners(model) -> None:
+    """Each saved learner matches what this model would build today: same classes, no
+    missing attributes, same dtypes and dimensions, and the same size along every axis that
+    grows with the number of features (found by building fresh learners for two widths)."""
+    fresh = []
+    for extra in (0, 1):
+        shadow = copy.copy(model)
+        shadow.n_features_in_ = model.n_features_in_ + extra
+        try:
+            fresh.append(shadow._make_learner())
+        except Exception as exc:  # noqa: BLE001 - parameters or state the class cannot use
+            raise _Problem(f"its learners cannot be rebuilt ({type(exc).__name__}: {exc})") \
+                from None
+    for i, learner in enumerate(model.learners_):
+        _compare(learner, fresh[0], fresh[1], f"learner {i}")
+
+
+def _compare(saved, fresh, wider, where: str) -> None:
+    if fresh is None:
+        return
+    if isinstance(fresh, np.ndarray):
+        ok = (
+            isinstance(saved, np.ndarray)
+            and saved.dtype == fresh.dtype
+            and saved.ndim == fresh.ndim
+            and all(saved.shape[k] == fresh.shape[k]
+                    for k in range(fresh.ndim) if fresh.shape[k] != wider.shape[k])
+        )
+        if not ok:
+            got = (f"{saved.dtype} of shape {saved.shape}" if isinstance(saved, np.ndarray)
+                   else type(saved).__name__)
+            raise _Problem(f"{where} holds {got}; the model needs {fresh.dtype} with "
+                           f"{fresh.ndim} dimension(s) matching its {fresh.shape}")
+        return
+    if isinstance(fresh, bool | int | float | str):
+        kinds = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}[type(fresh)]
+        if not isinstance(saved, kinds) or (isinstance(saved, bool) and bool not in kinds):
+            raise _Problem(f"{where} is a {type(saved).__name__}, not a {type(fresh).__name__}")
+        return
+    if type(saved) is not type(fresh):
+        raise _Problem(f"{where} is a {type(saved).__name__}, not a {type(fresh).__name__}")
+    if isinstance(fresh, tuple):
+        if len(saved) != len(fresh):
+            raise _Problem(f"{where} holds {len(saved)} items, not {len(fresh)}")
+        for k, (a, b, c) in enumerate(zip(saved, fresh, wider, strict=True)):
+            _compare(a, b, c, f"{where}[{k}]")
+    elif type(fresh).__module__.startswith("streamsvm.") and hasattr(fresh, "__dict__"):
+        transient = set(getattr(fresh, "_transient", ()))
+        missing = sorted(set(vars(fresh)) - set(vars(saved)) - transient)
+        if missing:
+            raise _Problem(f"{where} lacks the attributes {missing[:5]}")
+        for name, value in vars(fresh).items():
+            if name not in transient:
+                _compare(vars(saved)[name], value, vars(wider).get(name), f"{where}.{name}")
