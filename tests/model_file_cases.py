@@ -162,7 +162,7 @@ def replace_array(data: bytes, which: int, how: int, declare: bool) -> bytes:
     elif how == 3:
         b = a.astype(np.float32) if a.dtype.kind in "fiu" else a[:0]
     elif how == 4:
-        b = a.astype(np.int64) if a.dtype.kind in "fb" else a.astype(np.float64)
+        b = a.astype(np.int64) if a.dtype.kind in "fb" else np.ones(a.shape)
     elif how == 5:
         b = a[:0]
     else:
@@ -207,14 +207,20 @@ def outcome(path, original, query, X_next, y_next, *, may_differ: bool) -> tuple
     try:
         scores = np.asarray(loaded.decision_function(query), dtype=float)
         expected = original.decision_function(query)
-        loaded.predict(query)
+        labels, expected_labels = loaded.predict(query), original.predict(query)
         loaded.partial_fit(X_next, y_next)
         after = np.asarray(loaded.decision_function(query), dtype=float)
     except Exception as exc:  # noqa: BLE001 - loaded, then failed when used
         return "crash", f"failed when used: {type(exc).__name__}: {str(exc)[:120]}"
     if not (np.isfinite(scores).all() and np.isfinite(after).all()):
         return "silently wrong", "non-finite decisions"
-    if scores.shape == expected.shape and np.array_equal(scores, expected):
+    same = (
+        scores.shape == expected.shape
+        and np.array_equal(scores, expected)
+        and labels.dtype == expected_labels.dtype
+        and np.array_equal(labels, expected_labels)
+    )
+    if same:
         return "equal", ""
     if may_differ:
         return "edited", "a usable model with other values"

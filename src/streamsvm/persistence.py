@@ -689,6 +689,11 @@ def _check_model(model) -> None:
             and len(targets) == len(signs) == expected
             and all(s in (1.0, -1.0) for s in signs)
         )
+        if ok:
+            wanted = list(classes[1:]) if classes.size == 2 else list(classes)
+            kinds = {"i": "iu", "u": "iu", "f": "f", "U": "U", "O": "U", "b": "b"}
+            ok = targets == wanted and np.asarray(targets).dtype.kind in kinds.get(
+                classes.dtype.kind, "")
         if not ok:
             raise _Problem(
                 f"the model should hold {expected} binary learner(s) "
