@@ -83,12 +83,12 @@ def truncate(data: bytes, keep: int) -> bytes:
     return data[: keep % len(data)]
 
 
-def _members(data: bytes) -> dict[str, bytes]:
+def zip_members(data: bytes) -> dict[str, bytes]:
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         return {name: z.read(name) for name in z.namelist()}
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
+def make_zip(members: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
         for name, raw in members.items():
@@ -96,20 +96,20 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def _npy(a: np.ndarray) -> bytes:
+def npy_bytes(a: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, a, allow_pickle=False)
     return buffer.getvalue()
 
 
 def read_header(data: bytes) -> dict:
-    raw = np.load(io.BytesIO(_members(data)[HEADER]), allow_pickle=False)
+    raw = np.load(io.BytesIO(zip_members(data)[HEADER]), allow_pickle=False)
     return json.loads(raw.tobytes())
 
 
-def _with_header(members: dict[str, bytes], header: dict) -> bytes:
+def with_header(members: dict[str, bytes], header: dict) -> bytes:
     blob = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-    return _zip({**members, HEADER: _npy(blob)})
+    return make_zip({**members, HEADER: npy_bytes(blob)})
 
 
 def _entries(node, path=()):
@@ -128,7 +128,7 @@ def _entries(node, path=()):
 def edit_header(data: bytes, entry: int, value: int) -> bytes:
     """Replace header entry number ``entry`` (in a walk of the tree) with
     ``HOSTILE_VALUES[value]``, or remove it when ``value`` is past the end of that list."""
-    members = _members(data)
+    members = zip_members(data)
     header = read_header(data)
     entries = list(_entries(header))
     path, _ = entries[entry % len(entries)]
@@ -140,13 +140,13 @@ def edit_header(data: bytes, entry: int, value: int) -> bytes:
         del parent[path[-1]]
     else:
         parent[path[-1]] = HOSTILE_VALUES[value]
-    return _with_header(members, header)
+    return with_header(members, header)
 
 
 def replace_array(data: bytes, which: int, how: int, declare: bool) -> bytes:
     """Swap array number ``which`` for a damaged one (``how``: NaNs, one row fewer, one column
     more, float32, int64, empty, a scalar); ``declare`` also updates the header's declaration."""
-    members = _members(data)
+    members = zip_members(data)
     names = sorted(name for name in members if name != HEADER)
     if not names:
         return data
@@ -167,11 +167,11 @@ def replace_array(data: bytes, which: int, how: int, declare: bool) -> bytes:
         b = a[:0]
     else:
         b = np.float64(3.0)
-    members[name] = _npy(np.asarray(b))
+    members[name] = npy_bytes(np.asarray(b))
     header = read_header(data)
     if declare and "arrays" in header:
         header["arrays"][name[:-4]] = {"dtype": b.dtype.str, "shape": list(np.shape(b))}
-    return _with_header(members, header)
+    return with_header(members, header)
 
 
 def random_case(rng: np.random.Generator, data: bytes) -> tuple[str, bytes]:

@@ -317,7 +317,8 @@ class _Loader:
         nbytes = math.prod(shape) * dtype.itemsize
         if preamble + nbytes != info.file_size:
             raise _Problem(
-                f"array {key!r} should take {preamble + nbytes} bytes; the archive holds "
+                f"array {key!r} ({dtype.str}, shape {list(shape)}) should take "
+                f"{preamble + nbytes} bytes; the archive holds "
                 f"{info.file_size}"
             )
         return f, dtype, shape, fortran, nbytes
@@ -535,9 +536,6 @@ class _Loader:
             raise _Problem(f"{header['estimator']!r} is not a streamsvm estimator")
         params = {k: self.decode(v, f"parameter {k!r}") for k, v in header["params"].items()}
         state = self._attributes(header["state"], "the model", cls)
-        unused = set(self.arrays) - self.used
-        if unused:
-            raise _Problem(f"the archive holds arrays nothing refers to: {sorted(unused)[:5]}")
         known = cls().get_params(deep=False) if _default_constructible(cls) else None
         if known is not None:
             extra = sorted(set(params) - set(known))
@@ -558,6 +556,9 @@ class _Loader:
         if restore is not None:
             restore()
         _check_model(model)
+        unused = set(self.arrays) - self.used
+        if unused:
+            raise _Problem(f"the archive holds arrays nothing refers to: {sorted(unused)[:5]}")
         return model
 
 
