@@ -678,6 +678,10 @@ def _check_model(model) -> None:
     if type(n_features) is not int or n_features < 1:
         raise _Problem(f"n_features_in_ is {n_features!r}")
     if isinstance(model, StreamClassifier):
+        for name in ("n_seen_", "_seed_entropy", "_n_learners_made"):
+            value = model.__dict__.get(name)
+            if type(value) is not int or value < 0:
+                raise _Problem(f"{name} is {value!r}, not a count")
         learners = model.__dict__.get("learners_")
         targets, signs = model.__dict__.get("_targets"), model.__dict__.get("_signs")
         expected = 1 if classes.size <= 2 else classes.size
@@ -726,8 +730,26 @@ def _check_against_fresh_learners(model) -> None:
         except Exception as exc:  # noqa: BLE001 - parameters or state the class cannot use
             raise _Problem(f"its learners cannot be rebuilt ({type(exc).__name__}: {exc})") \
                 from None
+    params = model.get_params(deep=False)
+
+    def check_copy_of_parameter(name, saved, fresh_value):
+        """A learner's verbatim copy of a parameter must be a valid value of it."""
+        given = params.get(name, _Spec)
+        if type(given) is not type(fresh_value) or given != fresh_value or saved == given:
+            return
+        trial = copy.copy(model)
+        setattr(trial, name, saved)
+        try:
+            _check_params(trial)
+        except _Problem:
+            raise _Problem(f"a learner holds {name}={saved!r}, not a valid value of that "
+                           "parameter") from None
+
     for i, learner in enumerate(model.learners_):
         _compare(learner, fresh[0], fresh[1], f"learner {i}")
+        for name, value in vars(fresh[0]).items():
+            if isinstance(value, bool | int | float | str):
+                check_copy_of_parameter(name, vars(learner)[name], value)
 
 
 def _compare(saved, fresh, wider, where: str) -> None:
