@@ -555,6 +555,7 @@ class _Loader:
         restore = getattr(model, "_restore_transient", None)
         if restore is not None:
             restore()
+        _check_restored(model)
         _check_model(model)
         unused = set(self.arrays) - self.used
         if unused:
@@ -570,13 +571,15 @@ class _Spec:
 
 
 def _built(value):
-    """``value`` with every object spec in it built (bottom-up)."""
+    """``value`` with every object spec in it built (bottom-up), each checked by its own
+    ``_check_restored`` where the class has one."""
     if isinstance(value, _Spec):
         obj = value.cls.__new__(value.cls)
         obj.__dict__.update({k: _built(v) for k, v in value.state.items()})
         restore = getattr(obj, "_restore_transient", None)
         if restore is not None:
             restore()
+        _check_restored(obj)
         return obj
     if isinstance(value, list):
         return [_built(v) for v in value]
@@ -585,6 +588,18 @@ def _built(value):
     if isinstance(value, dict):
         return {k: _built(v) for k, v in value.items()}
     return value
+
+
+def _check_restored(obj) -> None:
+    """Run ``obj._check_restored()``: a class's own invariants of its saved state (those the
+    generic checks cannot know, e.g. index arrays that its compiled code trusts)."""
+    check = getattr(obj, "_check_restored", None)
+    if check is None:
+        return
+    try:
+        check()
+    except (ValueError, TypeError, IndexError, AttributeError) as exc:
+        raise _Problem(f"its {type(obj).__name__} is inconsistent: {exc}") from None
 
 
 def _migrate(value, version: int, params: dict) -> None:
