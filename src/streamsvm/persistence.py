@@ -721,8 +721,9 @@ def _check_model(model) -> None:
             )
         _check_against_fresh_learners(model)
         mean = model.__dict__.get("mean_")
-        if mean is not None and (not isinstance(mean, np.ndarray) or mean.shape != (n_features,)):
-            raise _Problem(f"mean_ should hold {n_features} values")
+        if mean is not None and (not isinstance(mean, np.ndarray) or mean.shape != (n_features,)
+                                 or mean.dtype != np.float64):
+            raise _Problem(f"mean_ should hold {n_features} float64 values")
     probe = np.zeros((2, n_features))
     try:
         scores = np.asarray(model.decision_function(probe), dtype=float)
@@ -788,6 +789,12 @@ def _compare(saved, fresh, wider, where: str) -> None:
         kinds = {bool: (bool,), int: (int,), float: (int, float), str: (str,)}[type(fresh)]
         if not isinstance(saved, kinds) or (isinstance(saved, bool) and bool not in kinds):
             raise _Problem(f"{where} is a {type(saved).__name__}, not a {type(fresh).__name__}")
+        if type(saved) is int and not -(2**63) <= saved < 2**63:
+            raise _Problem(f"{where} = {saved} does not fit in 64 bits")
+        if type(saved) is float and math.isnan(saved):
+            raise _Problem(f"{where} is NaN")
+        if type(fresh) is int and fresh >= 0 and saved < 0:  # counts and sizes stay >= 0
+            raise _Problem(f"{where} = {saved} is negative")
         return
     if type(saved) is not type(fresh):
         raise _Problem(f"{where} is a {type(saved).__name__}, not a {type(fresh).__name__}")

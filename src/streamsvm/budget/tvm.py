@@ -55,6 +55,8 @@ class _TVMLearner(BinaryLearner):
             and slots == 2 * B + 2 and 0 <= tw[10][tcore.T_NTW] <= B
             and all(((a >= -1) & (a < slots)).all() for a in (tw[4], tw[5]))
             and ((tw[6] >= -1) & (tw[6] < B)).all() and (tw[10] >= 0).all()
+            and ((self.machine.m[10][: self.machine.n] >= 0)
+                 & (self.machine.m[10][: self.machine.n] < 2 * B)).all()
             and not np.isnan(tw[7]).any()
         )
         if not ok:
