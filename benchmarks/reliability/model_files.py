@@ -18,6 +18,7 @@ import argparse
 import collections
 import json
 import pathlib
+import select
 import subprocess
 import sys
 import tempfile
@@ -59,18 +60,27 @@ class Worker:
             stdout=subprocess.PIPE, text=True,
         )
 
-    def ask(self, case: dict) -> dict:
+    def ask(self, case: dict, timeout: float = 60.0) -> dict:
+        """The worker's answer; a worker that dies or hangs is a crash (then restarted)."""
+        line = ""
         try:
             self.process.stdin.write(json.dumps(case) + "\n")
             self.process.stdin.flush()
-            line = self.process.stdout.readline()
+            ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+            if ready:
+                line = self.process.stdout.readline()
         except BrokenPipeError:
-            line = ""
+            pass
         if line:
             return json.loads(line)
-        code = self.process.wait()
+        if self.process.poll() is None:
+            self.process.kill()
+            detail = f"no answer within {timeout:g} s (killed)"
+        else:
+            detail = f"the process died (exit code {self.process.returncode})"
+        self.process.wait()
         self.start()
-        return {"outcome": "crash", "detail": f"the process died (exit code {code})"}
+        return {"outcome": "crash", "detail": detail}
 
     def close(self):
         self.process.stdin.close()
