@@ -693,10 +693,10 @@ def _check_model(model) -> None:
     if type(n_features) is not int or n_features < 1:
         raise _Problem(f"n_features_in_ is {n_features!r}")
     if isinstance(model, StreamClassifier):
-        for name in ("n_seen_", "_seed_entropy", "_n_learners_made"):
+        for name, bits in (("n_seen_", 63), ("_seed_entropy", 128), ("_n_learners_made", 63)):
             value = model.__dict__.get(name)
-            if type(value) is not int or value < 0:
-                raise _Problem(f"{name} is {value!r}, not a count")
+            if type(value) is not int or not 0 <= value < 2**bits:
+                raise _Problem(f"{name} is {value!r}, not a count below 2**{bits}")
         learners = model.__dict__.get("learners_")
         targets, signs = model.__dict__.get("_targets"), model.__dict__.get("_signs")
         expected = 1 if classes.size <= 2 else classes.size
