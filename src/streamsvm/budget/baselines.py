@@ -30,6 +30,20 @@ class _RandomLearner(BinaryLearner):
         self.machine = Machine(n_features, capacity=self.budget + 1, jit_kernel=jit_kernel, C=C)
         self.slot_of = np.full(self.budget, -1, dtype=np.int64)
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the reservoir's slots and ids (e.g. read from a model file)
+        lie within the budget and the machine (compiled loops trust them)."""
+        m, n = self.machine.m, self.machine.n
+        ok = (
+            self.budget >= 1 and self.slot_of.shape == (self.budget,)
+            and self.machine.capacity == self.budget + 1
+            and ((self.slot_of >= -1) & (self.slot_of < self.machine.capacity)).all()
+            and ((m[10][:n] >= 0) & (m[10][:n] < self.budget)).all()
+            and n == min(self.n_seen, self.budget)  # Algorithm R keeps min(t, B) examples
+        )
+        if not ok:
+            raise ValueError("the reservoir's slots and ids do not fit the budget")
+
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
             t0 = self.n_seen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -352,6 +353,18 @@ class _MultiBallLearner(BinaryLearner):
         self.gram = np.zeros((n_balls, n_balls))
         self.n_used = 0
         self.n_merges = 0
+
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the balls' arrays (e.g. read from a model file) agree in
+        size and the count of balls in use lies within them (compiled loops trust it)."""
+        k = self.W.shape[0]
+        ok = (
+            self.W.shape == (k, self.n_features) and self.xi2.shape == (k,)
+            and self.R.shape == (k,) and self.gram.shape == (k, k) and 0 <= self.n_used <= k
+            and math.isfinite(self.tol) and self.tol > 0
+        )
+        if not ok:
+            raise ValueError("the balls' arrays and their count disagree")
 
     def partial_fit(self, X, y):
         dots = np.zeros(self.W.shape[0])
