@@ -52,6 +52,9 @@ def valid_models():
         ("lasvm_midstream", streamsvm.LASVM(C=10.0, random_state=0), y, True),
         ("tvm_midstream", streamsvm.TwinVectorMachine(budget=6), y, True),
         ("streamsvm_rbf", streamsvm.StreamSVM(kernel="rbf", C=10.0), y, False),
+        ("blurred_midstream", streamsvm.BlurredBallSVM(epsilon=0.01, lookahead=2), y, True),
+        ("incremental_midstream", streamsvm.IncrementalSVM(C=10.0), y, True),
+        ("forgetron", streamsvm.Forgetron(budget=6), y, False),
     ]:
         if mid:
             model.partial_fit(X[:30], labels[:30])

@@ -15,7 +15,8 @@ from tests import model_file_cases as cases
 
 FUZZ = settings(max_examples=100, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
-NAMES = ["lasvm_midstream", "pegasos_words", "perceptron", "streamsvm_rbf", "tvm_midstream"]
+NAMES = ["blurred_midstream", "forgetron", "incremental_midstream", "lasvm_midstream",
+         "pegasos_words", "perceptron", "streamsvm_rbf", "tvm_midstream"]
 
 
 @functools.cache
