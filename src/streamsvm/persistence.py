@@ -23,9 +23,12 @@ other code. :func:`load` checks everything before building anything: the header'
 and keys; each zip member's size in the zip directory against the array it should hold
 (before any byte is read, so a small file cannot inflate to gigabytes, and no fixed cap
 refuses a large honest model); every array's dtype and shape against the header; finiteness
-of float arrays; the model's own consistency (classes, learners, feature counts, parameters);
-and finally that the built model answers a query. A file is a usable model or a
-:class:`ModelFileError` naming the file and the first problem.
+of float arrays (±inf only in attributes a class lists in ``_may_hold_infinity``); each saved
+object's own invariants (its ``_check_restored`` method, where its compiled loops trust index
+arrays); the model's consistency (classes, learners matching those it builds today, feature
+counts, parameters); and finally that the built model answers a query. A file is a usable
+model or a :class:`ModelFileError` naming the file and the first problem (design page,
+"Model files").
 
 Compatibility: :data:`MOVED_CLASSES` maps the dotted path of a class that has moved to its new
 path, and :data:`STATE_MIGRATIONS` upgrades the saved state of a class written by an older
