@@ -664,15 +664,18 @@ def _default_constructible(cls) -> bool:
 
 
 def _check_params(model) -> None:
-    """The estimator's own parameter check (the constraints table, or a hand-written check)."""
-    check = getattr(model, "_check_params", None)
-    if check is None and hasattr(model, "_parameter_constraints"):
-        check = model._validate_params
-    if check is not None:
-        try:
-            check()
-        except (TypeError, ValueError) as exc:
-            raise _Problem(f"its parameters are invalid: {exc}") from None
+    """The estimator's own parameter check: ``streamsvm._params.check_params`` (the constraints
+    tables) where the library has it, else the estimator's ``_check_params``."""
+    try:
+        from ._params import check_params
+    except ImportError:  # before the constraints tables
+        check_params = getattr(type(model), "_check_params", None)
+    if check_params is None:
+        return
+    try:
+        check_params(model)
+    except (TypeError, ValueError) as exc:
+        raise _Problem(f"its parameters are invalid: {exc}") from None
 
 
 def _check_model(model) -> None:
