@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -361,7 +360,7 @@ class _MultiBallLearner(BinaryLearner):
         ok = (
             self.W.shape == (k, self.n_features) and self.xi2.shape == (k,)
             and self.R.shape == (k,) and self.gram.shape == (k, k) and 0 <= self.n_used <= k
-            and math.isfinite(self.tol) and self.tol > 0
+            and np.isfinite(self.tol) and self.tol > 0
         )
         if not ok:
             raise ValueError("the balls' arrays and their count disagree")
