@@ -134,3 +134,323 @@ def test_archive_is_a_plain_zip_of_npy(fitted, tmp_path):
     with zipfile.ZipFile(path) as z:
         assert all(name.endswith(".npy") for name in z.namelist())
         assert f"{_HEADER}.npy" in z.namelist()
+
+
+# ------------------------------------------------------------------ the whole file is checked
+# (issue 17, "load": every reproducer refused with ModelFileError naming the file)
+from tests import model_file_cases as cases  # noqa: E402
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures" / "models-0.1.0"
+
+
+@pytest.fixture
+def perceptron_file(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 3))
+    model = streamsvm.Perceptron().fit(X, (X[:, 0] > 0).astype(int))
+    path = tmp_path / "valid.npz"
+    streamsvm.save(model, path)
+    return model, path.read_bytes(), X
+
+
+def refused(tmp_path, data, match):
+    path = tmp_path / "damaged.npz"
+    path.write_bytes(data)
+    with pytest.raises(ModelFileError, match=match) as info:
+        streamsvm.load(path)
+    assert "damaged.npz" in str(info.value)
+    return str(info.value)
+
+
+def coef_key(data):
+    header = cases.read_header(data)
+    return header["state"]["learners_"][0]["state"]["coef"]["__array__"]
+
+
+def with_array(data, key, array, declare=False):
+    members = cases.zip_members(data)
+    members[f"{key}.npy"] = cases.npy_bytes(array)
+    header = cases.read_header(data)
+    if declare:
+        header["arrays"][key] = {"dtype": array.dtype.str, "shape": list(array.shape)}
+    return cases.with_header(members, header)
+
+
+def test_header_declares_every_array(perceptron_file):
+    model, data, _ = perceptron_file
+    header = cases.read_header(data)
+    assert header["format_version"] == FORMAT_VERSION == 2
+    key = coef_key(data)
+    assert header["arrays"][key] == {"dtype": "<f8", "shape": [3]}
+
+
+@pytest.mark.parametrize("declare", [False, True])
+def test_array_of_the_wrong_shape_is_refused(perceptron_file, tmp_path, declare):
+    _, data, _ = perceptron_file
+    damaged = with_array(data, coef_key(data), np.zeros(7), declare=declare)
+    refused(tmp_path, damaged, "shape")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_array_of_the_wrong_dtype_is_refused(perceptron_file, tmp_path, dtype):
+    _, data, _ = perceptron_file
+    damaged = with_array(data, coef_key(data), np.zeros(3, dtype=dtype), declare=True)
+    refused(tmp_path, damaged, "float64")
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_array_is_refused(perceptron_file, tmp_path, value):
+    _, data, _ = perceptron_file
+    damaged = with_array(data, coef_key(data), np.array([1.0, value, 0.0]))
+    refused(tmp_path, damaged, "NaN" if np.isnan(value) else "infinite")
+
+
+@pytest.mark.parametrize("header", [[], "text", 5, None, [{"format": "streamsvm-model"}]])
+def test_header_that_is_json_of_the_wrong_type(perceptron_file, tmp_path, header):
+    _, data, _ = perceptron_file
+    members = cases.zip_members(data)
+    refused(tmp_path, cases.with_header(members, header), "not a streamsvm model file")
+
+
+@pytest.mark.parametrize("key, value, match", [
+    ("params", [], "'params' is a list"),
+    ("state", "x", "'state' is a str"),
+    ("estimator", 3, "'estimator' is a int"),
+    ("format_version", "2", "format_version"),
+    ("format_version", True, "format_version"),
+    ("arrays", {}, "declares the arrays"),
+    ("extra", 1, "unexpected \\['extra'\\]"),
+])
+def test_header_entries_of_the_wrong_type(perceptron_file, tmp_path, key, value, match):
+    _, data, _ = perceptron_file
+    header = cases.read_header(data)
+    header[key] = value
+    refused(tmp_path, cases.with_header(cases.zip_members(data), header), match)
+
+
+def test_missing_header_key(perceptron_file, tmp_path):
+    _, data, _ = perceptron_file
+    header = cases.read_header(data)
+    del header["params"]
+    refused(tmp_path, cases.with_header(cases.zip_members(data), header), "missing \\['params'\\]")
+
+
+def deflated_zeros(prefix: bytes, n_zeros: int) -> bytes:
+    """A raw deflate stream (one fixed-Huffman block) of ``prefix`` then ``n_zeros`` zero
+    bytes, built directly: about 13 bits per 258 zeros, so a GiB takes 6.5 MB of bits."""
+    bits: list[int] = [1, 1, 0]  # BFINAL, then BTYPE = 01 (fixed codes) LSB first
+
+    def code(value, length):
+        bits.extend((value >> (length - 1 - i)) & 1 for i in range(length))
+
+    matches, rest = divmod(n_zeros - 1, 258)
+    for byte in prefix + b"\0" * (1 + rest):
+        if byte < 144:
+            code(0x30 + byte, 8)
+        else:
+            code(0x190 + byte - 144, 9)
+    head = np.array(bits, dtype=np.uint8)
+    match = np.array([(0xC5 >> (7 - i)) & 1 for i in range(8)] + [0] * 5, dtype=np.uint8)
+    tail = np.zeros(7, dtype=np.uint8)  # end of block (code 256: seven zero bits)
+    stream = np.concatenate([head, np.tile(match, matches), tail])
+    return np.packbits(stream, bitorder="little").tobytes()
+
+
+def raw_zip(members: list[tuple[str, bytes, int, int, int]]) -> bytes:
+    """A zip from (name, payload, method, uncompressed size, crc) without zipfile's help."""
+    import struct
+
+    body, directory = b"", b""
+    for name, payload, method, size, crc in members:
+        encoded = name.encode()
+        local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0, crc,
+                            len(payload), size, len(encoded), 0)
+        directory += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0,
+                                 crc, len(payload), size, len(encoded), 0, 0, 0, 0, 0,
+                                 len(body)) + encoded
+        body += local + encoded + payload
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members),
+                      len(directory), len(body), 0)
+    return body + directory + end
+
+
+@pytest.mark.parametrize("declare", [False, True])
+def test_small_zip_inflating_to_a_gigabyte_is_refused_before_inflating(
+        perceptron_file, tmp_path, declare):
+    import tracemalloc
+    import zlib
+
+    _, data, _ = perceptron_file
+    members = cases.zip_members(data)
+    key = coef_key(data)
+    n = 2**27  # float64 zeros: 1 GiB
+    preamble = __import__("io").BytesIO()
+    np.lib.format.write_array_header_1_0(
+        preamble, {"descr": "<f8", "fortran_order": False, "shape": (n,)})
+    npy_head = preamble.getvalue()
+    bomb = deflated_zeros(npy_head, 8 * n)
+    assert zlib.decompressobj(-zlib.MAX_WBITS).decompress(bomb, 2**16)[:128] == npy_head
+    header = cases.read_header(data)
+    if declare:
+        header["arrays"][key] = {"dtype": "<f8", "shape": [n]}
+    blob = np.frombuffer(__import__("json").dumps(header).encode(), dtype=np.uint8)
+    entries = [(name, raw, 0, len(raw), zlib.crc32(raw)) for name, raw in members.items()
+               if name != f"{key}.npy" and name != f"{_HEADER}.npy"]
+    head_raw = cases.npy_bytes(blob)
+    entries.append((f"{_HEADER}.npy", head_raw, 0, len(head_raw), zlib.crc32(head_raw)))
+    entries.append((f"{key}.npy", bomb, zipfile.ZIP_DEFLATED, len(npy_head) + 8 * n, 0))
+    path = tmp_path / "bomb.npz"
+    path.write_bytes(raw_zip(entries))
+    assert path.stat().st_size < 8 * 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match="compressed"):
+            streamsvm.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_npy_header_claiming_a_huge_array_is_refused_before_allocating(perceptron_file,
+                                                                      tmp_path, version):
+    _, data, _ = perceptron_file
+    if version == 1:
+        data = (FIXTURES / "perceptron.npz").read_bytes()
+    members = cases.zip_members(data)
+    key = coef_key(data)
+    raw = members[f"{key}.npy"]
+    huge = raw.replace(b"(3,), }" + b" " * 7, b"(9999999999,)}")
+    assert huge != raw and len(huge) == len(raw)
+    members[f"{key}.npy"] = huge
+    message = refused(tmp_path, cases.make_zip(members), "9999999999")
+    assert ("should take" if version == 1 else "the header declares") in message
+
+
+def test_zip_directory_lying_about_sizes_is_refused(perceptron_file, tmp_path):
+    import zlib
+
+    _, data, _ = perceptron_file
+    entries = [(name, raw, 0, len(raw) + 2**32 - 1 - len(raw), zlib.crc32(raw))
+               for name, raw in cases.zip_members(data).items()]
+    refused(tmp_path, raw_zip(entries), "sizes disagree")
+
+
+def test_unreferenced_and_reused_arrays_are_refused(perceptron_file, tmp_path):
+    _, data, _ = perceptron_file
+    members = cases.zip_members(data)
+    header = cases.read_header(data)
+    members["extra.npy"] = cases.npy_bytes(np.zeros(2))
+    header["arrays"]["extra"] = {"dtype": "<f8", "shape": [2]}
+    refused(tmp_path, cases.with_header(members, header), "nothing refers to")
+    header = cases.read_header(data)
+    header["state"]["learners_"][0]["state"]["extra"] = {"__array__": coef_key(data)}
+    refused(tmp_path, cases.with_header(cases.zip_members(data), header), "reuses")
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda h: h["state"].pop("classes_"), "partly fitted"),
+    (lambda h: h["state"]["learners_"][0]["state"].pop("coef"), "lacks the attributes"),
+    (lambda h: h["state"].update(learners_=[]), "binary learner"),
+    (lambda h: h["state"].update(_targets=[0]), "binary learner"),
+    (lambda h: h["state"].update(_signs=[3.0]), "binary learner"),
+    (lambda h: h["state"].update(n_features_in_=5), "coef"),
+    (lambda h: h["state"].update(n_features_in_="3"), "n_features_in_"),
+    (lambda h: h["state"]["learners_"][0].update(__object__="streamsvm.kernels.spec.Kernel"),
+     "binary learner"),
+    (lambda h: h["params"].update(alpha=1.0), "no parameters \\['alpha'\\]"),
+    (lambda h: h["state"].update(fit_intercept=False), "repeats the parameters"),
+    (lambda h: h["state"].update(__class__=1), "not allowed"),
+    (lambda h: h["state"].update(x={"__float__": "1e999"}), "special float"),
+    (lambda h: h["state"]["learners_"][0]["state"].update(rng={"__generator__": {}}),
+     "bit generator"),
+])
+def test_damaged_files_that_used_to_load_and_fail_later(perceptron_file, tmp_path, change,
+                                                       match):
+    _, data, _ = perceptron_file
+    header = cases.read_header(data)
+    change(header)
+    refused(tmp_path, cases.with_header(cases.zip_members(data), header), match)
+
+
+def test_compressed_copy_of_a_valid_file_is_refused(perceptron_file, tmp_path):
+    _, data, _ = perceptron_file
+    with np.load(__import__("io").BytesIO(data), allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    buffer = __import__("io").BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    refused(tmp_path, buffer.getvalue(), "compressed")
+
+
+# ------------------------------------------------------------------ compatibility
+def test_moved_class_table_is_consulted(tmp_path, monkeypatch):
+    from streamsvm import persistence
+
+    data = (FIXTURES / "perceptron.npz").read_bytes()
+    header = cases.read_header(data)
+    old = "streamsvm.linear.old_home.Perceptron"
+    header["estimator"] = old
+    header["state"]["learners_"][0]["__object__"] = "streamsvm.linear.old_home._Learner"
+    path = tmp_path / "old.npz"
+    path.write_bytes(cases.with_header(cases.zip_members(data), header))
+    with pytest.raises(ModelFileError, match="old_home"):
+        streamsvm.load(path)
+    monkeypatch.setitem(persistence.MOVED_CLASSES, old, "streamsvm.linear.perceptron.Perceptron")
+    monkeypatch.setitem(persistence.MOVED_CLASSES, "streamsvm.linear.old_home._Learner",
+                        "streamsvm.linear.perceptron._PerceptronLearner")
+    moved = streamsvm.load(path)
+    original = streamsvm.load(FIXTURES / "perceptron.npz")
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    np.testing.assert_array_equal(moved.decision_function(X), original.decision_function(X))
+
+
+def test_state_migrations_upgrade_older_files_only(tmp_path, monkeypatch):
+    from streamsvm import persistence
+
+    calls = []
+
+    def rename_weights(state, params):  # say a v1 file called it "weights"; today "coef"
+        if "weights" in state:
+            calls.append(params["fit_intercept"])
+            state["coef"] = state.pop("weights")
+
+    data = (FIXTURES / "perceptron.npz").read_bytes()  # format version 1
+    header = cases.read_header(data)
+    learner = header["state"]["learners_"][0]["state"]
+    learner["weights"] = learner.pop("coef")
+    path = tmp_path / "v1.npz"
+    path.write_bytes(cases.with_header(cases.zip_members(data), header))
+    with pytest.raises(ModelFileError, match="coef"):
+        streamsvm.load(path)
+    monkeypatch.setitem(persistence.STATE_MIGRATIONS,
+                        (2, "streamsvm.linear.perceptron._PerceptronLearner"), rename_weights)
+    upgraded = streamsvm.load(path)
+    assert calls == [True]
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    np.testing.assert_array_equal(upgraded.decision_function(X),
+                                  streamsvm.load(FIXTURES / "perceptron.npz").decision_function(X))
+    streamsvm.save(upgraded, tmp_path / "v2.npz")  # written as version 2: not migrated again
+    streamsvm.load(tmp_path / "v2.npz")
+    assert calls == [True]
+
+
+@pytest.mark.parametrize("name", sorted(__import__("streamsvm.registry").registry.ESTIMATORS))
+def test_every_registered_estimator_round_trips_fitted_and_mid_stream(tmp_path, name):
+    from streamsvm.registry import get_estimator
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(36, 3))
+    y = rng.integers(0, 3, size=36)
+    cls = get_estimator(name)
+    fitted = cls().fit(X, y)
+    streamsvm.save(fitted, tmp_path / "fitted.npz")
+    np.testing.assert_array_equal(streamsvm.load(tmp_path / "fitted.npz").decision_function(X),
+                                  fitted.decision_function(X))
+    first, second = cls(), None
+    first.partial_fit(X[:18], y[:18], classes=[0, 1, 2])
+    streamsvm.save(first, tmp_path / "mid.npz")
+    second = streamsvm.load(tmp_path / "mid.npz")
+    first.partial_fit(X[18:], y[18:])
+    second.partial_fit(X[18:], y[18:])
+    np.testing.assert_array_equal(second.decision_function(X), first.decision_function(X))

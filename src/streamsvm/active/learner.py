@@ -87,6 +87,28 @@ class _ActiveLearner(_Learner):
         self.picked_f = np.zeros(_HISTORY)  # y(x) of each query when it was picked
         self.picked_r = np.zeros(_HISTORY)  # min(1, max_s |y(x_s)|) then (0: random start)
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the pool, the loop's state and the records (e.g. read from
+        a model file) fit each other and the store (compiled loops trust them)."""
+        super()._check_restored()
+        ist, history = self.ist, self.sv_hist.shape[0]
+        n_pool, n_labels = int(ist[_core.I_NPOOL]), int(ist[_core.I_NLABELS])
+        ok = (
+            ist.shape == (_core.N_IST,) and self.fst.shape == (_core.N_FST,)
+            and self.sv_hist.shape == (history, 2)
+            and all(getattr(self, name).shape == (history,)
+                    for name in ("picked_rows", "picked_f", "picked_r"))
+            and self.pool_ids.ndim == 1 and self.pool_rows.shape == self.pool_ids.shape
+            and 0 <= n_pool <= self.pool_ids.shape[0] and 0 <= n_labels <= history
+            and ((self.pool_ids[:n_pool] >= 0) & (self.pool_ids[:n_pool] < self.n_store)).all()
+            and -1 <= int(ist[_core.I_PENDING]) < max(n_pool, 1)
+            and int(ist[_core.I_STOP]) in _STOP_NAMES
+            and 0 <= int(ist[_core.I_POOLSTART]) <= n_labels
+            and self.al_rng.shape == (1,)
+        )
+        if not ok:
+            raise ValueError("the pool, the selection state and the records disagree")
+
     # ------------------------------------------------------------------ state views
     n_pool = property(lambda self: int(self.ist[_core.I_NPOOL]))
     n_labels = property(lambda self: int(self.ist[_core.I_NLABELS]))

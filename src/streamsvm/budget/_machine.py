@@ -67,6 +67,34 @@ class Machine:
         new[state.M_IST][:] = ist
         self.m = new
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless ``m`` (e.g. read from a model file) is a machine the jitted
+        functions can trust: they do not check bounds."""
+        m = self.m
+        if not (isinstance(m, tuple) and len(m) == 13
+                and all(isinstance(a, np.ndarray) for a in m)):
+            raise ValueError("the machine's state is not its tuple of 13 arrays")
+        cap, d = m[0].shape[0], self.n_features
+        shapes = [(cap, d)] + [(cap,)] * 6 + [(cap, cap), (cap,), (cap + 1, cap + 1), (cap,),
+                                              (core.F_SIZE,), (core.I_SIZE,)]
+        ints = {6, 8, 10, 12}
+        pairs = enumerate(zip(m, shapes, strict=True))
+        if any(a.shape != shape or (a.dtype == np.int64) != (k in ints)
+               or a.dtype.kind not in "if" for k, (a, shape) in pairs):
+            raise ValueError("the machine's arrays do not have matching shapes and dtypes")
+        ist, fs = m[12], m[11]
+        n, P = int(ist[core.I_N]), int(ist[core.I_P])
+        margin = m[8][:P]
+        ok = (
+            0 <= P <= n <= cap and (ist >= 0).all()
+            and int(ist[core.I_CODE]) in KERNEL_NAMES
+            and ((m[6][:n] >= core.RESERVE) & (m[6][:n] <= core.DRIVER)).all()
+            and ((margin >= 0) & (margin < n)).all() and np.unique(margin).size == P
+            and fs[core.F_C] > 0 and fs[core.F_TOL] > 0
+        )
+        if not ok:
+            raise ValueError("the machine's counts, sets or parameters are out of range")
+
     # ------------------------------------------------------------------ operations
     def add(self, X, y, weights, ids) -> None:
         """Learn the rows of dense ``X`` in order."""

@@ -31,6 +31,20 @@ class _RandomLearner(BinaryLearner):
         self.machine = Machine(n_features, capacity=self.budget + 1, jit_kernel=jit_kernel, C=C)
         self.slot_of = np.full(self.budget, -1, dtype=np.int64)
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the reservoir's slots and ids (e.g. read from a model file)
+        lie within the budget and the machine (compiled loops trust them)."""
+        m, n = self.machine.m, self.machine.n
+        ok = (
+            self.budget >= 1 and self.slot_of.shape == (self.budget,)
+            and self.machine.capacity == self.budget + 1
+            and ((self.slot_of >= -1) & (self.slot_of < self.machine.capacity)).all()
+            and ((m[10][:n] >= 0) & (m[10][:n] < self.budget)).all()
+            and n == min(self.n_seen, self.budget)  # Algorithm R keeps min(t, B) examples
+        )
+        if not ok:
+            raise ValueError("the reservoir's slots and ids do not fit the budget")
+
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
             t0 = self.n_seen
@@ -131,6 +145,21 @@ class _KernelPerceptronLearner(BinaryLearner):
     def _n_sv(self) -> int:
         return self._n()
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the slots (e.g. read from a model file) match the budget
+        and the counts and indices in ``state`` lie within it (compiled loops trust them)."""
+        slots = self.budget + 1
+        arrays = [getattr(self, name) for name in self._slot_arrays]
+        ok = (
+            self.budget >= 1 and self.V.shape == (slots, self.n_features)
+            and all(a.shape == (slots,) for a in arrays)
+            and self.state.shape == (len(self._state_bounds),)
+            and all(low <= int(v) <= high(self.budget)
+                    for v, (low, high) in zip(self.state, self._state_bounds, strict=True))
+        )
+        if not ok:
+            raise ValueError("the stored examples and counters do not fit the budget")
+
     def _coefficients(self):
         raise NotImplementedError
 
@@ -155,6 +184,17 @@ class _ForgetronLearner(_KernelPerceptronLearner):
         self.state = np.array([0, 0, 0, self.budget], dtype=np.int64)
         self.fstate = np.zeros(1)
 
+    _slot_arrays = ("Vsq", "sigma", "labels", "order")
+    #: state = [n, head, mistakes, B]: bounds of each (checked after loading)
+    _state_bounds = ((0, lambda B: B), (0, lambda B: B), (0, lambda B: 2**62),
+                     (1, lambda B: B))
+
+    def _check_restored(self) -> None:
+        super()._check_restored()
+        if (int(self.state[3]) != self.budget or self.fstate.shape != (1,)
+                or ((self.order < 0) | (self.order > self.budget)).any()):
+            raise ValueError("the ring of slots does not fit the budget")
+
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
             sq = np.einsum("ij,ij->i", dense, dense)
@@ -178,6 +218,15 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
         self.fsv = np.zeros(self.budget + 1)
         self.state = np.array([0, self.budget], dtype=np.int64)
         self.beta = float(beta)
+
+    _slot_arrays = ("Vsq", "coef", "fsv")
+    #: state = [n, B]: bounds of each (checked after loading)
+    _state_bounds = ((0, lambda B: B), (1, lambda B: B))
+
+    def _check_restored(self) -> None:
+        super()._check_restored()
+        if int(self.state[1]) != self.budget:
+            raise ValueError("the stored budget does not match the learner's")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):

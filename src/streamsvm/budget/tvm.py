@@ -20,6 +20,9 @@ class _TVMLearner(BinaryLearner):
     """B twin vectors and the exact weighted SVM on them (an incremental SVM of 2B + 2
     examples at most, allocated once)."""
 
+    #: saved attributes whose float arrays may hold ±inf (unused slots); see persistence.py
+    _may_hold_infinity = ("tw",)
+
     def __init__(self, n_features, rng, *, budget, C, jit_kernel, m1, m2, eta, merging,
                  one_sided, rejection, scale_C, merge_tries):
         super().__init__(n_features, rng)
@@ -36,6 +39,32 @@ class _TVMLearner(BinaryLearner):
         self.fpar = np.array([m1, m2, eta], dtype=np.float64)
         # Sec. 4.3: C * sum of weights kept at C * B (the paper's C*B for C the per-example C)
         self.tw[state.TW_FS][state.TF_CPROD] = float(C) * budget if scale_C else float(C)
+
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the twins (e.g. read from a model file) fit the budget,
+        the machine and each other: the jitted loops do not check bounds."""
+        tw, B, d = self.tw, int(self.opts[tcore.O_B]), self.n_features
+        if not (isinstance(tw, tuple) and len(tw) == 13
+                and all(isinstance(a, np.ndarray) for a in tw)):
+            raise ValueError("the twins' state is not its tuple of 13 arrays")
+        shapes = [(B, d)] + [(B,)] * 9 + [(tcore.T_SIZE,), (tcore.TF_SIZE,), (B, B)]
+        ints = {4, 5, 6, 8, 9, 10}
+        pairs = enumerate(zip(tw, shapes, strict=True))
+        if any(a.shape != shape or (a.dtype == np.int64) != (k in ints)
+               or a.dtype.kind not in "if" for k, (a, shape) in pairs):
+            raise ValueError("the twins' arrays do not have matching shapes and dtypes")
+        slots = self.machine.capacity
+        ok = (
+            B >= 1 and self.opts.shape == (tcore.O_SIZE,) and self.fpar.shape == (tcore.P_SIZE,)
+            and slots == 2 * B + 2 and 0 <= tw[10][tcore.T_NTW] <= B
+            and all(((a >= -1) & (a < slots)).all() for a in (tw[4], tw[5]))
+            and ((tw[6] >= -1) & (tw[6] < B)).all() and (tw[10] >= 0).all()
+            and ((self.machine.m[10][: self.machine.n] >= 0)
+                 & (self.machine.m[10][: self.machine.n] < 2 * B)).all()
+            and not np.isnan(tw[7]).any()
+        )
+        if not ok:
+            raise ValueError("the twins' counts or indices are out of range")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):

@@ -640,6 +640,61 @@ class KernelCache:
             return None
         return self._rows[slot, : self._slot_meta[slot, SLOT_LENGTH]].copy()
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the state arrays (e.g. read from a model file) are a
+        cache the jitted functions can use: shapes, dtypes, index ranges, owners and slots
+        that point at each other, two well-formed slot lists, the memory budget."""
+        rows, slot_meta, id_meta, stats = self.state
+        n_slots, n_ids = rows.shape[0] if rows.ndim == 2 else -1, id_meta.shape[0]
+        ok = (
+            rows.ndim == 2 and rows.dtype == np.float64
+            and slot_meta.shape == (n_slots + 2, _SLOT_META_COLUMNS)
+            and slot_meta.dtype == np.int64
+            and id_meta.ndim == 2 and id_meta.shape[1] == _ID_META_COLUMNS
+            and id_meta.dtype == np.int32
+            and stats.shape == (_core.N_STATS,) and stats.dtype == np.int64
+            and (n_slots == 0 or n_slots >= 2)
+            and self.budget_bytes == int(self.size_mb * _BYTES_PER_MB) and self.size_mb > 0
+            and self.nbytes <= self.budget_bytes
+        )
+        if not ok:
+            raise ValueError("the kernel cache's arrays have inconsistent shapes or dtypes")
+        owner = slot_meta[:n_slots, _core.SLOT_OWNER]
+        length = slot_meta[:n_slots, _core.SLOT_LENGTH]
+        slot_of = id_meta[:, _core.ID_SLOT]
+        ok = (
+            ((owner >= -1) & (owner < n_ids)).all()
+            and ((length >= 0) & (length <= rows.shape[1])).all()
+            and ((slot_of >= -1) & (slot_of < n_slots)).all()
+            and np.isin(id_meta[:, _core.ID_PINNED], (0, 1)).all()
+            and -1 <= stats[_core.STAT_LAST_SLOT] < n_slots
+            and (stats[: _core.STAT_LAST_SLOT] >= 0).all()
+        )
+        cached = np.flatnonzero(slot_of >= 0)
+        ok = ok and np.array_equal(owner[slot_of[cached]], cached)
+        owned = np.flatnonzero(owner >= 0)
+        ok = ok and np.array_equal(slot_of[owner[owned]], owned)
+        if not ok:
+            raise ValueError("the kernel cache's slots and ids do not point at each other")
+        links = slot_meta[:, _core.SLOT_PREV:]
+        if ((links < 0) | (links >= n_slots + 2)).any():
+            raise ValueError("the kernel cache's slot lists point outside the table")
+        seen = np.zeros(n_slots + 2, dtype=bool)
+        for sentinel in (n_slots, n_slots + 1):
+            node, steps = sentinel, 0
+            while True:
+                nxt = int(slot_meta[node, _core.SLOT_NEXT])
+                if slot_meta[nxt, _core.SLOT_PREV] != node or steps > n_slots:
+                    raise ValueError("the kernel cache's slot lists are broken")
+                if nxt == sentinel:
+                    break
+                if nxt >= n_slots or seen[nxt]:
+                    raise ValueError("the kernel cache's slot lists are broken")
+                seen[nxt] = True
+                node, steps = nxt, steps + 1
+        if not seen[:n_slots].all():
+            raise ValueError("the kernel cache's slot lists miss some slots")
+
     def __repr__(self):
         return (
             f"KernelCache(size_mb={self.size_mb:g}, n_slots={self.n_slots}, "

@@ -439,6 +439,63 @@ class _Learner(BinaryLearner):
         counts = self._cache_counts()
         return int(counts[1] + counts[2])
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the state (e.g. read from a model file) is one the jitted
+        loops can trust: they do not check bounds (see ``_grow_expansion_arrays``)."""
+        d, n = self.n_features, self.n_store
+        rows = self.sq.shape[0]
+        capacity = self.perm.shape[0]
+        dense = not self.sparse
+        shapes = (
+            type(d) is int and type(n) is int and 0 <= n <= rows
+            and self.sparse in (None, True, False)
+            and all(getattr(self, name).shape == (rows,)
+                    for name in ("kd", "ys", "pos_of", "row_gen"))
+            and self.Xd.shape == ((rows if dense else 0), d)
+            and self.indptr.shape[0] == (rows + 1 if self.sparse else 1)
+            and self.indices.shape == self.data.shape and self.data.ndim == 1
+            and self.ws.shape == (d,)
+            and all(getattr(self, name).shape == (capacity,)
+                    for name in ("alpha", "g", "lo", "hi"))
+            and self.layout_log.shape == (_core.N_GENERATIONS, capacity)
+            and self.layout_meta.shape == (1 + 2 * _core.N_GENERATIONS,)
+            and self.scratch.shape == (3, capacity)
+            and self.cnt.shape == (_core.N_COUNTERS,) and self.st.shape == (_core.N_FLOATS,)
+            and self.rng_state.shape == (1,)
+        )
+        if not shapes:
+            raise ValueError("the store and expansion arrays do not have matching shapes")
+        if self.sparse:
+            indptr = self.indptr[: n + 1]
+            nnz = int(indptr[-1])
+            if (indptr[0] != 0 or (np.diff(indptr) < 0).any() or nnz > self.data.shape[0]
+                    or ((self.indices[:nnz] < 0) | (self.indices[:nnz] >= d)).any()):
+                raise ValueError("the stored sparse rows are inconsistent")
+        n_cols, n_live = int(self.cnt[_core.N_COLS]), int(self.cnt[_core.N_LIVE])
+        perm, pos_of = self.perm[:n_cols], self.pos_of[:n]
+        members = perm[perm >= 0]
+        ok = (
+            (self.cnt >= 0).all() and 0 <= n_live <= n_cols <= capacity
+            and ((perm >= -1) & (perm < n)).all() and members.shape[0] == n_live
+            and ((pos_of >= -1) & (pos_of < n_cols)).all()
+            and np.array_equal(pos_of[members], np.flatnonzero(perm >= 0))
+            and np.count_nonzero(pos_of >= 0) == n_live
+        )
+        if not ok:
+            raise ValueError("the expansion's positions and store indices disagree")
+        generation = int(self.layout_meta[0])
+        sizes = self.layout_meta[1:].reshape(_core.N_GENERATIONS, 2)
+        ok = (
+            generation >= 0 and (self.row_gen[:n] <= generation).all()
+            and ((sizes[:, 0] >= 0) & (sizes[:, 0] <= capacity)).all()
+            and ((sizes[:, 1] >= 0) & (sizes[:, 1] <= sizes[:, 0])).all()
+            and ((self.layout_log >= 0) & (self.layout_log < capacity)).all()
+        )
+        if not ok:
+            raise ValueError("the layout log of the expansion is inconsistent")
+        if self.cache is not None and not isinstance(self.cache, KernelCache):
+            raise ValueError("the kernel cache is not a KernelCache")
+
 
 def _grown(array, capacity, keep, fill=0):
     """A copy of ``array`` with first dimension ``capacity``, the first ``keep`` entries kept."""

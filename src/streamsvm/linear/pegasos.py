@@ -34,6 +34,20 @@ class _PegasosLearner(LinearLearner):
         self.pending_X = None  # < block_size rows waiting for their block to fill
         self.pending_y = np.empty(0)
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the saved weights and pending rows (e.g. read from a model
+        file) fit each other and the block size."""
+        pending = self.pending_y.shape[0] if self.pending_y.ndim == 1 else -1
+        rows = (None if self.pending_X is None
+                else getattr(self.pending_X, "shape", None))
+        ok = (
+            self.v.shape == (self.n_features,) and self.scale > 0 and self.sqnorm_v >= 0
+            and 0 <= pending < self.block_size
+            and (rows is None if pending == 0 else rows == (pending, self.n_features))
+        )
+        if not ok:
+            raise ValueError("the weights, the scale or the pending rows are inconsistent")
+
     def _run(self, X, y, block_size):
         margins = np.empty(block_size)
         if sp.issparse(X):

@@ -108,6 +108,35 @@ class _BlurredBallLearner(BinaryLearner):
     def _restore_transient(self):
         self._union = None
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the pool, the balls and the buffer (e.g. read from a model
+        file) agree in size and every ball points at pool slots that exist."""
+        d, P, B = self.n_features, self.pool_X.shape[0], self.radius.shape[0]
+        capacity = max(self.lookahead, 1)
+        ok = (
+            self.pool_X.shape == (P, d) and self.pool_K.shape == (P, P)
+            and all(getattr(self, name).shape == (P,)
+                    for name in ("pool_y", "pool_sq", "pool_self", "pool_index"))
+            and self.cnorm2.shape == (B,) and self.bias.shape == (B,)
+            and self.ball_ptr.shape == (B + 1,)
+            and self.W.shape == (B, d if self.linear else 0)
+            and self.ball_slot.ndim == 1 and self.ball_slot.shape == self.ball_coef.shape
+            and self.buf_X.shape == (capacity, d)
+            and all(getattr(self, name).shape == (capacity,)
+                    for name in ("buf_y", "buf_index", "buf_covered"))
+            and 0 <= self.n_pool <= P and 0 <= self.n_balls <= B and 0 <= self.n_buf <= capacity
+            and self.code in KERNEL_NAMES and self.linear == (self.code == KERNEL_CODES["linear"])
+            and math.isfinite(self.tol) and self.tol > 0 and self.inv_C >= 0
+        )
+        if not ok:
+            raise ValueError("the pool, balls and buffer disagree in size")
+        ptr = self.ball_ptr[: self.n_balls + 1]
+        nnz = int(ptr[-1])
+        slots = self.ball_slot[:nnz]
+        if (ptr[0] != 0 or (np.diff(ptr) < 0).any() or nnz > self.ball_slot.shape[0]
+                or ((slots < 0) | (slots >= self.n_pool)).any()):
+            raise ValueError("the balls point at pool slots that do not exist")
+
     # ------------------------------------------------------------------ kernel helpers
     def kernel(self) -> Kernel:
         return Kernel.from_jit_params(self.code, self.gamma, self.degree, self.coef0,

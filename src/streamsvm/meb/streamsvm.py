@@ -79,6 +79,17 @@ class _Ball(BinaryLearner):
 class _StreamSVMLearner(_Ball):
     """One ball: centre ``[w; u]`` with ``||u||^2 = xi2``, radius ``R`` (see ``_core``)."""
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the saved buffers fit the lookahead (compiled loops trust
+        them)."""
+        d, L = self.n_features, self.lookahead
+        ok = self.state.shape == (_core.STATE_SIZE,) and self.w.shape == (d,)
+        if L > 1:
+            ok = (ok and self.buffer_X.shape == (L, d) and self.buffer_y.shape == (L,)
+                  and 0 <= self.n_buffered < L)
+        if not ok:
+            raise ValueError("the ball's vectors and buffers do not fit its lookahead")
+
     def __init__(self, n_features, rng, *, C, lookahead, tol):
         super().__init__(n_features, rng)
         self.inv_C = 1.0 / float(C)
@@ -207,6 +218,23 @@ class _KernelStreamSVMLearner(_Ball):
         return Kernel.from_jit_params(self.code, self.gamma, self.degree, self.coef0,
                                       self.normalized)
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the stored points, their coefficients and the buffers
+        agree in size (compiled loops trust them)."""
+        capacity, L = self.core.shape[0], self.lookahead
+        ok = (
+            self.core.shape == (capacity, self.n_features)
+            and all(getattr(self, name).shape == (capacity,)
+                    for name in ("core_sq", "core_self", "alpha"))
+            and self.buffer_y.shape == (L,) and self.buffer_f.shape == (L,)
+            and self.state.shape == (_core.STATE_SIZE,)
+            and self.n_stored >= 0 and 0 <= self.n_buffered <= L
+            and self.n_stored + self.n_buffered <= capacity
+            and self.code in KERNEL_NAMES
+        )
+        if not ok:
+            raise ValueError("the stored points, coefficients and buffers disagree in size")
+
     def _grow(self):
         used = self.n_stored + self.n_buffered
         capacity = 2 * self.core.shape[0]
@@ -311,6 +339,18 @@ class _MultiBallLearner(BinaryLearner):
         self.gram = np.zeros((n_balls, n_balls))
         self.n_used = 0
         self.n_merges = 0
+
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the balls' arrays (e.g. read from a model file) agree in
+        size and the count of balls in use lies within them (compiled loops trust it)."""
+        k = self.W.shape[0]
+        ok = (
+            self.W.shape == (k, self.n_features) and self.xi2.shape == (k,)
+            and self.R.shape == (k,) and self.gram.shape == (k, k) and 0 <= self.n_used <= k
+            and np.isfinite(self.tol) and self.tol > 0
+        )
+        if not ok:
+            raise ValueError("the balls' arrays and their count disagree")
 
     def partial_fit(self, X, y):
         dots = np.zeros(self.W.shape[0])
