@@ -51,6 +51,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from ._params import check_params
 from ._version import __version__
 
 __all__ = [
@@ -664,14 +665,7 @@ def _default_constructible(cls) -> bool:
 
 
 def _check_params(model) -> None:
-    """The estimator's own parameter check: ``streamsvm._params.check_params`` (the constraints
-    tables) where the library has it, else the estimator's ``_check_params``."""
-    try:
-        from ._params import check_params
-    except ImportError:  # before the constraints tables
-        check_params = getattr(type(model), "_check_params", None)
-    if check_params is None:
-        return
+    """The estimator's parameters against its constraints table (``streamsvm._params``)."""
     try:
         check_params(model)
     except (TypeError, ValueError) as exc:

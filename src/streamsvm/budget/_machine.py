@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import Kernel
+from ..kernels import KERNEL_NAMES, Kernel
 from . import _incremental_core as core
 from . import _state as state
 
@@ -71,26 +71,26 @@ class Machine:
         """Raise ValueError unless ``m`` (e.g. read from a model file) is a machine the jitted
         functions can trust: they do not check bounds."""
         m = self.m
-        if not (isinstance(m, tuple) and len(m) == 13
+        if not (isinstance(m, tuple) and len(m) == state.M_SIZE
                 and all(isinstance(a, np.ndarray) for a in m)):
-            raise ValueError("the machine's state is not its tuple of 13 arrays")
-        cap, d = m[0].shape[0], self.n_features
-        shapes = [(cap, d)] + [(cap,)] * 6 + [(cap, cap), (cap,), (cap + 1, cap + 1), (cap,),
-                                              (core.F_SIZE,), (core.I_SIZE,)]
-        ints = {6, 8, 10, 12}
-        pairs = enumerate(zip(m, shapes, strict=True))
-        if any(a.shape != shape or (a.dtype == np.int64) != (k in ints)
-               or a.dtype.kind not in "if" for k, (a, shape) in pairs):
+            raise ValueError(f"the machine's state is not its tuple of {state.M_SIZE} arrays")
+        cap, d = m[state.M_X].shape[0], self.n_features
+        shapes = {state.M_X: (cap, d), state.M_GRAM: (cap, cap), state.M_R: (cap + 1, cap + 1),
+                  state.M_FS: (state.F_SIZE,), state.M_IST: (state.I_SIZE,)}
+        ints = {state.M_STATUS, state.M_MARGIN, state.M_IDS, state.M_IST}
+        if any(a.shape != shapes.get(k, (cap,)) or (a.dtype == np.int64) != (k in ints)
+               or a.dtype.kind not in "if" for k, a in enumerate(m)):
             raise ValueError("the machine's arrays do not have matching shapes and dtypes")
-        ist, fs = m[12], m[11]
-        n, P = int(ist[core.I_N]), int(ist[core.I_P])
-        margin = m[8][:P]
+        ist, fs = m[state.M_IST], m[state.M_FS]
+        n, P = int(ist[state.I_N]), int(ist[state.I_P])
+        margin = m[state.M_MARGIN][:P]
+        status = m[state.M_STATUS][:n]
         ok = (
             0 <= P <= n <= cap and (ist >= 0).all()
-            and int(ist[core.I_CODE]) in KERNEL_NAMES
-            and ((m[6][:n] >= core.RESERVE) & (m[6][:n] <= core.DRIVER)).all()
+            and int(ist[state.I_CODE]) in KERNEL_NAMES
+            and ((status >= state.RESERVE) & (status <= state.DRIVER)).all()
             and ((margin >= 0) & (margin < n)).all() and np.unique(margin).size == P
-            and fs[core.F_C] > 0 and fs[core.F_TOL] > 0
+            and fs[state.F_C] > 0 and fs[state.F_TOL] > 0
         )
         if not ok:
             raise ValueError("the machine's counts, sets or parameters are out of range")

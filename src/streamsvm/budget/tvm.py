@@ -43,25 +43,28 @@ class _TVMLearner(BinaryLearner):
     def _check_restored(self) -> None:
         """Raise ValueError unless the twins (e.g. read from a model file) fit the budget,
         the machine and each other: the jitted loops do not check bounds."""
-        tw, B, d = self.tw, int(self.opts[tcore.O_B]), self.n_features
-        if not (isinstance(tw, tuple) and len(tw) == 13
+        tw, B, d = self.tw, int(self.opts[state.O_B]), self.n_features
+        if not (isinstance(tw, tuple) and len(tw) == state.TW_SIZE
                 and all(isinstance(a, np.ndarray) for a in tw)):
-            raise ValueError("the twins' state is not its tuple of 13 arrays")
-        shapes = [(B, d)] + [(B,)] * 9 + [(tcore.T_SIZE,), (tcore.TF_SIZE,), (B, B)]
-        ints = {4, 5, 6, 8, 9, 10}
-        pairs = enumerate(zip(tw, shapes, strict=True))
-        if any(a.shape != shape or (a.dtype == np.int64) != (k in ints)
-               or a.dtype.kind not in "if" for k, (a, shape) in pairs):
+            raise ValueError(f"the twins' state is not its tuple of {state.TW_SIZE} arrays")
+        shapes = {state.TW_PIVOTS: (B, d), state.TW_IST: (state.T_SIZE,),
+                  state.TW_FS: (state.TF_SIZE,), state.TW_DIST: (B, B)}
+        ints = {state.TW_SLOT_POS, state.TW_SLOT_NEG, state.TW_NEIGHBOUR,
+                state.TW_NEIGHBOUR_SIDE, state.TW_CHANGED, state.TW_IST}
+        if any(a.shape != shapes.get(k, (B,)) or (a.dtype == np.int64) != (k in ints)
+               or a.dtype.kind not in "if" for k, a in enumerate(tw)):
             raise ValueError("the twins' arrays do not have matching shapes and dtypes")
         slots = self.machine.capacity
+        ids = self.machine.m[state.M_IDS][: self.machine.n]
         ok = (
-            B >= 1 and self.opts.shape == (tcore.O_SIZE,) and self.fpar.shape == (tcore.P_SIZE,)
-            and slots == 2 * B + 2 and 0 <= tw[10][tcore.T_NTW] <= B
-            and all(((a >= -1) & (a < slots)).all() for a in (tw[4], tw[5]))
-            and ((tw[6] >= -1) & (tw[6] < B)).all() and (tw[10] >= 0).all()
-            and ((self.machine.m[10][: self.machine.n] >= 0)
-                 & (self.machine.m[10][: self.machine.n] < 2 * B)).all()
-            and not np.isnan(tw[7]).any()
+            B >= 1 and self.opts.shape == (state.O_SIZE,) and self.fpar.shape == (state.P_SIZE,)
+            and slots == 2 * B + 2 and 0 <= tw[state.TW_IST][state.T_NTW] <= B
+            and all(((tw[k] >= -1) & (tw[k] < slots)).all()
+                    for k in (state.TW_SLOT_POS, state.TW_SLOT_NEG))
+            and ((tw[state.TW_NEIGHBOUR] >= -1) & (tw[state.TW_NEIGHBOUR] < B)).all()
+            and (tw[state.TW_IST] >= 0).all()
+            and ((ids >= 0) & (ids < 2 * B)).all()
+            and not np.isnan(tw[state.TW_NEIGHBOUR_DIST]).any()
         )
         if not ok:
             raise ValueError("the twins' counts or indices are out of range")

@@ -652,23 +652,23 @@ class KernelCache:
             and slot_meta.dtype == np.int64
             and id_meta.ndim == 2 and id_meta.shape[1] == _ID_META_COLUMNS
             and id_meta.dtype == np.int32
-            and stats.shape == (_core.N_STATS,) and stats.dtype == np.int64
+            and stats.shape == (N_STATS,) and stats.dtype == np.int64
             and (n_slots == 0 or n_slots >= 2)
             and self.budget_bytes == int(self.size_mb * _BYTES_PER_MB) and self.size_mb > 0
             and self.nbytes <= self.budget_bytes
         )
         if not ok:
             raise ValueError("the kernel cache's arrays have inconsistent shapes or dtypes")
-        owner = slot_meta[:n_slots, _core.SLOT_OWNER]
-        length = slot_meta[:n_slots, _core.SLOT_LENGTH]
-        slot_of = id_meta[:, _core.ID_SLOT]
+        owner = slot_meta[:n_slots, SLOT_OWNER]
+        length = slot_meta[:n_slots, SLOT_LENGTH]
+        slot_of = id_meta[:, ID_SLOT]
         ok = (
             ((owner >= -1) & (owner < n_ids)).all()
             and ((length >= 0) & (length <= rows.shape[1])).all()
             and ((slot_of >= -1) & (slot_of < n_slots)).all()
-            and np.isin(id_meta[:, _core.ID_PINNED], (0, 1)).all()
-            and -1 <= stats[_core.STAT_LAST_SLOT] < n_slots
-            and (stats[: _core.STAT_LAST_SLOT] >= 0).all()
+            and np.isin(id_meta[:, ID_PINNED], (0, 1)).all()
+            and -1 <= stats[STAT_LAST_SLOT] < n_slots
+            and (stats[: STAT_LAST_SLOT] >= 0).all()
         )
         cached = np.flatnonzero(slot_of >= 0)
         ok = ok and np.array_equal(owner[slot_of[cached]], cached)
@@ -676,15 +676,15 @@ class KernelCache:
         ok = ok and np.array_equal(slot_of[owner[owned]], owned)
         if not ok:
             raise ValueError("the kernel cache's slots and ids do not point at each other")
-        links = slot_meta[:, _core.SLOT_PREV:]
+        links = slot_meta[:, SLOT_PREV:]
         if ((links < 0) | (links >= n_slots + 2)).any():
             raise ValueError("the kernel cache's slot lists point outside the table")
         seen = np.zeros(n_slots + 2, dtype=bool)
         for sentinel in (n_slots, n_slots + 1):
             node, steps = sentinel, 0
             while True:
-                nxt = int(slot_meta[node, _core.SLOT_NEXT])
-                if slot_meta[nxt, _core.SLOT_PREV] != node or steps > n_slots:
+                nxt = int(slot_meta[node, SLOT_NEXT])
+                if slot_meta[nxt, SLOT_PREV] != node or steps > n_slots:
                     raise ValueError("the kernel cache's slot lists are broken")
                 if nxt == sentinel:
                     break

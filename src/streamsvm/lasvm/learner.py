@@ -457,10 +457,11 @@ class _Learner(BinaryLearner):
             and self.ws.shape == (d,)
             and all(getattr(self, name).shape == (capacity,)
                     for name in ("alpha", "g", "lo", "hi"))
-            and self.layout_log.shape == (_core.N_GENERATIONS, capacity)
-            and self.layout_meta.shape == (1 + 2 * _core.N_GENERATIONS,)
+            and self.layout_log.shape == (_expansion.N_GENERATIONS, capacity)
+            and self.layout_meta.shape == (1 + 2 * _expansion.N_GENERATIONS,)
             and self.scratch.shape == (3, capacity)
-            and self.cnt.shape == (_core.N_COUNTERS,) and self.st.shape == (_core.N_FLOATS,)
+            and self.cnt.shape == (_expansion.N_COUNTERS,)
+            and self.st.shape == (_expansion.N_FLOATS,)
             and self.rng_state.shape == (1,)
         )
         if not shapes:
@@ -471,7 +472,7 @@ class _Learner(BinaryLearner):
             if (indptr[0] != 0 or (np.diff(indptr) < 0).any() or nnz > self.data.shape[0]
                     or ((self.indices[:nnz] < 0) | (self.indices[:nnz] >= d)).any()):
                 raise ValueError("the stored sparse rows are inconsistent")
-        n_cols, n_live = int(self.cnt[_core.N_COLS]), int(self.cnt[_core.N_LIVE])
+        n_cols, n_live = int(self.cnt[_expansion.N_COLS]), int(self.cnt[_expansion.N_LIVE])
         perm, pos_of = self.perm[:n_cols], self.pos_of[:n]
         members = perm[perm >= 0]
         ok = (
@@ -484,7 +485,7 @@ class _Learner(BinaryLearner):
         if not ok:
             raise ValueError("the expansion's positions and store indices disagree")
         generation = int(self.layout_meta[0])
-        sizes = self.layout_meta[1:].reshape(_core.N_GENERATIONS, 2)
+        sizes = self.layout_meta[1:].reshape(_expansion.N_GENERATIONS, 2)
         ok = (
             generation >= 0 and (self.row_gen[:n] <= generation).all()
             and ((sizes[:, 0] >= 0) & (sizes[:, 0] <= capacity)).all()

@@ -33,7 +33,14 @@ import scipy.sparse as sp
 from .._params import Boolean, Interval, IsNone, Options
 from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels import LINEAR, Kernel, dense_blocks, kernel_parameter_constraints
+from ..kernels import (
+    KERNEL_CODES,
+    KERNEL_NAMES,
+    LINEAR,
+    Kernel,
+    dense_blocks,
+    kernel_parameter_constraints,
+)
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core
 from .streamsvm import _CentredOnFirstChunk, map_rows

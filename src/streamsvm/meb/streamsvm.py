@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from .._params import Boolean, Interval, Options
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
+    KERNEL_NAMES,
     FirstDataRule,
     Kernel,
     dense_blocks,
