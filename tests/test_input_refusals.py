@@ -306,3 +306,17 @@ def test_poly_models_refuse_rows_beyond_their_own_bound(name):
     assert state(model) == before
     model.partial_fit(X[80:], y[80:])
     assert np.isfinite(model.decision_function(X)).all()
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_sparse_input_of_hostile_width_is_refused_before_any_allocation(name):
+    """An svmlight index like 99999999999 once became a CSR matrix of 1e11 columns, and
+    ``Perceptron.fit`` asked for 745 GiB. The width of sparse input is capped (the readers'
+    ``max_features`` default is the same), with a ValueError naming the cap."""
+    X = sp.csr_matrix(([1.0, 2.0], ([0, 1], [3, 99_999_999_998])), shape=(2, 99_999_999_999))
+    model = ESTIMATORS[name]()
+    if not model._accepts_sparse:
+        pytest.skip(f"{name} takes dense input only")
+    with pytest.raises(ValueError, match="at most 16,777,216 columns"):
+        model.fit(X, [0, 1])
+    assert not hasattr(model, "classes_")

@@ -83,6 +83,12 @@ def _as_internal_csr(X) -> sp.csr_matrix:
     )
 
 
+#: The widest sparse input an estimator accepts: its width is a declared number, not data, and
+#: models keep per-feature arrays (a hostile svmlight index must not allocate terabytes). The
+#: readers' default ``max_features`` is the same.
+MAX_SPARSE_FEATURES = 2**24
+
+
 def check_features(
     X,
     *,
@@ -132,6 +138,12 @@ def check_features(
             input_name="X",
         )
     if sp.issparse(X):
+        if X.shape[1] > MAX_SPARSE_FEATURES:
+            raise ValueError(
+                f"X is a sparse matrix of {X.shape[1]:,} columns; estimators keep arrays of one "
+                f"value per feature, so at most {MAX_SPARSE_FEATURES:,} columns are accepted "
+                "(streamsvm._validation.MAX_SPARSE_FEATURES); renumber the features densely"
+            )
         X = _as_internal_csr(X)
     # One pass gives the squared norms and finiteness: a NaN or infinity makes its row's
     # squared norm non-finite (squares cannot cancel), so the entries are scanned only then.

@@ -133,7 +133,7 @@ class ActiveSVM(_KernelSVMBase):
     _test_params = [
         {"pool_size": 10, "random_state": 0, "C": 10.0},
         # rbf only: LASVM's finishing step does not end on sklearn's ill-conditioned poly
-        # check data (see the report of issue 7)
+        # check data
         {"pool_size": "full", "stopping": "either", "window": 20, "class_weight": "balanced",
          "random_state": 1, "gamma": 0.5},
     ]
