@@ -24,9 +24,10 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 
-from _common import write_markdown
 from streamsvm import Pegasos, Perceptron, StreamSVM
 from streamsvm.datasets import load_dataset
+
+from _common import write_markdown
 
 CHUNK = 1_000
 N_FEATURES = 100

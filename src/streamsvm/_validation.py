@@ -67,6 +67,23 @@ def _is_internal_dense(X) -> bool:
     )
 
 
+def _is_internal_csr(X) -> bool:
+    """Whether ``X`` is already a non-empty CSR matrix in the internal layout (float64 data,
+    int32 indices, sorted): a stream's chunks usually are, and then the conversion is skipped."""
+    return (
+        type(X) is sp.csr_matrix
+        and X.data.dtype == DTYPE
+        and X.indices.dtype == INDEX_DTYPE
+        and X.indptr.dtype == INDEX_DTYPE
+        and X.data.flags.c_contiguous
+        and X.indices.flags.c_contiguous
+        and X.indptr.flags.c_contiguous
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
+        and X.has_sorted_indices
+    )
+
+
 def _as_internal_csr(X) -> sp.csr_matrix:
     X = sp.csr_matrix(X)
     if not X.has_sorted_indices:
@@ -121,7 +138,7 @@ def check_features(
             f"{estimator_name} does not accept sparse input; convert it with X.toarray() "
             "if it fits in memory"
         )
-    if not _is_internal_dense(X):
+    if not (_is_internal_dense(X) or _is_internal_csr(X)):
         X = check_array(
             X,
             accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
@@ -131,7 +148,7 @@ def check_features(
             ensure_min_samples=1,
             input_name="X",
         )
-    if sp.issparse(X):
+    if sp.issparse(X) and not _is_internal_csr(X):
         X = _as_internal_csr(X)
     # One pass gives the squared norms and finiteness: a NaN or infinity makes its row's
     # squared norm non-finite (squares cannot cancel), so the entries are scanned only then.

@@ -21,12 +21,16 @@ from . import _core
 
 
 class _MappedRows:
-    """Validated dense rows and the preprocessing still to apply to them (centre by ``mean``,
-    append a 1, scale to unit norm): Algorithms 1 and 2 apply it inside their loops, so the mapped
-    chunk is never written out; :meth:`mapped` writes it out for everything else."""
+    """Validated rows and the preprocessing still to apply to them (centre by ``mean``,
+    append a 1, scale to unit norm): Algorithm 1 (dense or CSR) and Algorithm 2 (dense) apply
+    it inside their loops, so the mapped chunk is never written out; :meth:`mapped` writes it
+    out for everything else. CSR rows to be centred are densified here."""
 
     def __init__(self, X, mean, append_one, normalize):
+        if mean is not None and sp.issparse(X):
+            X = X.toarray()
         self.X, self.mean, self.append_one, self.normalize = X, mean, append_one, normalize
+        self.sparse = sp.issparse(X)
         self.shape = (X.shape[0], X.shape[1] + int(append_one))
 
     @property
@@ -38,9 +42,11 @@ class _MappedRows:
         mean = self.mean if self.use_mean else np.zeros(self.X.shape[1])
         return self.X, mean, self.use_mean, self.append_one, self.normalize
 
-    def mapped(self) -> np.ndarray:
+    def mapped(self):
         if not (self.use_mean or self.append_one or self.normalize):
             return self.X
+        if self.sparse:
+            return map_rows(self.X, None, self.append_one, self.normalize)
         return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
 
 
@@ -96,13 +102,14 @@ class _StreamSVMLearner(_Ball):
         if self.lookahead > 1:
             self._partial_fit_lookahead(X, y)
             return
-        if sp.issparse(X):
+        if not isinstance(X, _MappedRows):
+            X = _MappedRows(X, None, False, False)
+        if X.sparse:
             updates = _core.algorithm1_csr(
-                X.indptr, X.indices, X.data, y, self.w, self.state, self.inv_C
+                X.X.indptr, X.X.indices, X.X.data, X.append_one, X.normalize, y, self.w,
+                self.state, self.inv_C,
             )
         else:
-            if not isinstance(X, _MappedRows):
-                X = _MappedRows(X, None, False, False)
             updates = _core.algorithm1_dense(*X.jit_args, y, self.w, self.state, self.inv_C)
         self.n_updates += int(updates)
         self.n_seen += X.shape[0]
@@ -111,6 +118,8 @@ class _StreamSVMLearner(_Ball):
         """Algorithm 2: buffer the points outside the ball; when L are buffered, replace the
         ball by the exact MEB of the ball and the buffer (one QP of size L + 1)."""
         position = 0
+        if isinstance(X, _MappedRows) and X.sparse:
+            X = X.mapped()
         row = np.zeros(self.n_features) if sp.issparse(X) else None
         if row is None and not isinstance(X, _MappedRows):
             X = _MappedRows(X, None, False, False)
@@ -551,10 +560,10 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
                         bool(self.normalize) and linear)
 
     def _prepare_for_learning(self, X):
-        """Algorithms 1 and 2 on dense rows map them inside their loops (one read of each row
-        instead of a write and a read of a mapped copy); every other case gets
-        :meth:`_prepare`'s output."""
-        if self.kernel == "linear" and self.n_balls == 1 and not sp.issparse(X):
+        """Algorithm 1 (dense and CSR rows) and Algorithm 2 (dense rows) map the rows inside
+        their loops (one read of each row instead of a write and a read of a mapped copy);
+        every other case gets :meth:`_prepare`'s output."""
+        if self.kernel == "linear" and self.n_balls == 1:
             return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
         return self._prepare(X)
 
