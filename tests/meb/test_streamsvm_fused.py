@@ -82,3 +82,31 @@ def test_refused_chunk_with_nan_in_its_last_row_leaves_the_model_bit_identical(m
     with pytest.raises(ValueError, match=r"NaN \(first at row 199\)"):
         model.partial_fit(sp.csr_matrix(bad) if sparse else bad, y[200:])
     assert pickle.dumps(model, protocol=5) == before
+
+
+def test_first_data_pass_gives_numpys_mean_bit_for_bit():
+    """The centring mean comes from the same compiled pass as the finiteness check."""
+    X, y = _stream(seed=6, n=1000)
+    X = X * 1e3 + 0.1
+    model = StreamSVM().fit(X, y)
+    np.testing.assert_array_equal(model.mean_, X.mean(axis=0))
+    assert StreamSVM(center=False).fit(X, y).mean_ is None
+    assert StreamSVM().fit(sp.csr_matrix(X), y).mean_ is None
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_refused_first_data_leave_the_model_as_it_was(value):
+    X, y = _stream(seed=7)
+    fitted = StreamSVM().fit(X, y)
+    before = pickle.dumps(fitted, protocol=5)
+    bad = X.copy()
+    bad[-1, 2] = value
+    kind = "NaN" if np.isnan(value) else "infinity"
+    message = rf"{kind} \(first at row {X.shape[0] - 1}\)"
+    with pytest.raises(ValueError, match=message):
+        fitted.fit(bad, y)
+    assert pickle.dumps(fitted, protocol=5) == before
+    fresh = StreamSVM()
+    with pytest.raises(ValueError, match=message):
+        fresh.partial_fit(bad, y, classes=[-1, 1])
+    assert pickle.dumps(fresh, protocol=5) == pickle.dumps(StreamSVM(), protocol=5)

@@ -75,6 +75,23 @@ def _mapped_row(X, i, mean, use_mean, append_one, normalize, out):
 
 
 @njit(cache=True, fastmath=_ROW_FLAGS)
+def sqnorms_and_column_sums(X, sqnorms, sums):
+    """One read of the dense rows for both checks and the centring: ``sqnorms[i] = ||X[i]||^2``
+    (non-finite exactly when the row holds NaN or infinity, or overflows) and ``sums += column
+    sums of X``, accumulated row after row (as NumPy's ``X.sum(axis=0)``, bit for bit)."""
+    acc = sums.copy()  # a local accumulator: no aliasing with X, so the sweep vectorises
+    for i in range(X.shape[0]):
+        total = 0.0
+        for j in range(X.shape[1]):
+            v = X[i, j]
+            acc[j] += v
+            total += v * v
+        sqnorms[i] = total
+    sums[:] = acc
+    return sqnorms, sums
+
+
+@njit(cache=True, fastmath=_ROW_FLAGS)
 def _centred_norm_and_dot(X, i, mean, w):
     """``(||x - mean||^2, w[:d]·(x - mean))`` for row ``i`` of ``X`` (d columns), in one
     vectorised sweep of the row (``mean`` of zeros leaves the row as it is, exactly)."""

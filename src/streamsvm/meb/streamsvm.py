@@ -9,12 +9,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import Boolean, Interval, Options
+from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
     FirstDataRule,
     Kernel,
     dense_blocks,
     kernel_parameter_constraints,
+    resolve_gamma,
+    uses_gamma,
 )
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
@@ -530,6 +533,46 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
                 )
             }
         return {}
+
+    def _centres(self, X) -> bool:
+        return self.center is True or (self.center == "auto" and not sp.issparse(X))
+
+    def _validate(self, X, y, *, first: bool):
+        """The first dense data to be centred are read once for the finiteness check and the
+        centring mean: the pass over the rows waits for :meth:`_start_checked` (the labels
+        are checked first; nothing changes state in between)."""
+        if not first:
+            return super()._validate(X, y, first=first)
+        X, sqnorms = check_features(X, accept_sparse=self._accepts_sparse,
+                                    estimator_name=self._name, return_sqnorms=True,
+                                    row_pass=False)
+        if sp.issparse(X) or not self._centres(X):
+            sqnorms = row_sqnorms(X)
+            refuse_non_finite_rows(X, sqnorms)
+        return X, check_labels(y, X.shape[0]), sqnorms
+
+    def _start_checked(self, X, sqnorms):
+        """With the row pass left by :meth:`_validate`: squared norms and column sums in one
+        compiled pass, non-finite rows refused, then the base class's start with the mean
+        taken from the sums (``_fix_from_first_data``)."""
+        if sqnorms is not None:
+            return super()._start_checked(X, sqnorms)
+        sqnorms, sums = _core.sqnorms_and_column_sums(X, np.empty(X.shape[0]),
+                                                      np.zeros(X.shape[1]))
+        refuse_non_finite_rows(X, sqnorms)
+        self._first_column_sums = sums
+        try:
+            return super()._start_checked(X, sqnorms)
+        finally:
+            self.__dict__.pop("_first_column_sums", None)
+
+    def _fix_from_first_data(self, X) -> None:
+        sums = self.__dict__.get("_first_column_sums")
+        if sums is None:
+            super()._fix_from_first_data(X)
+            return
+        self.gamma_ = resolve_gamma(self.gamma, X) if uses_gamma(self.kernel) else None
+        self.mean_ = sums / X.shape[0]  # centring_mean(X), bit for bit
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
