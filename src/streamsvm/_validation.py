@@ -33,6 +33,7 @@ __all__ = [
     "check_declared_classes",
     "check_row_norms",
     "first_bad_row",
+    "refuse_non_finite_rows",
     "label_kind",
     "row_sqnorms",
 ]
@@ -67,6 +68,23 @@ def _is_internal_dense(X) -> bool:
     )
 
 
+def _is_internal_csr(X) -> bool:
+    """Whether ``X`` is already a non-empty CSR matrix in the internal layout (float64 data,
+    int32 indices, sorted): a stream's chunks usually are, and then the conversion is skipped."""
+    return (
+        type(X) is sp.csr_matrix
+        and X.data.dtype == DTYPE
+        and X.indices.dtype == INDEX_DTYPE
+        and X.indptr.dtype == INDEX_DTYPE
+        and X.data.flags.c_contiguous
+        and X.indices.flags.c_contiguous
+        and X.indptr.flags.c_contiguous
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
+        and X.has_sorted_indices
+    )
+
+
 def _as_internal_csr(X) -> sp.csr_matrix:
     X = sp.csr_matrix(X)
     if not X.has_sorted_indices:
@@ -96,6 +114,7 @@ def check_features(
     accept_sparse: bool = True,
     estimator_name: str = "the estimator",
     return_sqnorms: bool = False,
+    row_pass: bool = True,
 ):
     """Validate a feature matrix and convert it to the internal layout; refuse NaN and
     infinity naming the first row holding one.
@@ -112,6 +131,10 @@ def check_features(
     return_sqnorms : bool
         Also return the rows' squared norms (computed anyway: they are the finiteness check),
         for the kernel's overflow bound (:func:`check_row_norms`).
+    row_pass : bool
+        False: convert and check the width only (``sqnorms`` is None); the caller makes
+        the pass over the rows itself, fused with other work, and refuses non-finite rows
+        with :func:`refuse_non_finite_rows` before any state changes.
 
     Returns
     -------
@@ -127,7 +150,7 @@ def check_features(
             f"{estimator_name} does not accept sparse input; convert it with X.toarray() "
             "if it fits in memory"
         )
-    if not _is_internal_dense(X):
+    if not (_is_internal_dense(X) or _is_internal_csr(X)):
         X = check_array(
             X,
             accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
@@ -137,34 +160,43 @@ def check_features(
             ensure_min_samples=1,
             input_name="X",
         )
-    if sp.issparse(X):
-        if X.shape[1] > MAX_SPARSE_FEATURES:
-            raise ValueError(
-                f"X is a sparse matrix of {X.shape[1]:,} columns; estimators keep arrays of one "
-                f"value per feature, so at most {MAX_SPARSE_FEATURES:,} columns are accepted "
-                "(streamsvm._validation.MAX_SPARSE_FEATURES); renumber the features densely"
-            )
+    if sp.issparse(X) and X.shape[1] > MAX_SPARSE_FEATURES:
+        raise ValueError(
+            f"X is a sparse matrix of {X.shape[1]:,} columns; estimators keep arrays of one "
+            f"value per feature, so at most {MAX_SPARSE_FEATURES:,} columns are accepted "
+            "(streamsvm._validation.MAX_SPARSE_FEATURES); renumber the features densely"
+        )
+    if sp.issparse(X) and not _is_internal_csr(X):
         X = _as_internal_csr(X)
-    # One pass gives the squared norms and finiteness: a NaN or infinity makes its row's
-    # squared norm non-finite (squares cannot cancel), so the entries are scanned only then.
-    sqnorms = row_sqnorms(X)
-    if not np.isfinite(sqnorms).all():
-        bad = first_bad_row(X)
-        if bad is None:
-            bad = int(np.flatnonzero(~np.isfinite(sqnorms))[0])
-            raise ValueError(
-                f"row {bad} of X is too large: its squared norm overflows float64; rescale "
-                "the features"
-            )
-        row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]
-        kind = "NaN" if np.isnan(row).any() else "infinity"
-        raise ValueError(f"Input X contains {kind} (first at row {bad}); remove or impute it")
+    sqnorms = None
+    if row_pass:
+        # One pass gives the squared norms and finiteness: a NaN or infinity makes its row's
+        # squared norm non-finite (squares cannot cancel), so the entries are scanned only then.
+        sqnorms = row_sqnorms(X)
+        refuse_non_finite_rows(X, sqnorms)
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(
             f"X has {X.shape[1]} features, but {estimator_name} is expecting "
             f"{n_features} features as input"
         )
     return (X, sqnorms) if return_sqnorms else X
+
+
+def refuse_non_finite_rows(X, sqnorms) -> None:
+    """Refuse a converted chunk whose rows' squared norms ``sqnorms`` are not all finite,
+    naming the first row holding NaN or infinity (or whose squared norm overflows)."""
+    if np.isfinite(sqnorms).all():
+        return
+    bad = first_bad_row(X)
+    if bad is None:
+        bad = int(np.flatnonzero(~np.isfinite(sqnorms))[0])
+        raise ValueError(
+            f"row {bad} of X is too large: its squared norm overflows float64; rescale "
+            "the features"
+        )
+    row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]
+    kind = "NaN" if np.isnan(row).any() else "infinity"
+    raise ValueError(f"Input X contains {kind} (first at row {bad}); remove or impute it")
 
 
 def check_labels(y, n_samples: int) -> np.ndarray:

@@ -79,3 +79,20 @@ def test_pegasos_rejects_bad_parameters(params, message):
     X, y = linear_task(n=20)
     with pytest.raises(ValueError, match=message):
         Pegasos(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("make", [Perceptron, lambda: Pegasos(block_size=7)])
+def test_refused_chunk_with_nan_in_its_last_row_leaves_the_model_bit_identical(make, sparse):
+    """The check sees the whole chunk before the first update (Pegasos's pending rows too)."""
+    import pickle
+
+    X, y = linear_task(seed=4)
+    X = sp.csr_matrix(X) if sparse else X
+    model = make().partial_fit(X[:203], y[:203], classes=[-1, 1])
+    before = pickle.dumps(model, protocol=5)
+    bad = X[203:].toarray() if sparse else X[203:].copy()
+    bad[-1, 3] = np.nan
+    with pytest.raises(ValueError, match=r"NaN \(first at row 296\)"):
+        model.partial_fit(sp.csr_matrix(bad) if sparse else bad, y[203:])
+    assert pickle.dumps(model, protocol=5) == before

@@ -25,6 +25,11 @@ from numba import njit
 
 from ..kernels._core import kernel_dense, kernel_row_dense, normalize_row
 
+#: Reassociation lets LLVM vectorise the per-row reductions (squared norm, dot product, the
+#: new ||w||^2) of the linear loops; no flag that assumes finite values, so NaN and infinity
+#: still behave as IEEE says.
+_ROW_FLAGS = {"reassoc", "contract"}
+
 # indices into the learner's scalar state vector
 R_ = 0
 XI2 = 1
@@ -69,12 +74,46 @@ def _mapped_row(X, i, mean, use_mean, append_one, normalize, out):
     return norm2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_ROW_FLAGS)
+def sqnorms_and_column_sums(X, sqnorms, sums):
+    """One read of the dense rows for both checks and the centring: ``sqnorms[i] = ||X[i]||^2``
+    (non-finite exactly when the row holds NaN or infinity, or overflows) and ``sums += column
+    sums of X``, accumulated row after row (as NumPy's ``X.sum(axis=0)``, bit for bit)."""
+    acc = sums.copy()  # a local accumulator: no aliasing with X, so the sweep vectorises
+    for i in range(X.shape[0]):
+        total = 0.0
+        for j in range(X.shape[1]):
+            v = X[i, j]
+            acc[j] += v
+            total += v * v
+        sqnorms[i] = total
+    sums[:] = acc
+    return sqnorms, sums
+
+
+@njit(cache=True, fastmath=_ROW_FLAGS)
+def _centred_norm_and_dot(X, i, mean, w):
+    """``(||x - mean||^2, w[:d]·(x - mean))`` for row ``i`` of ``X`` (d columns), in one
+    vectorised sweep of the row (``mean`` of zeros leaves the row as it is, exactly)."""
+    norm2 = 0.0
+    dot = 0.0
+    for j in range(X.shape[1]):
+        v = X[i, j] - mean[j]
+        norm2 += v * v
+        dot += w[j] * v
+    return norm2, dot
+
+
+@njit(cache=True, fastmath=_ROW_FLAGS)
 def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_C):
-    """Algorithm 1 over the rows of ``X``, each first mapped as :func:`prepare_dense` would
-    (centre by ``mean``, append a 1, scale to unit norm), fused into the loop so the mapped
-    chunk is never written out; pass ``use_mean = append_one = normalize = False`` for rows
-    that are mapped already.
+    """Algorithm 1 over the rows of ``X``, each mapped as :func:`prepare_dense` would
+    (centre by ``mean``, append a 1, scale to unit norm) inside the loop, so each row is read
+    once from memory and the mapped chunk is never written out; pass
+    ``use_mean = append_one = normalize = False`` for rows that are mapped already.
+
+    The distance needs ``||x'||^2`` and ``w·x'`` of the mapped row ``x'``: both come from one
+    sweep over the centred row, the scale to unit norm applied to the sums (the row is
+    touched again, from cache, only by an update).
 
     ``state`` holds [R, xi2, ||w||^2, started, n_core] and is updated in place with ``w``.
     Returns the number of ball updates made in this chunk.
@@ -82,55 +121,92 @@ def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_
     R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
     started = state[STARTED] > 0.0
     updates = 0
-    row = np.empty(w.shape[0])
+    d = X.shape[1]
+    if not use_mean:
+        mean = np.zeros(d)
     for i in range(X.shape[0]):
-        xx = _mapped_row(X, i, mean, use_mean, append_one, normalize, row)
-        if not started:
-            wnorm2 = 0.0
-            for j in range(w.shape[0]):
-                w[j] = y[i] * row[j]
-                wnorm2 += w[j] * w[j]
-            R, xi2, started = 0.0, inv_C, True
-            updates += 1
-            continue
-        dot = 0.0
-        for j in range(w.shape[0]):
-            dot += w[j] * row[j]
-        d = np.sqrt(max(wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C, 0.0))
-        if d >= R and d > 0.0:
-            a, R, xi2 = _ball_step(R, xi2, d, inv_C)
-            wnorm2 = 0.0
-            for j in range(w.shape[0]):
-                w[j] += a * (y[i] * row[j] - w[j])
-                wnorm2 += w[j] * w[j]
-            updates += 1
+        xx, dot = _centred_norm_and_dot(X, i, mean, w)
+        if append_one:
+            xx += 1.0
+            dot += w[d]
+        scale = 1.0
+        if normalize and xx > 0.0:
+            scale = 1.0 / np.sqrt(xx)
+            xx = 1.0
+            dot *= scale
+        label = y[i]
+        if started:
+            dist = np.sqrt(max(wnorm2 - 2.0 * label * dot + xx + xi2 + inv_C, 0.0))
+            if not (dist >= R and dist > 0.0):
+                continue
+            a, R, xi2 = _ball_step(R, xi2, dist, inv_C)
+        else:  # the first point starts the ball: w = y x, the step a = 1
+            a, R, xi2, started = 1.0, 0.0, inv_C, True
+        wnorm2 = 0.0
+        for j in range(d):
+            target = label * ((X[i, j] - mean[j]) * scale)
+            w[j] = target if a == 1.0 else w[j] + a * (target - w[j])
+            wnorm2 += w[j] * w[j]
+        if append_one:
+            target = label * scale
+            w[d] = target if a == 1.0 else w[d] + a * (target - w[d])
+            wnorm2 += w[d] * w[d]
+        updates += 1
     _store(state, R, xi2, wnorm2, started, updates)
     return updates
 
 
 @njit(cache=True)
-def algorithm1_csr(indptr, indices, data, y, w, state, inv_C):
-    """:func:`algorithm1_dense` for CSR rows (an update costs O(n_features), a test O(nnz))."""
+def _csr_row_scale(data, lo, hi, append_one, normalize):
+    """The factor that scales CSR row ``data[lo:hi]`` (and the appended 1) to unit norm: one
+    over the norm, summed in the order of the stored values then the 1 (1 for a zero row or
+    without ``normalize``)."""
+    if not normalize:
+        return 1.0
+    norm2 = 0.0
+    for p in range(lo, hi):
+        norm2 += data[p] * data[p]
+    if append_one:
+        norm2 += 1.0
+    return 1.0 / np.sqrt(norm2) if norm2 > 0.0 else 1.0
+
+
+@njit(cache=True)
+def algorithm1_csr(indptr, indices, data, append_one, normalize, y, w, state, inv_C):
+    """:func:`algorithm1_dense` for CSR rows (not centred), the bias feature (column
+    ``w.shape[0] - 1`` with ``append_one``) and the scale to unit norm applied in the loop,
+    as :func:`~streamsvm.meb.streamsvm.map_rows` would, without building a mapped matrix.
+    A test costs O(nnz), an update O(n_features)."""
     R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
     started = state[STARTED] > 0.0
     updates = 0
     n = indptr.shape[0] - 1
+    bias = w.shape[0] - 1
     for i in range(n):
         lo, hi = indptr[i], indptr[i + 1]
+        scale = _csr_row_scale(data, lo, hi, append_one, normalize)
         if not started:
             w[:] = 0.0
             wnorm2 = 0.0
             for p in range(lo, hi):
-                w[indices[p]] = y[i] * data[p]
-                wnorm2 += data[p] * data[p]
+                v = data[p] * scale
+                w[indices[p]] = y[i] * v
+                wnorm2 += v * v
+            if append_one:
+                w[bias] = y[i] * scale
+                wnorm2 += scale * scale
             R, xi2, started = 0.0, inv_C, True
             updates += 1
             continue
         dot = 0.0
         xx = 0.0
         for p in range(lo, hi):
-            dot += w[indices[p]] * data[p]
-            xx += data[p] * data[p]
+            v = data[p] * scale
+            dot += w[indices[p]] * v
+            xx += v * v
+        if append_one:
+            dot += w[bias] * scale
+            xx += scale * scale
         d2 = wnorm2 - 2.0 * y[i] * dot + xx + xi2 + inv_C
         d = np.sqrt(max(d2, 0.0))
         if d >= R and d > 0.0:
@@ -138,7 +214,9 @@ def algorithm1_csr(indptr, indices, data, y, w, state, inv_C):
             for j in range(w.shape[0]):
                 w[j] *= 1.0 - a
             for p in range(lo, hi):
-                w[indices[p]] += a * y[i] * data[p]
+                w[indices[p]] += a * y[i] * (data[p] * scale)
+            if append_one:
+                w[bias] += a * y[i] * scale
             wnorm2 = 0.0
             for j in range(w.shape[0]):
                 wnorm2 += w[j] * w[j]

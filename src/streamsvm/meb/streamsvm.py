@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import Boolean, Interval, Options
+from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
     KERNEL_NAMES,
@@ -16,18 +17,24 @@ from ..kernels import (
     Kernel,
     dense_blocks,
     kernel_parameter_constraints,
+    resolve_gamma,
+    uses_gamma,
 )
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
 
 
 class _MappedRows:
-    """Validated dense rows and the preprocessing still to apply to them (centre by ``mean``,
-    append a 1, scale to unit norm): Algorithms 1 and 2 apply it inside their loops, so the mapped
-    chunk is never written out; :meth:`mapped` writes it out for everything else."""
+    """Validated rows and the preprocessing still to apply to them (centre by ``mean``,
+    append a 1, scale to unit norm): Algorithm 1 (dense or CSR) and Algorithm 2 (dense) apply
+    it inside their loops, so the mapped chunk is never written out; :meth:`mapped` writes it
+    out for everything else. CSR rows to be centred are densified here."""
 
     def __init__(self, X, mean, append_one, normalize):
+        if mean is not None and sp.issparse(X):
+            X = X.toarray()
         self.X, self.mean, self.append_one, self.normalize = X, mean, append_one, normalize
+        self.sparse = sp.issparse(X)
         self.shape = (X.shape[0], X.shape[1] + int(append_one))
 
     @property
@@ -39,9 +46,11 @@ class _MappedRows:
         mean = self.mean if self.use_mean else np.zeros(self.X.shape[1])
         return self.X, mean, self.use_mean, self.append_one, self.normalize
 
-    def mapped(self) -> np.ndarray:
+    def mapped(self):
         if not (self.use_mean or self.append_one or self.normalize):
             return self.X
+        if self.sparse:
+            return map_rows(self.X, None, self.append_one, self.normalize)
         return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
 
 
@@ -108,13 +117,14 @@ class _StreamSVMLearner(_Ball):
         if self.lookahead > 1:
             self._partial_fit_lookahead(X, y)
             return
-        if sp.issparse(X):
+        if not isinstance(X, _MappedRows):
+            X = _MappedRows(X, None, False, False)
+        if X.sparse:
             updates = _core.algorithm1_csr(
-                X.indptr, X.indices, X.data, y, self.w, self.state, self.inv_C
+                X.X.indptr, X.X.indices, X.X.data, X.append_one, X.normalize, y, self.w,
+                self.state, self.inv_C,
             )
         else:
-            if not isinstance(X, _MappedRows):
-                X = _MappedRows(X, None, False, False)
             updates = _core.algorithm1_dense(*X.jit_args, y, self.w, self.state, self.inv_C)
         self.n_updates += int(updates)
         self.n_seen += X.shape[0]
@@ -123,6 +133,8 @@ class _StreamSVMLearner(_Ball):
         """Algorithm 2: buffer the points outside the ball; when L are buffered, replace the
         ball by the exact MEB of the ball and the buffer (one QP of size L + 1)."""
         position = 0
+        if isinstance(X, _MappedRows) and X.sparse:
+            X = X.mapped()
         row = np.zeros(self.n_features) if sp.issparse(X) else None
         if row is None and not isinstance(X, _MappedRows):
             X = _MappedRows(X, None, False, False)
@@ -563,6 +575,46 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             }
         return {}
 
+    def _centres(self, X) -> bool:
+        return self.center is True or (self.center == "auto" and not sp.issparse(X))
+
+    def _validate(self, X, y, *, first: bool):
+        """The first dense data to be centred are read once for the finiteness check and the
+        centring mean: the pass over the rows waits for :meth:`_start_checked` (the labels
+        are checked first; nothing changes state in between)."""
+        if not first:
+            return super()._validate(X, y, first=first)
+        X, sqnorms = check_features(X, accept_sparse=self._accepts_sparse,
+                                    estimator_name=self._name, return_sqnorms=True,
+                                    row_pass=False)
+        if sp.issparse(X) or not self._centres(X):
+            sqnorms = row_sqnorms(X)
+            refuse_non_finite_rows(X, sqnorms)
+        return X, check_labels(y, X.shape[0]), sqnorms
+
+    def _start_checked(self, X, sqnorms):
+        """With the row pass left by :meth:`_validate`: squared norms and column sums in one
+        compiled pass, non-finite rows refused, then the base class's start with the mean
+        taken from the sums (``_fix_from_first_data``)."""
+        if sqnorms is not None:
+            return super()._start_checked(X, sqnorms)
+        sqnorms, sums = _core.sqnorms_and_column_sums(X, np.empty(X.shape[0]),
+                                                      np.zeros(X.shape[1]))
+        refuse_non_finite_rows(X, sqnorms)
+        self._first_column_sums = sums
+        try:
+            return super()._start_checked(X, sqnorms)
+        finally:
+            self.__dict__.pop("_first_column_sums", None)
+
+    def _fix_from_first_data(self, X) -> None:
+        sums = self.__dict__.get("_first_column_sums")
+        if sums is None:
+            super()._fix_from_first_data(X)
+            return
+        self.gamma_ = resolve_gamma(self.gamma, X) if uses_gamma(self.kernel) else None
+        self.mean_ = sums / X.shape[0]  # centring_mean(X), bit for bit
+
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
@@ -592,10 +644,10 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
                         bool(self.normalize) and linear)
 
     def _prepare_for_learning(self, X):
-        """Algorithms 1 and 2 on dense rows map them inside their loops (one read of each row
-        instead of a write and a read of a mapped copy); every other case gets
-        :meth:`_prepare`'s output."""
-        if self.kernel == "linear" and self.n_balls == 1 and not sp.issparse(X):
+        """Algorithm 1 (dense and CSR rows) and Algorithm 2 (dense rows) map the rows inside
+        their loops (one read of each row instead of a write and a read of a mapped copy);
+        every other case gets :meth:`_prepare`'s output."""
+        if self.kernel == "linear" and self.n_balls == 1:
             return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
         return self._prepare(X)
 

@@ -1,0 +1,145 @@
+"""One-pass linear models against one epoch of scikit-learn's ``SGDClassifier`` (hinge loss).
+
+Two regimes, CPU time (``time.process_time``), best of ``--repeats`` runs, compilation
+excluded (every model learns a small stream first), all estimators in one process:
+
+* whole arrays: ``fit`` on a generated dense array (default 400,000 × 100), against
+  ``SGDClassifier(loss='hinge', max_iter=1, tol=None).fit``, and the NumPy ceiling: one
+  reduction over the array (``X.sum()`` and ``X @ w``), in µs per row;
+* chunks of 1,000 rows of Adult (LIBSVM a9a, 32,561 × 123), dense and sparse, given to
+  ``partial_fit`` one after the other, against ``SGDClassifier(loss='hinge').partial_fit``.
+
+Run: ``python benchmarks/bench_linear_vs_sgd.py [--rows N] [--repeats R]``; writes
+``benchmarks/results/linear_vs_sgd.md``. Needs ``STREAMSVM_DATA`` for Adult.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import SGDClassifier
+
+from streamsvm import Pegasos, Perceptron, StreamSVM
+from streamsvm.datasets import load_dataset
+
+from _common import write_markdown
+
+CHUNK = 1_000
+N_FEATURES = 100
+
+
+def contenders() -> dict:
+    """Fresh models by name; SGD last, as the reference of the ratios."""
+    return {
+        "StreamSVM (linear)": lambda: StreamSVM(),
+        "Perceptron": lambda: Perceptron(),
+        "Pegasos": lambda: Pegasos(),
+        "SGDClassifier (hinge, 1 epoch)": lambda: SGDClassifier(
+            loss="hinge", max_iter=1, tol=None, random_state=0
+        ),
+    }
+
+
+def generated(rows: int):
+    rng = np.random.default_rng(0)
+    direction = rng.normal(size=N_FEATURES)
+    X = rng.normal(size=(rows, N_FEATURES)) + 0.5
+    y = np.where(X @ direction + rng.normal(size=rows) > 0.5 * direction.sum(), 1, -1)
+    return X, y
+
+
+def cpu_seconds(run, repeats: int) -> float:
+    best = np.inf
+    for _ in range(repeats):
+        start = time.process_time()
+        run()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) every code path outside the clock."""
+    X, y = generated(2 * CHUNK)
+    for make in contenders().values():
+        make().fit(X, y)
+        make().partial_fit(X, y, classes=[-1, 1])
+        make().partial_fit(sp.csr_matrix(X), y, classes=[-1, 1])
+
+
+def whole_arrays(rows: int, repeats: int) -> tuple[dict, dict]:
+    """CPU seconds of ``fit`` per model, and the NumPy ceiling's."""
+    X, y = generated(rows)
+    w = np.ones(N_FEATURES)
+    ceiling = {
+        "X.sum()": cpu_seconds(X.sum, repeats),
+        "X @ w": cpu_seconds(lambda: X @ w, repeats),
+    }
+    seconds = {name: cpu_seconds(lambda make=make: make().fit(X, y), repeats)
+               for name, make in contenders().items()}
+    return seconds, ceiling
+
+
+def in_chunks(X, y, repeats: int) -> dict:
+    """CPU seconds of ``partial_fit`` over chunks of ``CHUNK`` rows, per model."""
+    chunks = [(X[s : s + CHUNK], y[s : s + CHUNK]) for s in range(0, X.shape[0], CHUNK)]
+
+    def stream(make):
+        model = make()
+        for X_chunk, y_chunk in chunks:
+            model.partial_fit(X_chunk, y_chunk, classes=[-1, 1])
+
+    return {name: cpu_seconds(lambda make=make: stream(make), repeats)
+            for name, make in contenders().items()}
+
+
+def table(seconds: dict, rows: int) -> list[str]:
+    sgd = seconds["SGDClassifier (hinge, 1 epoch)"]
+    lines = ["| model | CPU s | M rows / CPU s | µs / row | × SGD |", "|---|---:|---:|---:|---:|"]
+    for name, spent in seconds.items():
+        lines.append(f"| {name} | {spent:.4f} | {rows / spent / 1e6:.2f} | "
+                     f"{1e6 * spent / rows:.3f} | {sgd / spent:.2f} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=400_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    warm_up()
+    seconds, ceiling = whole_arrays(args.rows, args.repeats)
+    lines = [
+        f"CPU time, best of {args.repeats}, compilation excluded, all models in one process. "
+        "× SGD: SGD's CPU time over the model's (above 1: faster).",
+        "",
+        f"## Whole arrays: `fit` on {args.rows:,} × {N_FEATURES} generated dense rows",
+        "",
+        *table(seconds, args.rows),
+        "",
+        "NumPy ceiling (one reduction over the array): "
+        + ", ".join(f"`{k}` {1e6 * v / args.rows:.4f} µs/row" for k, v in ceiling.items())
+        + ". Fraction of the ceiling (the faster reduction's time over the model's): "
+        + ", ".join(f"{name} {min(ceiling.values()) / spent:.0%}"
+                    for name, spent in seconds.items()) + ".",
+    ]
+    X, y = load_dataset("adult")
+    for label, data in (("dense", X.toarray()), ("sparse (CSR)", sp.csr_matrix(X))):
+        lines += [
+            "",
+            f"## Chunks of {CHUNK:,}: `partial_fit` over Adult (a9a, {X.shape[0]:,} × "
+            f"{X.shape[1]}), {label}",
+            "",
+            *table(in_chunks(data, y, args.repeats), X.shape[0]),
+        ]
+    path = write_markdown("linear_vs_sgd.md", "One-pass linear models vs SGD (one epoch)", lines)
+    print(path.read_text())
+
+
+if __name__ == "__main__":
+    main()
