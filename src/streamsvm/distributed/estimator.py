@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._params import (
+    VERBOSE,
     Boolean,
     CheckedParamsMixin,
     Interval,
@@ -82,6 +83,10 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         crashes ends the run); see :mod:`~streamsvm.distributed.messages`
     checkpoint_dir : where the sites save their checkpoints (default: a temporary directory;
         with Ray on several machines, a directory every machine can read)
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -110,6 +115,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     _streamsvm_model = True  # streamsvm.save / load take it (it is not a StreamClassifier)
     _transient = ()
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "n_sites": [Interval(Integral, 1, None)],
         "task": [Options("two-class", "one-class")],
         **kernel_parameter_constraints(callable_kernel=True),
@@ -139,7 +145,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="scale", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
-                 shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None):
+                 shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None,
+                 verbose=0):
         self.n_sites = n_sites
         self.task = task
         self.kernel = kernel
@@ -158,6 +165,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         self.classes = classes
         self.checkpoint_every = checkpoint_every
         self.checkpoint_dir = checkpoint_dir
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ set-up
 
