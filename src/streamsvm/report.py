@@ -18,18 +18,22 @@ from rich.table import Table
 __all__ = [
     "DemoRow",
     "bench_notes",
-    "bench_progress",
     "bench_table",
     "dataset_lines",
     "datasets_table",
     "demo_line",
     "demo_table",
     "distributed_table",
+    "estimator_parameters",
+    "estimators_table",
     "human_bytes",
     "metrics_table",
     "parameter_options",
     "train_progress",
     "train_summary",
+    "warmup_done_line",
+    "warmup_start_line",
+    "warmup_summary",
 ]
 
 
@@ -111,6 +115,26 @@ def parameter_options(defaults: dict) -> str:
                      for name, value in defaults.items()) or "(none)"
 
 
+def estimator_parameters(estimators: dict[str, type]) -> list[tuple[str, str]]:
+    """``(name, its parameters with defaults)`` for each estimator class (``train --help`` and
+    ``streamsvm estimators`` both show these)."""
+    return [(name, parameter_options(cls().get_params(deep=False)))
+            for name, cls in estimators.items()]
+
+
+def estimators_table(estimators: dict[str, type]) -> Table:
+    """Every estimator, the first line of its docstring and its parameters with defaults."""
+    table = Table(title="estimators (parameters with their defaults)", show_lines=True)
+    table.add_column("estimator", no_wrap=True)
+    table.add_column("what it is")
+    table.add_column("parameters")
+    for (name, options), cls in zip(estimator_parameters(estimators), estimators.values(),
+                                    strict=True):
+        summary = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        table.add_row(name, summary, options)
+    return table
+
+
 def metrics_table(title: str, metrics: dict[str, float], n_examples: int) -> Table:
     """The table of ``evaluate``: the number of examples, then each metric to 4 decimals."""
     table = Table(title=title)
@@ -167,21 +191,6 @@ def bench_notes(quick: bool) -> str:
     )
 
 
-def bench_progress(console: Console, total: int):
-    """A transient bar over task × contender pairs; returns ``(progress, step)``.
-
-    ``step(task, contender)`` advances it and names the pair (``run_suite``'s callback).
-    """
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                        console=console, transient=True)
-    bar = progress.add_task("bench", total=total)
-
-    def step(task, contender) -> None:
-        progress.update(bar, advance=1, description=f"{task.name}: {contender.name}")
-
-    return progress, step
-
-
 def bench_table(results: Sequence, contender_names: Sequence[str]) -> Table:
     """Accuracy % (train seconds) per contender (rows) and task (columns)."""
     table = Table(title="accuracy % (train seconds)")
@@ -201,6 +210,44 @@ def bench_table(results: Sequence, contender_names: Sequence[str]) -> Table:
             else:
                 cells.append("skipped" if r.error.startswith("skipped") else "failed")
         table.add_row(contender, *cells)
+    return table
+
+
+# --------------------------------------------------------------------------- warmup
+def _step_name(step) -> str:
+    kernel = f" kernel={step.kernel}" if step.kernel is not None else ""
+    return f"{step.estimator}{kernel} ({step.layout})"
+
+
+def warmup_start_line(step) -> str:
+    """The line shown before one warmup step compiles (or loads) its code."""
+    return f"compiling {_step_name(step)} ..."
+
+
+def warmup_done_line(step) -> str:
+    """The line shown after one warmup step: its seconds, or why it failed."""
+    if step.error:
+        return f"  {_step_name(step)}: failed: {step.error}"
+    return f"  {_step_name(step)}: {step.seconds:.1f} s"
+
+
+def warmup_summary(steps: Sequence) -> Table:
+    """Seconds per estimator (all its kernels and layouts), in the order they ran."""
+    table = Table(title="streamsvm warmup: seconds to compile (or load from numba's cache)")
+    table.add_column("estimator")
+    table.add_column("steps", justify="right")
+    table.add_column("seconds", justify="right")
+    table.add_column("failed", justify="right")
+    totals: dict[str, list] = {}
+    for step in steps:
+        entry = totals.setdefault(step.estimator, [0, 0.0, 0])
+        entry[0] += 1
+        entry[1] += step.seconds or 0.0
+        entry[2] += step.error is not None
+    for name, (n, seconds, failed) in totals.items():
+        table.add_row(name, str(n), f"{seconds:.1f}", str(failed) if failed else "")
+    table.add_row("total", str(len(steps)), f"{sum(s.seconds or 0.0 for s in steps):.1f}",
+                  str(sum(s.error is not None for s in steps)) or "")
     return table
 
 
