@@ -172,3 +172,17 @@ def test_verbose_is_checked():
 
     with pytest.raises(ValueError, match="verbose=-1 is invalid"):
         Perceptron(verbose=-1).fit(*_problem())
+
+
+def test_distributed_reports_its_protocol_events(monkeypatch, capsys):
+    from streamsvm import DistributedL2SVM
+
+    clock = FakeClock(tick=5.0)
+    monkeypatch.setattr(progress, "clock", clock)
+    X, y = _problem(n=300)
+    quiet = DistributedL2SVM(n_sites=3, gamma=1.0).fit(X, y)
+    talking = DistributedL2SVM(n_sites=3, gamma=1.0, verbose=1).fit(X, y)
+    np.testing.assert_array_equal(talking.decision_function(X), quiet.decision_function(X))
+    err = capsys.readouterr().err
+    assert "DistributedL2SVM.add: 256/300 rows (85%)" in err
+    assert "DistributedL2SVM.add: 300/300 rows (100%)" in err and "(done)" in err

@@ -49,6 +49,7 @@ from .._validation import (
 from ..base import state_nbytes
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
+from ..progress import Progress
 from .events import iter_events
 from .objective import KernelSpace, SquaredNorm
 from .protocol import UPDATE_METHODS, Tracker
@@ -413,12 +414,21 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def _add_rows(self, X, signs, sites, block=256):
+        """Add the rows one protocol event each; with ``verbose``, progress lines
+        (:mod:`streamsvm.progress`) after each block."""
+        verbose = getattr(self, "verbose", 0)
+        bar = (Progress(f"{type(self).__name__}.add", X.shape[0], always=verbose >= 2)
+               if verbose else None)
         for start in range(0, X.shape[0], block):
             rows = X[start:start + block]
             rows = rows.toarray() if sp.issparse(rows) else rows
             for i in range(rows.shape[0]):
                 self.tracker_.add(int(sites[start + i]), rows[i], float(signs[start + i]))
                 self.n_seen_ += 1
+            if bar is not None:
+                bar.update(start + rows.shape[0])
+        if bar is not None:
+            bar.close()
 
     def run_events(self, events, *, on_query=None):
         """Replay an event log (a path, lines, or :class:`~.events.Event` objects).
