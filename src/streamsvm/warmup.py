@@ -18,6 +18,10 @@ import scipy.sparse as sp
 
 __all__ = ["WarmupStep", "kernels_of", "warm_up", "warmup_steps"]
 
+#: gamma of the sigmoid steps: tanh(gamma x.y) with a small gamma is close to the (positive
+#: semi-definite) linear kernel, so no solver refuses the tiny problem
+SIGMOID_GAMMA = 1e-3
+
 
 @dataclass(frozen=True)
 class WarmupStep:
@@ -74,6 +78,8 @@ def warm_up(names=None, *, on_start: Callable[[WarmupStep], None] | None = None,
             on_start(step)
         cls = get_estimator(step.estimator)
         params = {} if step.kernel is None else {"kernel": step.kernel}
+        if step.kernel == "sigmoid":  # near-PSD, which the solvers that factor G need
+            params["gamma"] = SIGMOID_GAMMA
         X, y = _tiny_problem(step.layout)
         start = clock()
         error = None
