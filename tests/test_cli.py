@@ -299,3 +299,16 @@ def test_demo_talks_while_it_works(runner):
     assert result.exit_code == 0, result.output
     assert "demo: Pegasos: learning 2,000 rows in chunks of 2,000" in result.output
     assert "demo: sklearn SVC (batch, RBF): fitting 2,000 rows in one call" in result.output
+
+
+def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypatch):
+    from streamsvm import progress
+
+    path, _, _ = svmlight_file
+    ticks = iter(float(5 * t) for t in range(1000))  # every reading 5 s after the last
+    monkeypatch.setattr(progress, "clock", lambda: next(ticks))
+    result = runner.invoke(main, ["train", "Perceptron", "--file", str(path), "--chunk-size",
+                                  "100"])
+    assert result.exit_code == 0, result.output
+    for done in (100, 200, 300):
+        assert f"Perceptron on {path}: {done} rows, " in result.output

@@ -12,8 +12,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
 from rich.table import Table
+
+from .progress import Progress
 
 __all__ = [
     "DemoRow",
@@ -75,8 +78,17 @@ def train_progress(console: Console, description: str, *, quiet: bool = False):
     """A progress bar of examples, examples/s and model size; returns ``(progress, update)``.
 
     ``update(n_seen, rate, model_bytes)`` moves the bar; use ``progress`` as a context manager.
+    When ``console`` is not a terminal (a log, CI), a bar would show nothing until the end, so
+    progress lines of :mod:`streamsvm.progress` (one every few seconds) stand in for it.
     """
-    progress = Progress(
+    if not quiet and not console.is_terminal:
+        lines = Progress(description)
+
+        def update_lines(n_seen: int, rate: float, model_bytes: int | None) -> None:
+            lines.update(n_seen)
+
+        return lines, update_lines
+    progress = RichProgress(
         TextColumn("[bold]{task.description}"), BarColumn(),
         TextColumn("{task.completed:,} examples"), TextColumn("{task.fields[rate]:,.0f} ex/s"),
         TextColumn("model {task.fields[size]}"), TimeElapsedColumn(),
