@@ -419,8 +419,8 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         is this class's, and the family does not depend on the chunking once its first data
         are fixed (``_chunk_invariant``, or that of :class:`~streamsvm.kernels.FirstDataRule`,
         which only the first data decide and which are fixed by now)."""
-        if not (isinstance(X, np.ndarray) or sp.issparse(X) or hasattr(X, "__getitem__")):
-            return False  # rows the learners map themselves (StreamSVM) slice like arrays
+        if not hasattr(X, "__getitem__"):  # arrays, CSR, and StreamSVM's mapped rows slice
+            return False
         if type(self)._learn is not StreamClassifier._learn:
             return False
         if whole_pass and any(type(learner).fit_pass is not BinaryLearner.fit_pass

@@ -50,7 +50,7 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
     rows = []
 
     def run(name, model, streaming, size, max_examples=None):
-        if verbose and "verbose" in model.get_params():
+        if verbose and type(model).__module__.startswith("streamsvm"):
             model.set_params(verbose=verbose)
         start = time.perf_counter()
         if streaming:
