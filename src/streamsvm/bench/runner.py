@@ -205,8 +205,9 @@ def run_suite(tasks, contenders, *, measure_memory=True, progress=None,
             if progress is not None:
                 progress(task, contender)
             if verbose:
-                say(f"bench [{number}/{total}] {task.name}: {contender.name}: warm-up (compiles "
-                    f"on first use), then training on {data[0].shape[0]:,} rows")
+                compiles = " (compiles on first use)" if contender.family == "streamsvm" else ""
+                say(f"bench [{number}/{total}] {task.name}: {contender.name}: warm-up{compiles}, "
+                    f"then training on {data[0].shape[0]:,} rows")
             result = run_pair(contender, task, data, measure_memory=measure_memory,
                               verbose=verbose)
             results.append(result)
@@ -219,5 +220,5 @@ def run_suite(tasks, contenders, *, measure_memory=True, progress=None,
 def _outcome(result: Result) -> str:
     if result.error:
         return result.error
-    return (f"accuracy {100 * result.accuracy:.2f}% in {result.train_seconds:.2f} s of CPU "
+    return (f"accuracy {100 * result.accuracy:.2f}% in {result.train_seconds:.3f} s of CPU "
             "(training)")
