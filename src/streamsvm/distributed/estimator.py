@@ -85,9 +85,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     checkpoint_dir : where the sites save their checkpoints (default: a temporary directory;
         with Ray on several machines, a directory every machine can read)
     verbose : int, default 0
-        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
-        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        0: silent; 1: a progress line (rows added, rows/s) every few seconds of ``fit`` or
+        ``partial_fit``; 2: also a last line at the end (``streamsvm.progress``).
 
     Attributes
     ----------

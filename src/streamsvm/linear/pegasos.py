@@ -119,13 +119,13 @@ class Pegasos(LinearStreamClassifier):
     alpha : float, default=1e-4
         The regularisation ``lambda`` of the paper.
     block_size : int, default=1
+        Examples per sub-gradient step (``k``).
+    projection : bool, default=True
+        Project onto ``||w|| <= 1/sqrt(alpha)`` after each step.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
-        Examples per sub-gradient step (``k``).
-    projection : bool, default=True
-        Project onto ``||w|| <= 1/sqrt(alpha)`` after each step.
 
     Examples
     --------
