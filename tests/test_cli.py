@@ -312,3 +312,16 @@ def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypat
     assert result.exit_code == 0, result.output
     for done in (100, 200, 300):
         assert f"Perceptron on {path}: {done} rows, " in result.output
+
+
+def test_warmup_reports_a_failed_step_and_runs_the_others(runner, monkeypatch):
+    from streamsvm import warmup
+
+    # a sigmoid kernel far from positive semi-definite: the ball solver refuses its Gram matrix
+    monkeypatch.setattr(warmup, "SIGMOID_GAMMA", 0.1)
+    result = runner.invoke(main, ["warmup", "BlurredBallSVM"])
+    assert result.exit_code == EXIT_DATA, result.output
+    assert "BlurredBallSVM kernel=sigmoid (dense): failed: ValueError: " in result.output
+    for kernel in ("linear", "rbf", "poly"):
+        assert f"BlurredBallSVM kernel={kernel} (csr): " in result.output
+    assert "warmup step(s) failed (above)" in result.output

@@ -258,8 +258,9 @@ def warmup_summary(steps: Sequence) -> Table:
         entry[2] += step.error is not None
     for name, (n, seconds, failed) in totals.items():
         table.add_row(name, str(n), f"{seconds:.1f}", str(failed) if failed else "")
+    n_failed = sum(s.error is not None for s in steps)
     table.add_row("total", str(len(steps)), f"{sum(s.seconds or 0.0 for s in steps):.1f}",
-                  str(sum(s.error is not None for s in steps)) or "")
+                  str(n_failed) if n_failed else "")
     return table
 
 
