@@ -40,9 +40,8 @@ def first_use(name: str) -> bool:
 
 def first_use_notice(name: str) -> str:
     """The line shown before an estimator's compiled code is first used in a process."""
-    return (f"{name}: first use in this process: loading its compiled (numba) code, or "
-            "compiling it if this machine has no cache yet (up to a few minutes; "
-            "`streamsvm warmup` compiles every estimator once, ahead)")
+    return (f"{name}: first use in this process: loading its numba code, or compiling it "
+            "where not cached (minutes; `streamsvm warmup` does it ahead)")
 
 
 class Progress:
