@@ -133,3 +133,34 @@ def test_update_refuses_a_results_file_it_cannot_read(tmp_path):
                                     "--update"])
     assert out.exit_code != 0 and "cannot merge" in out.output
     assert (tmp_path / "bench_quick.json").read_text() == '[{"task": "x"}]'
+
+
+def test_default_results_folder_is_the_cache_never_the_current_directory(tmp_path, monkeypatch):
+    cache, work = tmp_path / "cache", tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.chdir(work)
+    out = CliRunner().invoke(main, ["bench", "--quick", "--task", "checkerboard", "--contender",
+                                    "Perceptron", "--no-memory"])
+    assert out.exit_code == 0, out.output
+    assert (cache / "streamsvm" / "bench" / "bench_quick.json").exists()
+    assert list(work.iterdir()) == []
+    assert "bench [1/1] checkerboard: Perceptron: warm-up" in out.output
+    assert "bench [1/1] checkerboard: Perceptron: accuracy" in out.output
+    # --output-dir . is the one way to write into the current directory
+    out = CliRunner().invoke(main, ["bench", "--quick", "--task", "checkerboard", "--contender",
+                                    "Perceptron", "--no-memory", "--output-dir", "."])
+    assert out.exit_code == 0 and (work / "bench_quick.md").exists()
+
+
+def test_training_progress_every_interval_of_the_clock(monkeypatch, capsys):
+    from streamsvm import progress
+
+    clock = iter(float(5 * t) for t in range(1000))  # every reading 5 s after the last
+    monkeypatch.setattr(progress, "clock", lambda: next(clock))
+    task = get_tasks(["checkerboard"], quick=True)[0]
+    run_suite([task], contenders(["Perceptron"]), measure_memory=False, verbose=1)
+    err = capsys.readouterr().err
+    for done, percent in (("1,000", 33), ("2,000", 67), ("3,000", 100)):
+        assert f"checkerboard: Perceptron: {done}/3,000 rows ({percent}%)" in err
+    assert "bench: loading checkerboard" in err

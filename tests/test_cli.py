@@ -251,3 +251,77 @@ def test_bad_sources_exit_1_with_one_line(runner, svmlight_file, tmp_path):
     assert "built-in dataset or a generator" in line
     line = _one_error_line(runner.invoke(main, ["demo", "--data", "nope"]), EXIT_USAGE)
     assert "unknown dataset 'nope'" in line and "synthetic-a" in line
+
+
+def test_estimators_lists_every_estimator_with_its_defaults(runner):
+    result = runner.invoke(main, ["estimators"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    for name in streamsvm.registry.ESTIMATORS:
+        assert f"│ {name} " in result.output
+    assert "--block-size 1" in text and "--verbose 0" in text
+    # one owner: the same text as train --help
+    [(name, options)] = streamsvm.report.estimator_parameters({"Pegasos": streamsvm.Pegasos})
+    assert options == "--alpha 0.0001, --block-size 1, --projection true, --verbose 0"
+    assert options in " ".join(runner.invoke(main, ["train", "--help"]).output.split())
+
+
+def test_warmup_compiles_each_kernel_and_layout(runner):
+    from streamsvm.warmup import kernels_of
+
+    result = runner.invoke(main, ["warmup", "Forgetron"])
+    assert result.exit_code == 0, result.output
+    assert kernels_of(streamsvm.Forgetron) == ["linear", "rbf", "poly"]  # its loops' kernels
+    for kernel in kernels_of(streamsvm.Forgetron):
+        for layout in ("dense", "csr"):
+            assert f"compiling Forgetron kernel={kernel} ({layout}) ..." in result.output
+            assert f"Forgetron kernel={kernel} ({layout}): " in result.output
+    assert "failed" not in result.output.replace("┃ failed ┃", "")
+    line = _one_error_line(runner.invoke(main, ["warmup", "NoSuchSVM"]), EXIT_USAGE)
+    assert "unknown estimator 'NoSuchSVM'" in line
+
+
+def test_warmup_steps_cover_the_registry_and_time_with_the_given_clock():
+    from streamsvm.warmup import kernels_of, warm_up, warmup_steps
+
+    steps = warmup_steps()
+    assert {s.estimator for s in steps} == set(streamsvm.registry.ESTIMATORS)
+    assert kernels_of(streamsvm.Pegasos) == [None]
+    assert kernels_of(streamsvm.LASVM) == ["linear", "rbf", "poly", "sigmoid"]
+    ticks = iter(range(100))
+    done = warm_up(["Perceptron"], clock=lambda: float(next(ticks)))
+    assert [(s.layout, s.seconds, s.error) for s in done] == [("dense", 1.0, None),
+                                                              ("csr", 1.0, None)]
+
+
+def test_demo_talks_while_it_works(runner):
+    result = runner.invoke(main, ["demo", "--n-train", "2000", "--n-test", "500"])
+    assert result.exit_code == 0, result.output
+    assert "demo: Pegasos: learning 2,000 rows in chunks of 2,000" in result.output
+    assert "demo: sklearn SVC (batch, RBF): fitting 2,000 rows in one call" in result.output
+
+
+def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypatch):
+    from streamsvm import progress
+
+    path, _, _ = svmlight_file
+    ticks = iter(float(5 * t) for t in range(1000))  # every reading 5 s after the last
+    monkeypatch.setattr(progress, "clock", lambda: next(ticks))
+    result = runner.invoke(main, ["train", "Perceptron", "--file", str(path), "--chunk-size",
+                                  "100"])
+    assert result.exit_code == 0, result.output
+    for done in (100, 200, 300):
+        assert f"Perceptron on {path}: {done} rows, " in result.output
+
+
+def test_warmup_reports_a_failed_step_and_runs_the_others(runner, monkeypatch):
+    from streamsvm import warmup
+
+    # a sigmoid kernel far from positive semi-definite: the ball solver refuses its Gram matrix
+    monkeypatch.setattr(warmup, "SIGMOID_GAMMA", 0.1)
+    result = runner.invoke(main, ["warmup", "BlurredBallSVM"])
+    assert result.exit_code == EXIT_DATA, result.output
+    assert "BlurredBallSVM kernel=sigmoid (dense): failed: ValueError: " in result.output
+    for kernel in ("linear", "rbf", "poly"):
+        assert f"BlurredBallSVM kernel={kernel} (csr): " in result.output
+    assert "warmup step(s) failed (above)" in result.output

@@ -32,6 +32,7 @@ __all__ = [
     "LabelPair",
     "Options",
     "RANDOM_STATE",
+    "VERBOSE",
     "WeightDict",
     "check_param_values",
     "check_params",
@@ -220,6 +221,8 @@ class LabelPair(Constraint):
 #: ``random_state`` of the estimators that draw random numbers.
 RANDOM_STATE = [IsNone(), Interval(numbers.Integral, 0, None),
                 IsInstance(np.random.RandomState, "a numpy.random.RandomState")]
+#: ``verbose``: 0 silent, 1 progress lines (``streamsvm.progress``), 2 also start and end
+VERBOSE = [Interval(numbers.Integral, 0, None)]
 
 
 def _either(parts: list[str]) -> str:

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from . import progress
 from ._params import CheckedParamsMixin, check_params
 from ._validation import (
     check_declared_classes,
@@ -43,6 +44,7 @@ from ._validation import (
     check_row_norms,
     row_sqnorms,
 )
+from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
 
 __all__ = ["BinaryLearner", "StreamClassifier", "state_nbytes"]
@@ -306,7 +308,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             )
         X = self._start_checked(X, sqnorms)
         self._grow_classes(classes)
-        self._learn(X, y, whole_pass=True)
+        self._learn_reporting(X, y, whole_pass=True)
         return self
 
     def _prepare_first(self, X):
@@ -369,7 +371,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             self._classes_declared = True
             self._grow_classes(declared)
         self._grow_classes(seen)
-        self._learn(X, y, whole_pass=False)
+        self._learn_reporting(X, y, whole_pass=False)
         return self
 
     def _learn(self, X, y, *, whole_pass: bool) -> None:
@@ -380,6 +382,54 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             else:
                 learner.partial_fit(X, y_binary)
         self.n_seen_ += X.shape[0]
+
+    def _learn_reporting(self, X, y, *, whole_pass: bool) -> None:
+        """:meth:`_learn`, with progress lines when ``verbose`` (:mod:`streamsvm.progress`).
+
+        With ``verbose >= 1`` the rows are learnt in pieces, each a compiled call, with a line
+        every few seconds, where that gives the very same model (:meth:`_exact_in_pieces`);
+        otherwise in one call, announced. The first use of an estimator in a process is
+        announced too (it may compile). ``verbose >= 2`` also marks the start and the end."""
+        first = progress.first_use(self._name)
+        verbose = getattr(self, "verbose", 0) or 0
+        if not verbose:
+            self._learn(X, y, whole_pass=whole_pass)
+            return
+        if first:
+            progress.say(progress.first_use_notice(self._name))
+        n = len(y)
+        label = f"{self._name}.{'fit' if whole_pass else 'partial_fit'}"
+        with progress.Progress(label, n, always=verbose >= 2 and n >= 1000) as bar:
+            if self._exact_in_pieces(X, whole_pass=whole_pass):
+                for start, stop in bar.pieces(n):
+                    self._learn(X[start:stop], y[start:stop], whole_pass=False)
+                if whole_pass:
+                    for learner in self.learners_:
+                        learner.finish()
+            else:
+                if whole_pass or n >= 10_000:
+                    progress.say(f"{label}: {n:,} rows in one compiled pass (this estimator "
+                                 "reports no progress inside it)")
+                self._learn(X, y, whole_pass=whole_pass)
+                bar.update(n)
+
+    def _exact_in_pieces(self, X, *, whole_pass: bool) -> bool:
+        """True when learning ``X`` in consecutive pieces gives the model one call gives: the
+        learners' ``fit_pass`` is one ``partial_fit`` then ``finish`` (for ``fit``), ``_learn``
+        is this class's, and the family does not depend on the chunking once its first data
+        are fixed (``_chunk_invariant``, or that of :class:`~streamsvm.kernels.FirstDataRule`,
+        which only the first data decide and which are fixed by now)."""
+        if not hasattr(X, "__getitem__"):  # arrays, CSR, and StreamSVM's mapped rows slice
+            return False
+        if type(self)._learn is not StreamClassifier._learn:
+            return False
+        if whole_pass and any(type(learner).fit_pass is not BinaryLearner.fit_pass
+                              for learner in self.learners_):
+            return False
+        for klass in type(self).__mro__:
+            if "_chunk_invariant" in vars(klass):
+                return klass is FirstDataRule or bool(self._chunk_invariant)
+        return False
 
     def finish(self):
         """Tell the model its stream has ended (flushes lookahead buffers, runs finishing steps).

@@ -10,6 +10,8 @@ Examples (shell)::
     streamsvm train --resume model.npz --data synthetic-a --seed 1 --save model2.npz
     streamsvm evaluate model.npz --data synthetic-a --subset test
     streamsvm predict model.npz --file new.svm --output labels.txt
+    streamsvm estimators
+    streamsvm warmup
     streamsvm demo
     streamsvm bench --quick
     streamsvm distributed events.log --sites 10 --task one-class --gamma 1 --report out.json
@@ -35,7 +37,7 @@ import numpy as np
 from rich.console import Console
 from rich.markup import escape
 
-from . import report
+from . import progress, report
 from ._version import __version__
 
 console = Console()
@@ -242,8 +244,7 @@ class _TrainCommand(click.Command):
         from .registry import available_estimators
 
         with formatter.section("Estimators (parameters with their defaults)"):
-            formatter.write_dl([(name, report.parameter_options(cls().get_params(deep=False)))
-                                for name, cls in available_estimators().items()])
+            formatter.write_dl(report.estimator_parameters(available_estimators()))
 
 
 @main.command(
@@ -291,11 +292,13 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
                           n_samples=n_samples, seed=seed)
     stream = _open(source_options, getattr(model, "n_features_in_", None))
     name = type(model).__name__
+    if progress.first_use(name) and not quiet:
+        err_console.print(progress.first_use_notice(name), highlight=False)
     start = time.perf_counter()
     seen = 0
-    progress, update = report.train_progress(err_console, f"{name} on {stream.description}",
-                                             quiet=quiet)
-    with progress:
+    bar, update = report.train_progress(err_console, f"{name} on {stream.description}",
+                                        quiet=quiet)
+    with bar:
         for X, y in stream:
             model.partial_fit(X, y)
             seen += X.shape[0]
@@ -362,7 +365,8 @@ def demo(data, n_train, n_test, seed):
         err_console.print(report.demo_line(row), highlight=False)
 
     try:
-        rows = run_demo(data=data, n_train=n_train, n_test=n_test, seed=seed, on_result=show)
+        rows = run_demo(data=data, n_train=n_train, n_test=n_test, seed=seed, on_result=show,
+                        verbose=1)
     except UnknownSourceError as exc:
         raise CLIError(_one_line(exc), EXIT_USAGE) from exc
     console.print(report.demo_table(rows, data=data, n_train=n_train, n_test=n_test))
@@ -373,8 +377,9 @@ def demo(data, n_train, n_test, seed):
 @click.option("--task", "task_names", multiple=True, help="run only this task (repeatable)")
 @click.option("--contender", "contender_names", multiple=True,
               help="run only contenders whose name contains this (repeatable)")
-@click.option("--output-dir", type=click.Path(file_okay=False), default="benchmarks/results",
-              show_default=True, help="where the Markdown and JSON results are written")
+@click.option("--output-dir", type=click.Path(file_okay=False), default=None,
+              help="where the Markdown and JSON results are written [default: "
+                   "$XDG_CACHE_HOME/streamsvm/bench, i.e. ~/.cache/streamsvm/bench]")
 @click.option("--no-memory", is_flag=True, help="skip the second, memory-traced run")
 @click.option("--update", is_flag=True,
               help="merge into the results already in --output-dir: re-measured pairs replace "
@@ -383,9 +388,18 @@ def demo(data, n_train, n_test, seed):
 def bench(quick, task_names, contender_names, output_dir, no_memory, update):
     """Every estimator of the library against scikit-learn and River on the papers' data.
 
-    Writes bench_quick.{md,json} (with --quick) or bench_suite.{md,json}.
+    Writes bench_quick.{md,json} (with --quick) or bench_suite.{md,json}, and a line as each
+    pair starts and ends, with progress every few seconds of training.
     """
-    from .bench import contenders, get_tasks, load_results, merge_results, run_suite, write_results
+    from .bench import (
+        contenders,
+        default_results_dir,
+        get_tasks,
+        load_results,
+        merge_results,
+        run_suite,
+        write_results,
+    )
 
     try:
         tasks = get_tasks(task_names, quick=quick)
@@ -393,6 +407,8 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
     except ValueError as error:
         raise CLIError(str(error), EXIT_USAGE) from error
     stem = "bench_quick" if quick else "bench_suite"
+    if output_dir is None:
+        output_dir = default_results_dir()
     previous_path = Path(output_dir) / f"{stem}.json"
     previous = None
     if update and previous_path.exists():
@@ -400,9 +416,7 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
             previous = load_results(previous_path)
         except (ValueError, TypeError) as error:
             raise CLIError(f"cannot merge into {previous_path}: {error}", EXIT_USAGE) from error
-    progress, step = report.bench_progress(err_console, len(tasks) * len(chosen))
-    with progress:
-        results = run_suite(tasks, chosen, measure_memory=not no_memory, progress=step)
+    results = run_suite(tasks, chosen, measure_memory=not no_memory, verbose=1)
     if previous is not None:
         results = merge_results(previous, results)
     md, js = write_results(results, output_dir, stem, title="streamsvm benchmark suite",
@@ -412,6 +426,40 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
         if r.error:
             err_console.print(f"{r.task}: {r.contender}: {r.error}", highlight=False)
     console.print(f"wrote {md} and {js}")
+
+
+@main.command()
+def estimators():
+    """Every estimator, what it is, and its parameters with their defaults."""
+    from .registry import available_estimators
+
+    console.print(report.estimators_table(available_estimators()))
+
+
+@main.command()
+@click.argument("names", nargs=-1, metavar="[ESTIMATOR]...")
+@_errors_as_one_line
+def warmup(names):
+    """Compile every estimator's numba code once (or only the ESTIMATORs named).
+
+    Fits each on a tiny problem with each kernel its loops take, dense and sparse, so later
+    processes on this machine load the compiled code from numba's cache instead of compiling.
+    """
+    from .warmup import warm_up
+
+    def start(step):
+        err_console.print(report.warmup_start_line(step), highlight=False)
+
+    def done(step):
+        err_console.print(report.warmup_done_line(step), highlight=False)
+
+    try:
+        steps = warm_up(names or None, on_start=start, on_done=done)
+    except ValueError as exc:  # an unknown estimator name
+        raise CLIError(str(exc), EXIT_USAGE) from exc
+    console.print(report.warmup_summary(steps))
+    if any(step.error for step in steps):
+        raise CLIError(f"{sum(bool(s.error) for s in steps)} warmup step(s) failed (above)")
 
 
 @main.command("distributed")

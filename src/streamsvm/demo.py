@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 
 import numpy as np
 
 from .datasets import concat_chunks, iter_arrays, open_stream
+from .progress import Progress, say
 from .report import DemoRow
 
 
@@ -28,13 +30,15 @@ def demo_data(data: str, n_train: int, n_test: int, seed: int):
 
 
 def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_size=2_000,
-             on_result=None) -> list[DemoRow]:
+             on_result=None, verbose=0) -> list[DemoRow]:
     """Train each estimator on one pass over the stream and the peers on the same data.
 
     Returns one :class:`~streamsvm.report.DemoRow` per model (test accuracy, training time,
     throughput, model size); ``on_result(row)`` is called as each one ends. The peers are
     scikit-learn's ``SVC`` (batch, RBF kernel, all data in memory) and ``SGDClassifier``
-    (hinge loss, one pass of ``partial_fit`` over the chunks).
+    (hinge loss, one pass of ``partial_fit`` over the chunks). ``verbose=1`` announces each
+    model, reports rows done and rows/s every few seconds (:mod:`streamsvm.progress`) and
+    passes ``verbose=1`` to the library's estimators.
     """
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import SVC
@@ -46,15 +50,26 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
     rows = []
 
     def run(name, model, streaming, size, max_examples=None):
+        if verbose and type(model).__module__.startswith("streamsvm"):
+            model.set_params(verbose=verbose)
         start = time.perf_counter()
         if streaming:
             n = X_train.shape[0] if max_examples is None else min(max_examples, X_train.shape[0])
-            for X, y in iter_arrays(X_train[:n], y_train[:n], chunk_size=chunk_size):
-                model.partial_fit(X, y, classes=classes)
-            if hasattr(model, "finish"):
-                model.finish()
+            if verbose:
+                say(f"demo: {name}: learning {n:,} rows in chunks of {chunk_size:,}")
+            with Progress(f"demo: {name}", n) if verbose else nullcontext() as bar:
+                done = 0
+                for X, y in iter_arrays(X_train[:n], y_train[:n], chunk_size=chunk_size):
+                    model.partial_fit(X, y, classes=classes)
+                    done += X.shape[0]
+                    if bar is not None:
+                        bar.update(done)
+                if hasattr(model, "finish"):
+                    model.finish()
         else:
             n = X_train.shape[0]
+            if verbose:
+                say(f"demo: {name}: fitting {n:,} rows in one call (no progress inside it)")
             model.fit(X_train, y_train)
         seconds = time.perf_counter() - start
         accuracy = float(np.mean(model.predict(X_test) == y_test))

@@ -12,24 +12,31 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
 from rich.table import Table
+
+from .progress import Progress
 
 __all__ = [
     "DemoRow",
     "bench_notes",
-    "bench_progress",
     "bench_table",
     "dataset_lines",
     "datasets_table",
     "demo_line",
     "demo_table",
     "distributed_table",
+    "estimator_parameters",
+    "estimators_table",
     "human_bytes",
     "metrics_table",
     "parameter_options",
     "train_progress",
     "train_summary",
+    "warmup_done_line",
+    "warmup_start_line",
+    "warmup_summary",
 ]
 
 
@@ -71,8 +78,17 @@ def train_progress(console: Console, description: str, *, quiet: bool = False):
     """A progress bar of examples, examples/s and model size; returns ``(progress, update)``.
 
     ``update(n_seen, rate, model_bytes)`` moves the bar; use ``progress`` as a context manager.
+    When ``console`` is not a terminal (a log, CI), a bar would show nothing until the end, so
+    progress lines of :mod:`streamsvm.progress` (one every few seconds) stand in for it.
     """
-    progress = Progress(
+    if not quiet and not console.is_terminal:
+        lines = Progress(description)
+
+        def update_lines(n_seen: int, rate: float, model_bytes: int | None) -> None:
+            lines.update(n_seen)
+
+        return lines, update_lines
+    progress = RichProgress(
         TextColumn("[bold]{task.description}"), BarColumn(),
         TextColumn("{task.completed:,} examples"), TextColumn("{task.fields[rate]:,.0f} ex/s"),
         TextColumn("model {task.fields[size]}"), TimeElapsedColumn(),
@@ -109,6 +125,26 @@ def parameter_options(defaults: dict) -> str:
 
     return ", ".join(f"--{name.replace('_', '-')} {shown(value)}"
                      for name, value in defaults.items()) or "(none)"
+
+
+def estimator_parameters(estimators: dict[str, type]) -> list[tuple[str, str]]:
+    """``(name, its parameters with defaults)`` for each estimator class (``train --help`` and
+    ``streamsvm estimators`` both show these)."""
+    return [(name, parameter_options(cls().get_params(deep=False)))
+            for name, cls in estimators.items()]
+
+
+def estimators_table(estimators: dict[str, type]) -> Table:
+    """Every estimator, the first line of its docstring and its parameters with defaults."""
+    table = Table(title="estimators (parameters with their defaults)", show_lines=True)
+    table.add_column("estimator", no_wrap=True)
+    table.add_column("what it is")
+    table.add_column("parameters")
+    for (name, options), cls in zip(estimator_parameters(estimators), estimators.values(),
+                                    strict=True):
+        summary = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+        table.add_row(name, summary, options)
+    return table
 
 
 def metrics_table(title: str, metrics: dict[str, float], n_examples: int) -> Table:
@@ -167,21 +203,6 @@ def bench_notes(quick: bool) -> str:
     )
 
 
-def bench_progress(console: Console, total: int):
-    """A transient bar over task × contender pairs; returns ``(progress, step)``.
-
-    ``step(task, contender)`` advances it and names the pair (``run_suite``'s callback).
-    """
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                        console=console, transient=True)
-    bar = progress.add_task("bench", total=total)
-
-    def step(task, contender) -> None:
-        progress.update(bar, advance=1, description=f"{task.name}: {contender.name}")
-
-    return progress, step
-
-
 def bench_table(results: Sequence, contender_names: Sequence[str]) -> Table:
     """Accuracy % (train seconds) per contender (rows) and task (columns)."""
     table = Table(title="accuracy % (train seconds)")
@@ -201,6 +222,45 @@ def bench_table(results: Sequence, contender_names: Sequence[str]) -> Table:
             else:
                 cells.append("skipped" if r.error.startswith("skipped") else "failed")
         table.add_row(contender, *cells)
+    return table
+
+
+# --------------------------------------------------------------------------- warmup
+def _step_name(step) -> str:
+    kernel = f" kernel={step.kernel}" if step.kernel is not None else ""
+    return f"{step.estimator}{kernel} ({step.layout})"
+
+
+def warmup_start_line(step) -> str:
+    """The line shown before one warmup step compiles (or loads) its code."""
+    return f"compiling {_step_name(step)} ..."
+
+
+def warmup_done_line(step) -> str:
+    """The line shown after one warmup step: its seconds, or why it failed."""
+    if step.error:
+        return f"  {_step_name(step)}: failed: {step.error}"
+    return f"  {_step_name(step)}: {step.seconds:.1f} s"
+
+
+def warmup_summary(steps: Sequence) -> Table:
+    """Seconds per estimator (all its kernels and layouts), in the order they ran."""
+    table = Table(title="streamsvm warmup: seconds to compile (or load from numba's cache)")
+    table.add_column("estimator")
+    table.add_column("steps", justify="right")
+    table.add_column("seconds", justify="right")
+    table.add_column("failed", justify="right")
+    totals: dict[str, list] = {}
+    for step in steps:
+        entry = totals.setdefault(step.estimator, [0, 0.0, 0])
+        entry[0] += 1
+        entry[1] += step.seconds or 0.0
+        entry[2] += step.error is not None
+    for name, (n, seconds, failed) in totals.items():
+        table.add_row(name, str(n), f"{seconds:.1f}", str(failed) if failed else "")
+    n_failed = sum(s.error is not None for s in steps)
+    table.add_row("total", str(len(steps)), f"{sum(s.seconds or 0.0 for s in steps):.1f}",
+                  str(n_failed) if n_failed else "")
     return table
 
 

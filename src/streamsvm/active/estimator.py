@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from .._params import Boolean, Interval, IsNone, Options, WeightDict
+from .._params import VERBOSE, Boolean, Interval, IsNone, Options, WeightDict
 from ..lasvm._lasvm_core import RANDOM
 from ..lasvm.lasvm import _KernelSVMBase
 from .learner import STOPPING_RULES, _ActiveLearner
@@ -87,6 +87,10 @@ class ActiveSVM(_KernelSVMBase):
         multipliers of ``C``.
     random_state : int or None
         Seeds the candidate draws.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -117,6 +121,7 @@ class ActiveSVM(_KernelSVMBase):
 
     _learner_params = ()
     _parameter_constraints = {
+        "verbose": VERBOSE,
         **{name: _KernelSVMBase._parameter_constraints[name]
            for name in ("C", "kernel", "gamma", "degree", "coef0", "tau", "cache_size",
                         "random_state")},
@@ -141,7 +146,7 @@ class ActiveSVM(_KernelSVMBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  pool_size=59, stopping="sv_count", window=100, tolerance=0.02,
                  margin_span=None, max_labels=None, class_weight=None, finishing=True,
-                 cache_size=100.0, random_state=None):
+                 cache_size=100.0, random_state=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -158,6 +163,7 @@ class ActiveSVM(_KernelSVMBase):
         self.finishing = finishing
         self.cache_size = cache_size
         self.random_state = random_state
+        self.verbose = verbose
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])

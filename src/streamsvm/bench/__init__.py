@@ -12,7 +12,7 @@ True
 """
 
 from .contenders import OUR_SETTINGS, Contender, contenders
-from .report import load_results, merge_results, to_markdown, write_results
+from .report import default_results_dir, load_results, merge_results, to_markdown, write_results
 from .runner import Result, run_pair, run_suite
 from .tasks import QUICK_TASKS, TASKS, Task, get_tasks
 
@@ -24,6 +24,7 @@ __all__ = [
     "TASKS",
     "Task",
     "contenders",
+    "default_results_dir",
     "get_tasks",
     "load_results",
     "merge_results",

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 from datetime import date
 from pathlib import Path
 
 from .runner import Result
 
-__all__ = ["load_results", "merge_results", "to_markdown", "write_results"]
+__all__ = ["default_results_dir", "load_results", "merge_results", "to_markdown",
+           "write_results"]
 
 _COLUMNS = [
     ("accuracy", "accuracy %", lambda v: f"{100 * v:.2f}"),
@@ -53,6 +55,14 @@ def to_markdown(results: list[Result], *, title: str, notes: str = "") -> str:
             lines.append(f"| {r.contender} | {r.mode} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def default_results_dir() -> Path:
+    """Where ``streamsvm bench`` writes without ``--output-dir``:
+    ``$XDG_CACHE_HOME/streamsvm/bench``, by default ``~/.cache/streamsvm/bench`` (never the
+    current directory, so a run inside a checkout leaves it clean)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "streamsvm" / "bench"
 
 
 def write_results(results: list[Result], directory, stem: str, *, title: str, notes: str = ""):

@@ -6,7 +6,9 @@ loading and the conversion of rows to River's dicts are outside it) and once
 under :mod:`tracemalloc` for the peak memory that training allocates (NumPy reports its
 buffers to tracemalloc, so arrays count as well as Python objects; memory held by native
 libraries outside NumPy, such as LIBSVM's kernel cache, is not seen). The second run is
-skipped with ``measure_memory=False``.
+skipped with ``measure_memory=False``. With ``verbose=1`` every task and pair is announced
+and training reports rows done and rows/s every few seconds (:mod:`streamsvm.progress`; one
+clock reading per chunk, outside nothing that is timed but that reading).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .. import metrics
+from .. import metrics, progress
 from .contenders import Contender
 from .tasks import Task
 
@@ -67,18 +69,28 @@ def _river_rows(X) -> list[dict]:
     return [dict(enumerate(row)) for row in X.tolist()]
 
 
-def _train(contender: Contender, model, X, y, rows):
-    """Train ``model`` as its contender learns; returns the model (River's may be replaced)."""
+def _train(contender: Contender, model, X, y, rows, bar=None):
+    """Train ``model`` as its contender learns; returns the model (River's may be replaced).
+    ``bar`` (a :class:`~streamsvm.progress.Progress`) counts the rows after each chunk."""
     if contender.mode == "batch":
         model.fit(X, y)
     elif contender.mode == "stream":
+        done = 0
         for X_chunk, y_chunk in _chunks(X, y):
             model.partial_fit(X_chunk, y_chunk, classes=np.array([-1, 1]))
+            done += X_chunk.shape[0]
+            if bar is not None:
+                bar.update(done)
         if hasattr(model, "finish"):
             model.finish()
     else:  # river: one example at a time, labels as booleans
-        for row, label in zip(rows, (y == 1).tolist(), strict=True):
-            model.learn_one(row, label)
+        labels = (y == 1).tolist()
+        for start in range(0, len(rows), CHUNK):
+            for row, label in zip(rows[start:start + CHUNK], labels[start:start + CHUNK],
+                                  strict=True):
+                model.learn_one(row, label)
+            if bar is not None:
+                bar.update(min(start + CHUNK, len(rows)))
     return model
 
 
@@ -116,8 +128,10 @@ def _warm_up(contender: Contender, task: Task, X, y, rows) -> None:
 
 
 # ----------------------------------------------------------------------------- one pair
-def run_pair(contender: Contender, task: Task, data, *, measure_memory=True) -> Result:
-    """Train and test one contender on one task's ``data = (X, y, X_test, y_test)``."""
+def run_pair(contender: Contender, task: Task, data, *, measure_memory=True,
+             verbose=0) -> Result:
+    """Train and test one contender on one task's ``data = (X, y, X_test, y_test)``;
+    ``verbose=1``: progress lines of the timed training (module doc)."""
     X, y, Xt, yt = data
     result = Result(task.name, contender.name, contender.family, contender.mode,
                     X.shape[0], Xt.shape[0])
@@ -130,9 +144,11 @@ def run_pair(contender: Contender, task: Task, data, *, measure_memory=True) -> 
     try:
         _warm_up(contender, task, X, y, rows)
         model = contender.make(task)
-        start = time.process_time()
-        model = _train(contender, model, X, y, rows)
-        result.train_seconds = time.process_time() - start
+        label = f"{task.name}: {contender.name}"
+        with progress.Progress(label, X.shape[0]) if verbose else _Silent() as bar:
+            start = time.process_time()
+            model = _train(contender, model, X, y, rows, bar if verbose else None)
+            result.train_seconds = time.process_time() - start
         result.us_per_example = 1e6 * result.train_seconds / X.shape[0]
         predicted, scores = _scores(contender, model, Xt, test_rows)
         result.accuracy = metrics.accuracy(yt, predicted)
@@ -152,18 +168,57 @@ def run_pair(contender: Contender, task: Task, data, *, measure_memory=True) -> 
     return result
 
 
-def run_suite(tasks, contenders, *, measure_memory=True, progress=None) -> list[Result]:
+class _Silent:
+    """Stands for a :class:`~streamsvm.progress.Progress` when nothing is reported."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None
+
+
+def run_suite(tasks, contenders, *, measure_memory=True, progress=None,
+              verbose=0) -> list[Result]:
     """Every contender on every available task; ``progress(task, contender)`` is called before
-    each pair. Tasks whose data are missing give one result with the reason in ``error``."""
+    each pair. Tasks whose data are missing give one result with the reason in ``error``.
+
+    ``verbose=1`` writes a line as each task loads, as each pair starts (its number of the
+    total) and ends, and progress lines during training (:mod:`streamsvm.progress`)."""
+    from ..progress import say
+
     results = []
+    total, number = len(tasks) * len(contenders), 0
     for task in tasks:
         if not task.available:
             results.append(Result(task.name, "-", "-", "-", 0, 0,
                                   error=f"data for {task.source!r} not found (STREAMSVM_DATA)"))
+            number += len(contenders)
+            if verbose:
+                say(f"bench: {task.name}: skipped, {results[-1].error}")
             continue
+        if verbose:
+            say(f"bench: loading {task.name}")
         data = task.load()
         for contender in contenders:
+            number += 1
             if progress is not None:
                 progress(task, contender)
-            results.append(run_pair(contender, task, data, measure_memory=measure_memory))
+            if verbose:
+                compiles = " (compiles on first use)" if contender.family == "streamsvm" else ""
+                say(f"bench [{number}/{total}] {task.name}: {contender.name}: warm-up{compiles}, "
+                    f"then training on {data[0].shape[0]:,} rows")
+            result = run_pair(contender, task, data, measure_memory=measure_memory,
+                              verbose=verbose)
+            results.append(result)
+            if verbose:
+                say(f"bench [{number}/{total}] {task.name}: {contender.name}: "
+                    + _outcome(result))
     return results
+
+
+def _outcome(result: Result) -> str:
+    if result.error:
+        return result.error
+    return (f"accuracy {100 * result.accuracy:.2f}% in {result.train_seconds:.3f} s of CPU "
+            "(training)")

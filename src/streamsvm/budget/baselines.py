@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import RANDOM_STATE, Interval
+from .._params import RANDOM_STATE, VERBOSE, Interval
 from ..base import BinaryLearner
 from ..kernels import Kernel, dense_blocks
 from . import _baselines_core as bcore
@@ -80,6 +80,10 @@ class RandomBudgetSVM(KernelStreamClassifier):
     C : float, default=100.0 (fixed; no rescaling)
     kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
     random_state : int or None
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Examples
     --------
@@ -97,6 +101,7 @@ class RandomBudgetSVM(KernelStreamClassifier):
                     {"budget": 10, "kernel": "linear", "C": 1.0, "random_state": 1}]
 
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
@@ -104,7 +109,7 @@ class RandomBudgetSVM(KernelStreamClassifier):
     }
 
     def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.budget = budget
         self.C = C
         self.kernel = kernel
@@ -112,6 +117,7 @@ class RandomBudgetSVM(KernelStreamClassifier):
         self.degree = degree
         self.coef0 = coef0
         self.random_state = random_state
+        self.verbose = verbose
 
     @property
     def _chunk_invariant(self) -> bool:
@@ -255,6 +261,10 @@ class Forgetron(KernelStreamClassifier):
     ----------
     budget : int, default=100
     kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Examples
     --------
@@ -271,16 +281,18 @@ class Forgetron(KernelStreamClassifier):
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "poly", "degree": 2, "gamma": 0.05}]
 
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
+    def __init__(self, *, budget=100, kernel="rbf", gamma="scale", degree=3, coef0=1.0, verbose=0):
         self.budget = budget
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.verbose = verbose
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
@@ -309,6 +321,10 @@ class BudgetPerceptron(KernelStreamClassifier):
     beta : float, default=0.0
         Margin below which an example is added.
     kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Examples
     --------
@@ -325,18 +341,21 @@ class BudgetPerceptron(KernelStreamClassifier):
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
 
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
         "beta": [Interval(Real)],
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0):
+    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
+                 verbose=0):
         self.budget = budget
         self.beta = beta
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.verbose = verbose
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -7,7 +7,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import _num_samples
 
-from .._params import Interval, check_param_values, check_params
+from .._params import VERBOSE, Interval, check_param_values, check_params
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
 from . import _state as state
@@ -87,6 +87,10 @@ class IncrementalSVM(KernelStreamClassifier):
         first data the model sees: ``docs/design.md``).
     tol : float, default=1e-9
         An added example with ``y f(x) >= 1 - tol`` is a reserve vector at once.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -119,18 +123,21 @@ class IncrementalSVM(KernelStreamClassifier):
     ]
 
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9):
+    def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9,
+                 verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.tol = tol
+        self.verbose = verbose
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import Boolean, Interval, IsNone, Options
+from .._params import VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
 from . import _state as state
@@ -161,6 +161,10 @@ class TwinVectorMachine(KernelStreamClassifier):
         the kept examples and lost 7 points of accuracy).
     scale_C : bool, default=True
         Keep ``C Σ s`` constant (Sec. 4.3); False keeps C fixed.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -188,6 +192,7 @@ class TwinVectorMachine(KernelStreamClassifier):
     ]
 
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "budget": [Interval(Integral, 2, None)],
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
@@ -203,7 +208,7 @@ class TwinVectorMachine(KernelStreamClassifier):
 
     def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
                  m1=1.0, m2=2.0, eta=0.2, merging="input", one_sided=True, rejection=True,
-                 merge_tries=None, scale_C=True):
+                 merge_tries=None, scale_C=True, verbose=0):
         self.budget = budget
         self.C = C
         self.kernel = kernel
@@ -218,6 +223,7 @@ class TwinVectorMachine(KernelStreamClassifier):
         self.rejection = rejection
         self.merge_tries = merge_tries
         self.scale_C = scale_C
+        self.verbose = verbose
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])

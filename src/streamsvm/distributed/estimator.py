@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
 from .._params import (
+    VERBOSE,
     Boolean,
     CheckedParamsMixin,
     Interval,
@@ -48,6 +49,7 @@ from .._validation import (
 from ..base import state_nbytes
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
+from ..progress import Progress
 from .events import iter_events
 from .objective import KernelSpace, SquaredNorm
 from .protocol import UPDATE_METHODS, Tracker
@@ -82,6 +84,9 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         crashes ends the run); see :mod:`~streamsvm.distributed.messages`
     checkpoint_dir : where the sites save their checkpoints (default: a temporary directory;
         with Ray on several machines, a directory every machine can read)
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows added, rows/s) every few seconds of ``fit`` or
+        ``partial_fit``; 2: also a last line at the end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -110,6 +115,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     _streamsvm_model = True  # streamsvm.save / load take it (it is not a StreamClassifier)
     _transient = ()
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "n_sites": [Interval(Integral, 1, None)],
         "task": [Options("two-class", "one-class")],
         **kernel_parameter_constraints(callable_kernel=True),
@@ -139,7 +145,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     def __init__(self, n_sites=10, *, task="two-class", kernel="rbf", gamma="scale", degree=3,
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
-                 shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None):
+                 shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None,
+                 verbose=0):
         self.n_sites = n_sites
         self.task = task
         self.kernel = kernel
@@ -158,6 +165,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         self.classes = classes
         self.checkpoint_every = checkpoint_every
         self.checkpoint_dir = checkpoint_dir
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ set-up
 
@@ -405,12 +413,21 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def _add_rows(self, X, signs, sites, block=256):
+        """Add the rows one protocol event each; with ``verbose``, progress lines
+        (:mod:`streamsvm.progress`) after each block."""
+        verbose = getattr(self, "verbose", 0)
+        bar = (Progress(f"{type(self).__name__}.add", X.shape[0], always=verbose >= 2)
+               if verbose else None)
         for start in range(0, X.shape[0], block):
             rows = X[start:start + block]
             rows = rows.toarray() if sp.issparse(rows) else rows
             for i in range(rows.shape[0]):
                 self.tracker_.add(int(sites[start + i]), rows[i], float(signs[start + i]))
                 self.n_seen_ += 1
+            if bar is not None:
+                bar.update(start + rows.shape[0])
+        if bar is not None:
+            bar.close()
 
     def run_events(self, events, *, on_query=None):
         """Replay an event log (a path, lines, or :class:`~.events.Event` objects).

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import RANDOM_STATE, Boolean, Interval, IsNone, Options
+from .._params import RANDOM_STATE, VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from . import _expansion_core as _expansion
@@ -31,6 +31,7 @@ class _KernelSVMBase(FirstDataRule, StreamClassifier):
 
     # built-in kernels only: the loops are compiled
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "C": [Interval(Real, 0, None, closed="neither")],
         **kernel_parameter_constraints(),
         "tau": [Interval(Real, 0, None, closed="neither")],
@@ -161,6 +162,10 @@ class LASVM(_KernelSVMBase):
         False keeps the given order.
     random_state : int or None
         Seeds the shuffles and the candidate sampling.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -198,7 +203,7 @@ class LASVM(_KernelSVMBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, selection="random", n_candidates=50, n_seed=5, delta_max=None,
                  finishing=True, finishing_selection="second-order", cache_size=100.0,
-                 shuffle=False, random_state=None):
+                 shuffle=False, random_state=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -215,6 +220,7 @@ class LASVM(_KernelSVMBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
     def _learner_options(self):
         return {

@@ -83,6 +83,10 @@ _COMMON_DOC = """
     shuffle : bool, default=False
         Random order in each ``fit`` epoch; False keeps the given order.
     random_state : int or None
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 """
 
 _CLEAN_DOC = """    clean_every : int, default=300
@@ -124,7 +128,7 @@ class LASVMG(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0, shuffle=False,
-                 random_state=None):
+                 random_state=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -137,6 +141,7 @@ class LASVMG(_GapBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class LASVMNC(_GapBase):
@@ -158,7 +163,7 @@ class LASVMNC(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  s=-1.0, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
-                 shuffle=False, random_state=None):
+                 shuffle=False, random_state=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -172,6 +177,7 @@ class LASVMNC(_GapBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class LASVMI(LASVMNC):
@@ -202,7 +208,7 @@ class FullSVM(_GapBase):
     _algorithm = "full"
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
-                 epochs=1, cache_size=100.0, shuffle=False, random_state=None):
+                 epochs=1, cache_size=100.0, shuffle=False, random_state=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -213,3 +219,4 @@ class FullSVM(_GapBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import Boolean, Interval
+from .._params import VERBOSE, Boolean, Interval
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
 
@@ -136,6 +136,10 @@ class Pegasos(LinearStreamClassifier):
         Examples per sub-gradient step (``k``).
     projection : bool, default=True
         Project onto ``||w|| <= 1/sqrt(alpha)`` after each step.
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Examples
     --------
@@ -152,15 +156,17 @@ class Pegasos(LinearStreamClassifier):
     _learner_params = ("alpha", "block_size", "projection")
 
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "block_size": [Interval(Integral, 1, None)],
         "projection": [Boolean()],
     }
 
-    def __init__(self, *, alpha=1e-4, block_size=1, projection=True):
+    def __init__(self, *, alpha=1e-4, block_size=1, projection=True, verbose=0):
         self.alpha = alpha
         self.block_size = block_size
         self.projection = projection
+        self.verbose = verbose
 
     @property
     def n_updates_(self) -> int:

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import Boolean
+from .._params import VERBOSE, Boolean
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
 
@@ -44,6 +44,10 @@ class Perceptron(LinearStreamClassifier):
     ----------
     fit_intercept : bool, default=True
         Learn a bias ``b`` (updated like the weight of a constant feature 1).
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -65,10 +69,11 @@ class Perceptron(LinearStreamClassifier):
     _bounded_memory = True
     _learner_params = ("fit_intercept",)
 
-    _parameter_constraints = {"fit_intercept": [Boolean()]}
+    _parameter_constraints = {"fit_intercept": [Boolean()], "verbose": VERBOSE}
 
-    def __init__(self, *, fit_intercept=True):
+    def __init__(self, *, fit_intercept=True, verbose=0):
         self.fit_intercept = fit_intercept
+        self.verbose = verbose
 
     @property
     def n_updates_(self) -> int:

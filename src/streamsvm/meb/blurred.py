@@ -30,7 +30,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import Boolean, Interval, IsNone, Options
+from .._params import VERBOSE, Boolean, Interval, IsNone, Options
 from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
@@ -428,6 +428,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         the separators pass through the origin of the augmented space.
     tol : float or None, default=None
         Relative accuracy of each new ball's MEB solve; None is ε/100 (well below ε).
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -452,6 +456,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
 
     _learner_class = _BlurredBallLearner
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "epsilon": [Interval(Real, 0, 1, closed="right")],
         "C": [Interval(Real, 0, math.inf, closed="right")],
         "lookahead": [Interval(Integral, 0, None)],
@@ -486,6 +491,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         normalize=True,
         center="auto",
         tol=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.C = C
@@ -498,6 +504,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         self.normalize = normalize
         self.center = center
         self.tol = tol
+        self.verbose = verbose
 
     @property
     def _tol(self) -> float:

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import Boolean, Interval, Options
+from .._params import VERBOSE, Boolean, Interval, Options
 from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
@@ -36,6 +36,10 @@ class _MappedRows:
         self.X, self.mean, self.append_one, self.normalize = X, mean, append_one, normalize
         self.sparse = sp.issparse(X)
         self.shape = (X.shape[0], X.shape[1] + int(append_one))
+
+    def __getitem__(self, rows: slice) -> _MappedRows:
+        """The same mapping over a slice of the rows."""
+        return _MappedRows(self.X[rows], self.mean, self.append_one, self.normalize)
 
     @property
     def use_mean(self) -> bool:
@@ -487,6 +491,10 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         Scale each (centred, augmented) row to unit norm.
     center : {"auto", True, False}, default="auto"
         Subtract the mean of the first chunk ("auto": for dense input only).
+    verbose : int, default 0
+        0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
+        ``partial_fit`` and a notice before the first use compiles; 2: also their start and
+        end (``streamsvm.progress``).
 
     Attributes
     ----------
@@ -511,6 +519,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     _learner_class = _StreamSVMLearner
     _learner_params = ("C", "lookahead", "tol")
     _parameter_constraints = {
+        "verbose": VERBOSE,
         "C": [Interval(Real, 0, math.inf, closed="right")],
         **kernel_parameter_constraints(),
         "lookahead": [Interval(Integral, 1, None)],
@@ -549,6 +558,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         normalize=True,
         center="auto",
         tol=1e-8,
+        verbose=0,
     ):
         self.C = C
         self.kernel = kernel
@@ -561,6 +571,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         self.fit_intercept = fit_intercept
         self.normalize = normalize
         self.center = center
+        self.verbose = verbose
 
     @property
     def _expected_failed_checks(self) -> dict:
