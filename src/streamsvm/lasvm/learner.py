@@ -42,7 +42,18 @@ _NO_LIMIT = np.iinfo(np.int64).max
 
 class _Learner(BinaryLearner):
     """LASVM (``algorithm="lasvm"``) or the LASVM-G family (``"g"``, ``"nc"``, ``"i"``,
-    ``"full"``) for one two-class problem; see the estimators for the parameters."""
+    ``"full"``) for one two-class problem; see the estimators for the parameters.
+
+    Saved files and pickles leave out the kernel cache, the log of past layouts of S (read
+    only to bring cached rows up to date) and the scratch rows; the cache is rebuilt on the
+    next call, with the same kernel values (computed by the same code), so resuming is
+    bit-exact. The store and the arrays of S are saved without their spare capacity."""
+
+    _transient = ("cache", "layout_log", "scratch")
+    #: ``finish`` forgets the stored rows outside S (active learning keeps its pool)
+    _release_after_finish = True
+    _spare_capacity = ("Xd", "indptr", "indices", "data", "sq", "kd", "ys", "pos_of", "row_gen",
+                       "perm", "alpha", "g", "lo", "hi")
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
@@ -266,6 +277,27 @@ class _Learner(BinaryLearner):
         self.pos_of[self.perm[:m]] = np.arange(m)
         self.cnt[_expansion.N_COLS] = m
 
+    def _persist_state(self) -> dict:
+        state = super()._persist_state()
+        state["cache_totals"] = self._cache_counts()  # the dropped cache's hits and misses
+        return state
+
+    def _rows_in_use(self) -> dict[str, int]:
+        n_cols, n_store = int(self.cnt[_expansion.N_COLS]), self.n_store
+        in_use = dict.fromkeys(("perm", "alpha", "g", "lo", "hi"), n_cols)
+        in_use.update(dict.fromkeys(("Xd", "sq", "kd", "ys", "pos_of", "row_gen"), n_store))
+        in_use["indptr"] = n_store + 1
+        if self.sparse:
+            in_use["data"] = in_use["indices"] = int(self.indptr[n_store])
+        return in_use
+
+    def _restore_transient(self) -> None:
+        super()._restore_transient()
+        capacity = self.perm.shape[0]
+        self.cache = None
+        self.layout_log = np.zeros((_expansion.N_GENERATIONS, capacity), dtype=np.int32)
+        self.scratch = np.zeros((3, capacity))
+
     def _release_cache(self):
         if self.cache is not None:
             self.cache_totals += [self.cache.hits, self.cache.partial_hits, self.cache.misses]
@@ -335,14 +367,16 @@ class _Learner(BinaryLearner):
         self.n_seen += n
 
     def finish(self):
-        """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking)."""
-        if self.algorithm != "lasvm" or self.cnt[_expansion.N_LIVE] == 0:
-            return
-        self._ensure_cache()
-        second_order = getattr(self, "second_order", False)  # models saved before it existed
-        _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
-                           self._kern(), self._svs(), self.cache.state, self._work(), self.cnt,
-                           self.st)
+        """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking); then, at the
+        end of the data, the store keeps only the rows of S (so that a saved model holds S)."""
+        if self.algorithm == "lasvm" and self.cnt[_expansion.N_LIVE] > 0:
+            self._ensure_cache()
+            second_order = getattr(self, "second_order", False)  # models saved before it
+            _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+                                     self._kern(), self._svs(), self.cache.state, self._work(),
+                                     self.cnt, self.st)
+        if self._release_after_finish and self.n_store > self.cnt[_expansion.N_LIVE]:
+            self.release_unused()
 
     # ------------------------------------------------------------------ model
     def _support(self):
