@@ -10,6 +10,7 @@ import numpy as np
 from .._params import RANDOM_STATE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
+from ..support import SupportVectorsMixin
 from . import _expansion_core as _expansion
 from . import _lasvm_core
 from .learner import _Learner
@@ -22,7 +23,7 @@ SELECTIONS = {
 }
 
 
-class _KernelSVMBase(FirstDataRule, StreamClassifier):
+class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
     """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters
     (``gamma_`` fixed from the first data by :class:`~streamsvm.kernels.FirstDataRule`)."""
 
@@ -89,23 +90,13 @@ class _KernelSVMBase(FirstDataRule, StreamClassifier):
             raise AttributeError(f"{attribute} exists for two-class models only")
         return self.learners_[0], self._signs[0]
 
-    @property
-    def support_vectors_(self):
-        """Support vectors of a two-class model (dense array or CSR, in expansion order)."""
-        learner, _ = self._binary_learner("support_vectors_")
-        return learner.support_rows()[0]
+    # support_vectors_, dual_coef_, intercept_, n_support_ (streamsvm.support)
+    _support_positions_missing = ("the store of LASVM's learner does not record the stream "
+                                  "positions of its rows")
 
-    @property
-    def dual_coef_(self):
-        """alpha_i (= y_i times the usual multiplier), shape (1, n_SV), sign of classes_[1]."""
-        learner, sign = self._binary_learner("dual_coef_")
-        return sign * learner.support_rows()[1][None, :]
-
-    @property
-    def intercept_(self):
-        """b of the decision function (eq. 2), shape (1,); 0 for the b = 0 variants."""
-        learner, sign = self._binary_learner("intercept_")
-        return np.array([sign * learner.intercept])
+    def _learner_expansion(self, learner):
+        rows, coef = learner.support_rows()
+        return rows, coef, learner.intercept, None
 
 
 class LASVM(_KernelSVMBase):
