@@ -100,4 +100,8 @@ class SupportVectorsMixin:
             raise AttributeError(f"{type(self).__name__} has no support_: "
                                  f"{self._support_positions_missing}")
         positions = self._support_parts()[3]
+        if positions is None:
+            raise AttributeError(f"{type(self).__name__} has no support_: this model does not "
+                                 "know the stream positions of its rows (saved by an older "
+                                 "version)")
         return np.asarray(positions, dtype=np.int64)

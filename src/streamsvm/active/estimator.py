@@ -159,6 +159,9 @@ class ActiveSVM(_KernelSVMBase):
         self.cache_size = cache_size
         self.random_state = random_state
 
+    _support_positions_missing = ("its learner stores pools and queried rows without their "
+                                  "stream positions")
+
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1

@@ -47,11 +47,13 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        return _Learner(
+        learner = _Learner(
             self.n_features_in_, rng, algorithm=self._algorithm, C=self.C,
             jit_kernel=self._jit_kernel, tau=self.tau, cache_size=self.cache_size,
             epochs=self.epochs, shuffle=self.shuffle, **self._learner_options(),
         )
+        learner.stream_offset = int(getattr(self, "n_seen_", 0))  # a class first seen later
+        return learner
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -90,13 +92,10 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
             raise AttributeError(f"{attribute} exists for two-class models only")
         return self.learners_[0], self._signs[0]
 
-    # support_vectors_, dual_coef_, intercept_, n_support_ (streamsvm.support)
-    _support_positions_missing = ("the store of LASVM's learner does not record the stream "
-                                  "positions of its rows")
-
+    # support_vectors_, dual_coef_, intercept_, n_support_, support_ (streamsvm.support)
     def _learner_expansion(self, learner):
         rows, coef = learner.support_rows()
-        return rows, coef, learner.intercept, None
+        return rows, coef, learner.intercept, learner.support_positions()
 
 
 class LASVM(_KernelSVMBase):

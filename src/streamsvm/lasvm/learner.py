@@ -53,7 +53,7 @@ class _Learner(BinaryLearner):
     #: ``finish`` forgets the stored rows outside S (active learning keeps its pool)
     _release_after_finish = True
     _spare_capacity = ("Xd", "indptr", "indices", "data", "sq", "kd", "ys", "pos_of", "row_gen",
-                       "perm", "alpha", "g", "lo", "hi")
+                       "stream_pos", "perm", "alpha", "g", "lo", "hi")
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
@@ -93,6 +93,8 @@ class _Learner(BinaryLearner):
         self.ys = np.zeros(0)
         self.pos_of = np.zeros(0, dtype=np.int64)
         self.row_gen = np.zeros(0, dtype=np.int64)
+        self.stream_pos = np.zeros(0, dtype=np.int64)  # stream position of each stored row
+        self.stream_offset = 0  # rows of the stream before this learner's first
         self.perm = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)
         self.alpha = np.zeros(_INITIAL_CAPACITY)
         self.g = np.zeros(_INITIAL_CAPACITY)
@@ -161,6 +163,7 @@ class _Learner(BinaryLearner):
         self.ys = np.asarray(y, dtype=np.float64).copy()
         self.pos_of = np.full(X.shape[0], -1, dtype=np.int64)
         self.row_gen = np.zeros(X.shape[0], dtype=np.int64)
+        self.stream_pos = self.stream_offset + self.n_seen + np.arange(X.shape[0], dtype=np.int64)
         self.n_store = X.shape[0]
 
     def add_examples(self, X, y=None) -> np.ndarray:
@@ -178,6 +181,7 @@ class _Learner(BinaryLearner):
             self.ys = _grown(self.ys, capacity, start)
             self.pos_of = _grown(self.pos_of, capacity, start, fill=-1)
             self.row_gen = _grown(self.row_gen, capacity, start)
+            self.stream_pos = _grown(self.stream_pos, capacity, start)
             if not self.sparse:
                 self.Xd = _grown(self.Xd, capacity, start)
             else:
@@ -199,6 +203,7 @@ class _Learner(BinaryLearner):
         self.ys[start:need] = 0.0 if y is None else y
         self.pos_of[start:need] = -1
         self.row_gen[start:need] = self.layout_meta[0]
+        self.stream_pos[start:need] = self.stream_offset + self.n_seen + np.arange(m)
         self.n_store = need
         return np.arange(start, need, dtype=np.int64)
 
@@ -259,6 +264,7 @@ class _Learner(BinaryLearner):
         self.kd = self.kd[keep]
         self.ys = self.ys[keep]
         self.row_gen = self.row_gen[keep]
+        self.stream_pos = self.stream_pos[keep]
         self.pos_of = np.arange(n, dtype=np.int64)
         self.perm[:n] = np.arange(n)
         if self.cache is not None:
@@ -285,7 +291,8 @@ class _Learner(BinaryLearner):
     def _rows_in_use(self) -> dict[str, int]:
         n_cols, n_store = int(self.cnt[_expansion.N_COLS]), self.n_store
         in_use = dict.fromkeys(("perm", "alpha", "g", "lo", "hi"), n_cols)
-        in_use.update(dict.fromkeys(("Xd", "sq", "kd", "ys", "pos_of", "row_gen"), n_store))
+        in_use.update(dict.fromkeys(("Xd", "sq", "kd", "ys", "pos_of", "row_gen", "stream_pos"),
+                                    n_store))
         in_use["indptr"] = n_store + 1
         if self.sparse:
             in_use["data"] = in_use["indices"] = int(self.indptr[n_store])
@@ -394,6 +401,13 @@ class _Learner(BinaryLearner):
         if self.sparse is None:
             return np.zeros((0, self.n_features)), coef
         return self.Xd[ids], coef
+
+    def support_positions(self):
+        """Stream positions of the support vectors (as :meth:`support_rows`), or None for a
+        model saved before they were recorded."""
+        if not hasattr(self, "stream_pos"):
+            return None
+        return self.stream_pos[self._support()[0]]
 
     @property
     def intercept(self) -> float:
