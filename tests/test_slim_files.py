@@ -12,6 +12,7 @@ from sklearn.svm import SVC
 
 import streamsvm
 from streamsvm.base import BinaryLearner, pad_spare_rows, trim_spare_rows
+from streamsvm.budget._state import M_GRAM
 from streamsvm.datasets import make_checkerboard
 from streamsvm.registry import available_estimators
 
@@ -123,3 +124,28 @@ def test_checkerboard_file_is_within_three_times_svc(tmp_path):
     assert len(pickle.dumps(model)) <= 3 * svc_bytes + 64 * 1024
     loaded = streamsvm.load(path)
     assert np.array_equal(loaded.decision_function(X[:500]), model.decision_function(X[:500]))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+def test_incremental_svm_gram_is_rebuilt_bit_for_bit(kernel, tmp_path):
+    """The exact incremental SVM holds every example; its Gram matrix (n² values) is left out
+    of files and pickles and recomputed on load with the bits the learning steps wrote, also
+    after unlearning has moved examples between slots."""
+    parts, X, y, X_test = _chunks()
+    model = streamsvm.IncrementalSVM(kernel=kernel, gamma=0.5, C=2.0)
+    for part in parts[:2]:
+        model.partial_fit(X[part], y[part] % 2)
+    model.unlearn([3, 50, 7, 120])
+    path = tmp_path / "model.npz"
+    streamsvm.save(model, path)
+    n = model.learners_[0].machine.n
+    assert path.stat().st_size < 8 * n * n / 4  # far less than the Gram matrix
+    copies = [streamsvm.load(path), pickle.loads(pickle.dumps(model))]
+    expected = model.learners_[0].machine.m[M_GRAM][:n, :n].tobytes()
+    for copy in copies:
+        assert copy.learners_[0].machine.m[M_GRAM][:n, :n].tobytes() == expected
+    for part in parts[2:]:
+        for m in [model, *copies]:
+            m.partial_fit(X[part], y[part] % 2)
+    for copy in copies:
+        assert copy.decision_function(X_test).tobytes() == model.decision_function(X_test).tobytes()

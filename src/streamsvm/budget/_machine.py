@@ -76,7 +76,10 @@ class Machine:
         trimmed = list(m)
         for k in state.M_PER_EXAMPLE:
             trimmed[k] = m[k][:n].copy()
-        trimmed[state.M_GRAM] = m[state.M_GRAM][:n, :n].copy()
+        if getattr(self, "rebuild_gram_on_load", False):  # recomputed on load (n² values)
+            trimmed[state.M_GRAM] = np.zeros((0, 0))
+        else:
+            trimmed[state.M_GRAM] = m[state.M_GRAM][:n, :n].copy()
         trimmed[state.M_MARGIN] = m[state.M_MARGIN][:P].copy()
         trimmed[state.M_R] = m[state.M_R][: P + 1, : P + 1].copy()
         return {**vars(self), "m": tuple(trimmed), "saved_capacity": self.capacity}
@@ -94,12 +97,15 @@ class Machine:
                                  float(fs[state.F_TOL]))
         for k in state.M_PER_EXAMPLE:
             full[k][:n] = small[k]
-        full[state.M_GRAM][:n, :n] = small[state.M_GRAM]
+        if small[state.M_GRAM].shape[0] == n:
+            full[state.M_GRAM][:n, :n] = small[state.M_GRAM]
         full[state.M_MARGIN][:P] = small[state.M_MARGIN]
         full[state.M_R][: P + 1, : P + 1] = small[state.M_R]
         full[state.M_FS][:] = fs
         full[state.M_IST][:] = ist
         self.m = full
+        if small[state.M_GRAM].shape[0] != n:
+            core.rebuild_gram(self.m)
 
     def __getstate__(self) -> dict:
         return self._persist_state()

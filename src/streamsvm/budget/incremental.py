@@ -20,6 +20,8 @@ class _IncrementalLearner(BinaryLearner):
     def __init__(self, n_features, rng, *, C, jit_kernel, tol):
         super().__init__(n_features, rng)
         self.machine = Machine(n_features, capacity=16, jit_kernel=jit_kernel, C=C, tol=tol)
+        # it holds every example learnt: files leave its Gram matrix out (n² values)
+        self.machine.rebuild_gram_on_load = True
 
     def learn(self, X, y, weights, ids):
         for dense, labels, w, idc in dense_blocks(X, y, weights, ids):
