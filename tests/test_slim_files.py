@@ -149,3 +149,20 @@ def test_incremental_svm_gram_is_rebuilt_bit_for_bit(kernel, tmp_path):
             m.partial_fit(X[part], y[part] % 2)
     for copy in copies:
         assert copy.decision_function(X_test).tobytes() == model.decision_function(X_test).tobytes()
+
+
+def test_a_damaged_capacity_is_refused(tmp_path):
+    """A file whose saved capacity does not fit its arrays is refused on load, before any
+    compiled code reads them."""
+    parts, X, y, _ = _chunks()
+    model = streamsvm.IncrementalSVM(gamma=0.5).partial_fit(X[parts[0]], y[parts[0]] % 2)
+    state = model.learners_[0].machine.__getstate__()
+    state["saved_capacity"] = 2
+    with pytest.raises(ValueError, match="do not match"):
+        pickle.loads(pickle.dumps(model)).learners_[0].machine.__setstate__(state)
+    toy = _Toy(2, np.random.default_rng(0))
+    toy.values = np.zeros(10)
+    state = toy.__getstate__()
+    state["_spare_rows"] = {"values": [2**40, False]}
+    with pytest.raises(ValueError, match="saved capacity of 'values'"):
+        _Toy.__new__(_Toy).__setstate__(state)

@@ -113,7 +113,12 @@ class BinaryLearner:
         """Rebuild what :meth:`_persist_state` left out, after loading or unpickling;
         subclasses that rebuild more call this first."""
         for name, (rows, zeros) in self.__dict__.pop("_spare_rows", {}).items():
-            array = getattr(self, name)
+            array = getattr(self, name, None)
+            if (name not in self._spare_capacity or not isinstance(array, np.ndarray)
+                    or array.ndim < 1 or not isinstance(rows, int)
+                    or not array.shape[0] <= rows <= _MAX_SPARE_ROWS):
+                raise ValueError(f"{type(self).__name__}: the saved capacity of {name!r} "
+                                 f"({rows!r} rows) does not fit the saved array")
             if zeros:
                 padded = np.zeros((rows,) + array.shape[1:], dtype=array.dtype)
                 padded[: array.shape[0]] = array
@@ -133,6 +138,10 @@ class BinaryLearner:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._restore_transient()
+
+
+#: the largest capacity a saved array may claim (a damaged file must not allocate without end)
+_MAX_SPARE_ROWS = 2**31
 
 
 def trim_spare_rows(array: np.ndarray) -> np.ndarray:

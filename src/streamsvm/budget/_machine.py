@@ -91,6 +91,14 @@ class Machine:
         small = self.m
         n, P = int(small[state.M_IST][state.I_N]), int(small[state.M_IST][state.I_P])
         fs, ist = small[state.M_FS], small[state.M_IST]
+        consistent = (isinstance(capacity, int) and 0 <= P <= n <= capacity <= 2**31
+                      and all(small[k].shape[0] == n for k in state.M_PER_EXAMPLE)
+                      and small[state.M_X].shape == (n, self.n_features)
+                      and small[state.M_GRAM].shape in ((n, n), (0, 0))
+                      and small[state.M_MARGIN].shape == (P,)
+                      and small[state.M_R].shape == (P + 1, P + 1))
+        if not consistent:  # the compiled code does not check bounds
+            raise ValueError("the saved incremental SVM's arrays do not match its sizes")
         full = state.new_machine(capacity, self.n_features, int(ist[state.I_CODE]),
                                  float(fs[state.F_GAMMA]), int(ist[state.I_DEGREE]),
                                  float(fs[state.F_COEF0]), float(fs[state.F_C]),
