@@ -96,7 +96,7 @@ def run_idsvm(n_max, Xt, yt, time_budget):
         cpu += time.process_time() - start
         seen = n
         curve.append({"n": n, "accuracy": 100 * model.score(Xt, yt), "cpu_s": cpu,
-                      "n_sv": model.n_support_})
+                      "n_sv": int(model.n_support_.sum())})
         if cpu > time_budget:
             break
     return curve

@@ -187,7 +187,7 @@ def idsvm_on_budget(params, C, X, y, Xt, yt, seconds):
         if time.process_time() - start > seconds:
             break
     return {"acc": 100 * model.score(Xt, yt), "cpu": time.process_time() - start,
-            "learnt": learnt, "n_sv": model.n_support_, "complete": learnt == X.shape[0]}
+            "learnt": learnt, "n_sv": int(model.n_support_.sum()), "complete": learnt == X.shape[0]}
 
 
 def run_dataset(name, args):

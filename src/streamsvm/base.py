@@ -47,7 +47,9 @@ from ._validation import (
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
 
-__all__ = ["BinaryLearner", "StreamClassifier", "state_nbytes"]
+__all__ = [
+    "BinaryLearner", "StreamClassifier", "pad_spare_rows", "state_nbytes", "trim_spare_rows"
+]
 
 
 class BinaryLearner:
@@ -58,11 +60,14 @@ class BinaryLearner:
     :func:`streamsvm._validation.check_features`, ``y`` a float64 array of ±1. All state
     lives in instance attributes that are NumPy arrays, numbers, strings, lists/dicts of
     those, or other streamsvm objects, so that :func:`streamsvm.save` can store it without
-    pickle. Attributes named in ``_transient`` are not saved; :meth:`_restore_transient`
-    rebuilds them after loading.
+    pickle. Attributes named in ``_transient`` (caches, scratch buffers) are neither saved nor
+    pickled, and arrays named in ``_spare_capacity`` lose their spare rows;
+    :meth:`_restore_transient` rebuilds both after loading or unpickling.
     """
 
     _transient: tuple[str, ...] = ()
+    #: arrays grown with room to spare, saved without the spare rows
+    _spare_capacity: tuple[str, ...] = ()
 
     def __init__(self, n_features: int, rng: np.random.Generator, **params):
         self.n_features = n_features
@@ -85,8 +90,81 @@ class BinaryLearner:
         """Signed score of each row; positive means the +1 class."""
         raise NotImplementedError
 
+    def _persist_state(self) -> dict:
+        """What :func:`streamsvm.save` and pickle keep: the attributes less ``_transient``
+        (caches and other rebuildable buffers), the arrays named in ``_spare_capacity``
+        without their spare rows (:func:`trim_spare_rows`; loading puts them back)."""
+        state = {k: v for k, v in vars(self).items() if k not in self._transient}
+        spare = {}
+        in_use = self._rows_in_use()
+        for name in self._spare_capacity:
+            array = state.get(name)
+            if isinstance(array, np.ndarray) and array.ndim >= 1:
+                if name in in_use:  # rows past the count are written before they are read
+                    trimmed = array[: in_use[name]].copy()
+                else:
+                    trimmed = trim_spare_rows(array)
+                if trimmed.shape[0] < array.shape[0]:
+                    state[name] = trimmed
+                    spare[name] = [int(array.shape[0]), name in in_use]
+        if spare:
+            state["_spare_rows"] = spare
+        return state
+
     def _restore_transient(self) -> None:
-        """Rebuild the attributes listed in ``_transient`` after loading."""
+        """Rebuild what :meth:`_persist_state` left out, after loading or unpickling;
+        subclasses that rebuild more call this first."""
+        for name, (rows, zeros) in self.__dict__.pop("_spare_rows", {}).items():
+            array = getattr(self, name, None)
+            if (name not in self._spare_capacity or not isinstance(array, np.ndarray)
+                    or array.ndim < 1 or not isinstance(rows, int)
+                    or not array.shape[0] <= rows <= _MAX_SPARE_ROWS):
+                raise ValueError(f"{type(self).__name__}: the saved capacity of {name!r} "
+                                 f"({rows!r} rows) does not fit the saved array")
+            if zeros:
+                padded = np.zeros((rows,) + array.shape[1:], dtype=array.dtype)
+                padded[: array.shape[0]] = array
+                setattr(self, name, padded)
+            else:
+                setattr(self, name, pad_spare_rows(array, rows))
+
+    def _rows_in_use(self) -> dict[str, int]:
+        """Arrays of ``_spare_capacity`` whose rows past a count are never read before they
+        are written, by name: they are saved up to that count and padded with zeros on load
+        (the others lose only a trailing run of rows equal to their last)."""
+        return {}
+
+    def __getstate__(self) -> dict:
+        return self._persist_state()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._restore_transient()
+
+
+#: the largest capacity a saved array may claim (a damaged file must not allocate without end)
+_MAX_SPARE_ROWS = 2**31
+
+
+def trim_spare_rows(array: np.ndarray) -> np.ndarray:
+    """``array`` without the trailing rows that are bit-identical to its last row, that last
+    row kept as the pattern: the spare capacity of an array grown with room to spare.
+    :func:`pad_spare_rows` gives back the very same bits."""
+    n = array.shape[0]
+    if n < 2:
+        return array
+    raw = np.ascontiguousarray(array).reshape(n, -1).view(np.uint8)
+    differs = np.flatnonzero((raw[:-1] != raw[-1]).any(axis=1))
+    used = int(differs[-1]) + 1 if differs.size else 0
+    return array[: used + 1].copy()
+
+
+def pad_spare_rows(array: np.ndarray, rows: int) -> np.ndarray:
+    """Inverse of :func:`trim_spare_rows`: repeat the last row up to ``rows`` rows."""
+    if rows <= array.shape[0]:
+        return array
+    tail = np.repeat(array[-1:], rows - array.shape[0], axis=0)
+    return np.ascontiguousarray(np.concatenate([array, tail]))
 
 
 def state_nbytes(obj) -> int:

@@ -73,7 +73,7 @@ def test_budget_respected_and_memory_flat(cls, stream):
     model = cls(budget=10).partial_fit(X[:100], y[:100], classes=[-1, 1])
     small = model.model_nbytes_
     model.partial_fit(X[100:], y[100:])
-    assert model.n_support_ <= 10
+    assert model.n_support_.sum() <= 10
     assert model.model_nbytes_ == small
 
 

@@ -21,8 +21,16 @@ def _stream():
 
 
 def _machine_arrays(model):
+    """The state arrays in use (files and pickles leave the spare capacity out: past the
+    ``n`` examples and ``P`` margin vectors the arrays are written before they are read)."""
     learner = model.learners_[0]
-    arrays = list(learner.machine.m)
+    m = learner.machine.m
+    n, P = learner.machine.n, learner.machine.P
+    arrays = [a[:n] if k in state.M_PER_EXAMPLE else a for k, a in enumerate(m)]
+    arrays[state.M_GRAM] = m[state.M_GRAM][:n, :n]
+    arrays[state.M_MARGIN] = m[state.M_MARGIN][:P]
+    arrays[state.M_R] = m[state.M_R][: P + 1, : P + 1]
+    arrays.append(np.array(learner.machine.capacity))
     if hasattr(learner, "tw"):
         arrays += list(learner.tw)
     return arrays

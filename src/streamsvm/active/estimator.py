@@ -165,6 +165,9 @@ class ActiveSVM(_KernelSVMBase):
         self.random_state = random_state
         self.verbose = verbose
 
+    _support_positions_missing = ("its learner stores pools and queried rows without their "
+                                  "stream positions")
+
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1

@@ -64,6 +64,11 @@ class _ActiveLearner(_Learner):
     The loop's state lives in two small arrays (``ist``, ``fst``; indices in
     :mod:`streamsvm.active._core`) so that the compiled loop and the Python face share it."""
 
+    _release_after_finish = False
+    #: the per-label histories are grown with room to spare (saved without it)
+    _spare_capacity = (*_Learner._spare_capacity, "sv_hist", "picked_rows", "picked_f",
+                       "picked_r")
+
     def __init__(self, n_features, rng, *, pool_size, stopping, window, tolerance, span,
                  max_labels, class_weight, **lasvm):
         super().__init__(n_features, rng, **lasvm)

@@ -731,3 +731,22 @@ def kkt_violation(m):
         else:
             worst = max(worst, abs(gi))
     return worst, abs(balance)
+
+
+@njit(cache=True)
+def rebuild_gram(m):
+    """Fill ``G[:n, :n]`` as the learning steps wrote it: each stored example's kernel row
+    against the examples before it (:func:`kernel_row_dense`, the function of
+    :func:`kernel_row`; the values are symmetric to the bit) and the diagonal by
+    :func:`kernel_dense`, so a model loaded without its Gram matrix resumes bit-exactly.
+    Not counted in ``I_KEVALS``."""
+    X, sq, G, fs, ist = m[M_X], m[M_SQ], m[M_GRAM], m[M_FS], m[M_IST]
+    n = ist[I_N]
+    code, gamma, degree, coef0 = ist[I_CODE], fs[F_GAMMA], ist[I_DEGREE], fs[F_COEF0]
+    out = np.empty(max(n, 1))
+    for i in range(n):
+        row = kernel_row_dense(X[i], sq[i], X[:i], sq[:i], code, gamma, degree, coef0, out)
+        for j in range(i):
+            G[i, j] = row[j]
+            G[j, i] = row[j]
+        G[i, i] = kernel_dense(X[i], sq[i], X[i], sq[i], code, gamma, degree, coef0)

@@ -95,6 +95,61 @@ class Machine:
         if not ok:
             raise ValueError("the machine's counts, sets or parameters are out of range")
 
+    # ------------------------------------------------------------------ files and pickles
+    def _persist_state(self) -> dict:
+        """The machine without its spare capacity: the arrays cut to the ``n`` stored examples
+        and the ``P`` margin vectors (what :meth:`reserve` copies; the rest is written before
+        it is read), and the capacity, restored on load."""
+        m, n, P = self.m, self.n, self.P
+        trimmed = list(m)
+        for k in state.M_PER_EXAMPLE:
+            trimmed[k] = m[k][:n].copy()
+        if getattr(self, "rebuild_gram_on_load", False):  # recomputed on load (n² values)
+            trimmed[state.M_GRAM] = np.zeros((0, 0))
+        else:
+            trimmed[state.M_GRAM] = m[state.M_GRAM][:n, :n].copy()
+        trimmed[state.M_MARGIN] = m[state.M_MARGIN][:P].copy()
+        trimmed[state.M_R] = m[state.M_R][: P + 1, : P + 1].copy()
+        return {**vars(self), "m": tuple(trimmed), "saved_capacity": self.capacity}
+
+    def _restore_transient(self) -> None:
+        capacity = self.__dict__.pop("saved_capacity", None)
+        if capacity is None:  # a file written before machines were trimmed
+            return
+        small = self.m
+        n, P = int(small[state.M_IST][state.I_N]), int(small[state.M_IST][state.I_P])
+        fs, ist = small[state.M_FS], small[state.M_IST]
+        consistent = (isinstance(capacity, int) and 0 <= P <= n <= capacity <= 2**31
+                      and all(small[k].shape[0] == n for k in state.M_PER_EXAMPLE)
+                      and small[state.M_X].shape == (n, self.n_features)
+                      and small[state.M_GRAM].shape in ((n, n), (0, 0))
+                      and small[state.M_MARGIN].shape == (P,)
+                      and small[state.M_R].shape == (P + 1, P + 1))
+        if not consistent:  # the compiled code does not check bounds
+            raise ValueError("the saved incremental SVM's arrays do not match its sizes")
+        full = state.new_machine(capacity, self.n_features, int(ist[state.I_CODE]),
+                                 float(fs[state.F_GAMMA]), int(ist[state.I_DEGREE]),
+                                 float(fs[state.F_COEF0]), float(fs[state.F_C]),
+                                 float(fs[state.F_TOL]))
+        for k in state.M_PER_EXAMPLE:
+            full[k][:n] = small[k]
+        if small[state.M_GRAM].shape[0] == n:
+            full[state.M_GRAM][:n, :n] = small[state.M_GRAM]
+        full[state.M_MARGIN][:P] = small[state.M_MARGIN]
+        full[state.M_R][: P + 1, : P + 1] = small[state.M_R]
+        full[state.M_FS][:] = fs
+        full[state.M_IST][:] = ist
+        self.m = full
+        if small[state.M_GRAM].shape[0] != n:
+            core.rebuild_gram(self.m)
+
+    def __getstate__(self) -> dict:
+        return self._persist_state()
+
+    def __setstate__(self, saved: dict) -> None:
+        self.__dict__.update(saved)
+        self._restore_transient()
+
     # ------------------------------------------------------------------ operations
     def add(self, X, y, weights, ids) -> None:
         """Learn the rows of dense ``X`` in order."""

@@ -10,7 +10,6 @@ from sklearn.utils.validation import _num_samples
 from .._params import VERBOSE, Interval, check_param_values, check_params
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
-from . import _state as state
 from ._common import KernelStreamClassifier
 from ._machine import Machine
 
@@ -21,6 +20,8 @@ class _IncrementalLearner(BinaryLearner):
     def __init__(self, n_features, rng, *, C, jit_kernel, tol):
         super().__init__(n_features, rng)
         self.machine = Machine(n_features, capacity=16, jit_kernel=jit_kernel, C=C, tol=tol)
+        # it holds every example learnt: files leave its Gram matrix out (n² values)
+        self.machine.rebuild_gram_on_load = True
 
     def learn(self, X, y, weights, ids):
         for dense, labels, w, idc in dense_blocks(X, y, weights, ids):
@@ -94,7 +95,8 @@ class IncrementalSVM(KernelStreamClassifier):
 
     Attributes
     ----------
-    support_vectors_, dual_coef_ (``y_i alpha_i``), intercept_, n_support_ (two classes);
+    support_vectors_, dual_coef_ (``y_i alpha_i``), intercept_, n_support_, support_ (the
+    example ids, i.e. stream positions): SVC's attributes (:mod:`streamsvm.support`);
     n_margin_, n_error_, n_reserve_ : sizes of the sets S, E, R;
     example_ids_ : ids of the examples held; dual_objective_ : ``1/2 a'Qa - sum a``;
     kkt_violation_ : largest KKT violation, gradients recomputed from scratch.
@@ -276,27 +278,6 @@ class IncrementalSVM(KernelStreamClassifier):
         if not self.learners_:
             return np.zeros(0, dtype=np.int64)
         return np.unique(np.concatenate([lr.machine.ids() for lr in self.learners_]))
-
-    @property
-    def support_vectors_(self):
-        machine = self._machine()
-        return machine.m[state.M_X][machine.support()].copy()
-
-    @property
-    def dual_coef_(self):
-        machine = self._machine()
-        sv = machine.support()
-        return (self._signs[0] * machine.m[state.M_Y][sv] * machine.m[state.M_ALPHA][sv])[None, :]
-
-    @property
-    def intercept_(self):
-        self._check_fitted()
-        return np.array([s * lr.machine.b for lr, s in zip(self.learners_, self._signs,
-                                                              strict=True)])
-
-    @property
-    def n_support_(self) -> int:
-        return self._sum_over_learners_machine(lambda m: m.support().size)
 
     def _sum_over_learners_machine(self, fn):
         self._check_fitted()

@@ -282,22 +282,8 @@ class TwinVectorMachine(KernelStreamClassifier):
     def C_(self) -> float:
         return self._first().machine.C
 
-    @property
-    def support_vectors_(self):
-        machine = self._first().machine
-        return machine.m[state.M_X][machine.support()].copy()
-
-    @property
-    def dual_coef_(self):
-        machine = self._first().machine
-        sv = machine.support()
-        return (self._signs[0] * machine.m[state.M_Y][sv] * machine.m[state.M_ALPHA][sv])[None, :]
-
-    @property
-    def intercept_(self):
-        self._check_fitted()
-        return np.array([s * lr.machine.b for lr, s in zip(self.learners_, self._signs,
-                                                              strict=True)])
+    _support_positions_missing = ("its support vectors are twin pivots (examples merged "
+                                  "together), not rows of the stream")
 
     @property
     def kkt_violation_(self) -> float:

@@ -10,6 +10,7 @@ import numpy as np
 from .._params import RANDOM_STATE, VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
+from ..support import SupportVectorsMixin
 from . import _expansion_core as _expansion
 from . import _lasvm_core
 from .learner import _Learner
@@ -22,7 +23,7 @@ SELECTIONS = {
 }
 
 
-class _KernelSVMBase(FirstDataRule, StreamClassifier):
+class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
     """What LASVM and the LASVM-G family share: kernel, C, tau, cache, epochs, counters
     (``gamma_`` fixed from the first data by :class:`~streamsvm.kernels.FirstDataRule`)."""
 
@@ -47,11 +48,13 @@ class _KernelSVMBase(FirstDataRule, StreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        return _Learner(
+        learner = _Learner(
             self.n_features_in_, rng, algorithm=self._algorithm, C=self.C,
             jit_kernel=self._jit_kernel, tau=self.tau, cache_size=self.cache_size,
             epochs=self.epochs, shuffle=self.shuffle, **self._learner_options(),
         )
+        learner.stream_offset = int(getattr(self, "n_seen_", 0))  # a class first seen later
+        return learner
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -90,23 +93,10 @@ class _KernelSVMBase(FirstDataRule, StreamClassifier):
             raise AttributeError(f"{attribute} exists for two-class models only")
         return self.learners_[0], self._signs[0]
 
-    @property
-    def support_vectors_(self):
-        """Support vectors of a two-class model (dense array or CSR, in expansion order)."""
-        learner, _ = self._binary_learner("support_vectors_")
-        return learner.support_rows()[0]
-
-    @property
-    def dual_coef_(self):
-        """alpha_i (= y_i times the usual multiplier), shape (1, n_SV), sign of classes_[1]."""
-        learner, sign = self._binary_learner("dual_coef_")
-        return sign * learner.support_rows()[1][None, :]
-
-    @property
-    def intercept_(self):
-        """b of the decision function (eq. 2), shape (1,); 0 for the b = 0 variants."""
-        learner, sign = self._binary_learner("intercept_")
-        return np.array([sign * learner.intercept])
+    # support_vectors_, dual_coef_, intercept_, n_support_, support_ (streamsvm.support)
+    def _learner_expansion(self, learner):
+        rows, coef = learner.support_rows()
+        return rows, coef, learner.intercept, learner.support_positions()
 
 
 class LASVM(_KernelSVMBase):

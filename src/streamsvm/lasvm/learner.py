@@ -42,7 +42,18 @@ _NO_LIMIT = np.iinfo(np.int64).max
 
 class _Learner(BinaryLearner):
     """LASVM (``algorithm="lasvm"``) or the LASVM-G family (``"g"``, ``"nc"``, ``"i"``,
-    ``"full"``) for one two-class problem; see the estimators for the parameters."""
+    ``"full"``) for one two-class problem; see the estimators for the parameters.
+
+    Saved files and pickles leave out the kernel cache, the log of past layouts of S (read
+    only to bring cached rows up to date) and the scratch rows; the cache is rebuilt on the
+    next call, with the same kernel values (computed by the same code), so resuming is
+    bit-exact. The store and the arrays of S are saved without their spare capacity."""
+
+    _transient = ("cache", "layout_log", "scratch")
+    #: ``finish`` forgets the stored rows outside S (active learning keeps its pool)
+    _release_after_finish = True
+    _spare_capacity = ("Xd", "indptr", "indices", "data", "sq", "kd", "ys", "pos_of", "row_gen",
+                       "stream_pos", "perm", "alpha", "g", "lo", "hi")
 
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
@@ -82,6 +93,8 @@ class _Learner(BinaryLearner):
         self.ys = np.zeros(0)
         self.pos_of = np.zeros(0, dtype=np.int64)
         self.row_gen = np.zeros(0, dtype=np.int64)
+        self.stream_pos = np.zeros(0, dtype=np.int64)  # stream position of each stored row
+        self.stream_offset = 0  # rows of the stream before this learner's first
         self.perm = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)
         self.alpha = np.zeros(_INITIAL_CAPACITY)
         self.g = np.zeros(_INITIAL_CAPACITY)
@@ -150,6 +163,7 @@ class _Learner(BinaryLearner):
         self.ys = np.asarray(y, dtype=np.float64).copy()
         self.pos_of = np.full(X.shape[0], -1, dtype=np.int64)
         self.row_gen = np.zeros(X.shape[0], dtype=np.int64)
+        self.stream_pos = self.stream_offset + self.n_seen + np.arange(X.shape[0], dtype=np.int64)
         self.n_store = X.shape[0]
 
     def add_examples(self, X, y=None) -> np.ndarray:
@@ -167,6 +181,7 @@ class _Learner(BinaryLearner):
             self.ys = _grown(self.ys, capacity, start)
             self.pos_of = _grown(self.pos_of, capacity, start, fill=-1)
             self.row_gen = _grown(self.row_gen, capacity, start)
+            self.stream_pos = _grown(self.stream_pos, capacity, start)
             if not self.sparse:
                 self.Xd = _grown(self.Xd, capacity, start)
             else:
@@ -188,6 +203,7 @@ class _Learner(BinaryLearner):
         self.ys[start:need] = 0.0 if y is None else y
         self.pos_of[start:need] = -1
         self.row_gen[start:need] = self.layout_meta[0]
+        self.stream_pos[start:need] = self.stream_offset + self.n_seen + np.arange(m)
         self.n_store = need
         return np.arange(start, need, dtype=np.int64)
 
@@ -248,6 +264,7 @@ class _Learner(BinaryLearner):
         self.kd = self.kd[keep]
         self.ys = self.ys[keep]
         self.row_gen = self.row_gen[keep]
+        self.stream_pos = self.stream_pos[keep]
         self.pos_of = np.arange(n, dtype=np.int64)
         self.perm[:n] = np.arange(n)
         if self.cache is not None:
@@ -265,6 +282,28 @@ class _Learner(BinaryLearner):
             array[m:n] = -1 if name == "perm" else 0
         self.pos_of[self.perm[:m]] = np.arange(m)
         self.cnt[_expansion.N_COLS] = m
+
+    def _persist_state(self) -> dict:
+        state = super()._persist_state()
+        state["cache_totals"] = self._cache_counts()  # the dropped cache's hits and misses
+        return state
+
+    def _rows_in_use(self) -> dict[str, int]:
+        n_cols, n_store = int(self.cnt[_expansion.N_COLS]), self.n_store
+        in_use = dict.fromkeys(("perm", "alpha", "g", "lo", "hi"), n_cols)
+        in_use.update(dict.fromkeys(("Xd", "sq", "kd", "ys", "pos_of", "row_gen", "stream_pos"),
+                                    n_store))
+        in_use["indptr"] = n_store + 1
+        if self.sparse:
+            in_use["data"] = in_use["indices"] = int(self.indptr[n_store])
+        return in_use
+
+    def _restore_transient(self) -> None:
+        super()._restore_transient()
+        capacity = self.perm.shape[0]
+        self.cache = None
+        self.layout_log = np.zeros((_expansion.N_GENERATIONS, capacity), dtype=np.int32)
+        self.scratch = np.zeros((3, capacity))
 
     def _release_cache(self):
         if self.cache is not None:
@@ -335,14 +374,16 @@ class _Learner(BinaryLearner):
         self.n_seen += n
 
     def finish(self):
-        """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking)."""
-        if self.algorithm != "lasvm" or self.cnt[_expansion.N_LIVE] == 0:
-            return
-        self._ensure_cache()
-        second_order = getattr(self, "second_order", False)  # models saved before it existed
-        _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
-                           self._kern(), self._svs(), self.cache.state, self._work(), self.cnt,
-                           self.st)
+        """LASVM's finishing step (REPROCESS until delta <= tau, with shrinking); then, at the
+        end of the data, the store keeps only the rows of S (so that a saved model holds S)."""
+        if self.algorithm == "lasvm" and self.cnt[_expansion.N_LIVE] > 0:
+            self._ensure_cache()
+            second_order = getattr(self, "second_order", False)  # models saved before it
+            _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+                                     self._kern(), self._svs(), self.cache.state, self._work(),
+                                     self.cnt, self.st)
+        if self._release_after_finish and self.n_store > self.cnt[_expansion.N_LIVE]:
+            self.release_unused()
 
     # ------------------------------------------------------------------ model
     def _support(self):
@@ -360,6 +401,13 @@ class _Learner(BinaryLearner):
         if self.sparse is None:
             return np.zeros((0, self.n_features)), coef
         return self.Xd[ids], coef
+
+    def support_positions(self):
+        """Stream positions of the support vectors (as :meth:`support_rows`), or None for a
+        model saved before they were recorded."""
+        if not hasattr(self, "stream_pos"):
+            return None
+        return self.stream_pos[self._support()[0]]
 
     @property
     def intercept(self) -> float:
