@@ -114,13 +114,21 @@ class BinaryLearner:
     def _restore_transient(self) -> None:
         """Rebuild what :meth:`_persist_state` left out, after loading or unpickling;
         subclasses that rebuild more call this first."""
-        for name, (rows, zeros) in self.__dict__.pop("_spare_rows", {}).items():
+        pending = self.__dict__.pop("_spare_rows", {})
+        try:  # the counts that say how many rows of each array were saved
+            in_use = self._rows_in_use() if pending else {}
+        except (IndexError, TypeError, ValueError, AttributeError):
+            raise ValueError(f"{type(self).__name__}: the saved counts do not fit the saved "
+                             "arrays") from None
+        for name, (rows, zeros) in pending.items():
             array = getattr(self, name, None)
             if (name not in self._spare_capacity or not isinstance(array, np.ndarray)
                     or array.ndim < 1 or not isinstance(rows, int)
-                    or not array.shape[0] <= rows <= _MAX_SPARE_ROWS):
+                    or not array.shape[0] <= rows <= _MAX_SPARE_ROWS
+                    or (zeros and in_use.get(name) != array.shape[0])):
                 raise ValueError(f"{type(self).__name__}: the saved capacity of {name!r} "
-                                 f"({rows!r} rows) does not fit the saved array")
+                                 f"({rows!r} rows) or its rows in use do not fit the saved "
+                                 "array")
             if zeros:
                 padded = np.zeros((rows,) + array.shape[1:], dtype=array.dtype)
                 padded[: array.shape[0]] = array

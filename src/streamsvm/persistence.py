@@ -64,8 +64,9 @@ __all__ = [
 ]
 
 FORMAT = "streamsvm-model"
-#: 1: streamsvm 0.1.0; 2: the header declares every array's dtype and shape.
-FORMAT_VERSION = 2
+#: 1: streamsvm 0.1.0; 2: the header declares every array's dtype and shape; 3: learners
+#: saved without caches and spare capacity, IncrementalSVM's Gram matrix rebuilt on load.
+FORMAT_VERSION = 3
 _HEADER = "__streamsvm_header__"
 
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
@@ -78,10 +79,28 @@ MOVED_CLASSES: dict[str, str] = {}
 #: before the object is built. ``state`` is the object's decoded attribute dict (arrays,
 #: numbers, already-built nested objects), changed in place; ``params`` the estimator's
 #: decoded constructor parameters (read only). Bump :data:`FORMAT_VERSION` with each entry.
-STATE_MIGRATIONS: dict[tuple[int, str], Callable[[dict, dict], None]] = {}
+def _machine_saved_its_gram(state: dict, params: dict) -> None:
+    """Before format 3, every incremental-SVM machine saved its Gram matrix."""
+    state.setdefault("rebuild_gram_on_load", False)
+
+
+def _lasvm_rows_without_positions(state: dict, params: dict) -> None:
+    """Before format 3, LASVM's store did not record each row's stream position: unknown
+    (-1) for the rows of the file, so ``support_`` says it cannot answer."""
+    rows = np.asarray(state.get("ys", ())).shape[0]
+    state.setdefault("stream_pos", np.full(rows, -1, dtype=np.int64))
+    state.setdefault("stream_offset", 0)
+
+
+STATE_MIGRATIONS: dict[tuple[int, str], Callable[[dict, dict], None]] = {
+    (3, "streamsvm.budget._machine.Machine"): _machine_saved_its_gram,
+    (3, "streamsvm.lasvm.learner._Learner"): _lasvm_rows_without_positions,
+    (3, "streamsvm.active.learner._ActiveLearner"): _lasvm_rows_without_positions,
+}
 
 _HEADER_KEYS_V1 = {"format", "format_version", "library_version", "estimator", "params", "state"}
 _HEADER_KEYS = {1: _HEADER_KEYS_V1, 2: _HEADER_KEYS_V1 | {"arrays"}}
+_HEADER_KEYS[3] = _HEADER_KEYS[2]
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned ints, floats, unicode strings
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _CLASS_PATH = re.compile(r"streamsvm(\.[A-Za-z_][A-Za-z0-9_]*)+")

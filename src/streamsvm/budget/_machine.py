@@ -131,6 +131,8 @@ class Machine:
                                  float(fs[state.F_GAMMA]), int(ist[state.I_DEGREE]),
                                  float(fs[state.F_COEF0]), float(fs[state.F_C]),
                                  float(fs[state.F_TOL]))
+        if any(small[k].dtype != full[k].dtype for k in range(state.M_SIZE)):
+            raise ValueError("the saved incremental SVM's arrays do not have its dtypes")
         for k in state.M_PER_EXAMPLE:
             full[k][:n] = small[k]
         if small[state.M_GRAM].shape[0] == n:

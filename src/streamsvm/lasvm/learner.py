@@ -403,11 +403,10 @@ class _Learner(BinaryLearner):
         return self.Xd[ids], coef
 
     def support_positions(self):
-        """Stream positions of the support vectors (as :meth:`support_rows`), or None for a
-        model saved before they were recorded."""
-        if not hasattr(self, "stream_pos"):
-            return None
-        return self.stream_pos[self._support()[0]]
+        """Stream positions of the support vectors (as :meth:`support_rows`), or None when
+        some are unknown (rows of a file saved before positions were recorded)."""
+        positions = self.stream_pos[self._support()[0]]
+        return None if (positions < 0).any() else positions
 
     @property
     def intercept(self) -> float:
