@@ -1,0 +1,184 @@
+"""Probabilities from decision values: Platt scaling fitted on prequential scores.
+
+Platt (1999), "Probabilistic Outputs for Support Vector Machines and Comparisons to
+Regularized Likelihood Methods", maps a decision value ``f`` to ``P(y = +1 | f) =
+1 / (1 + exp(A f + B))`` with ``(A, B)`` fitted by maximum likelihood on scores of examples
+the model did not learn from, against the regularised targets ``(N+ + 1) / (N+ + 2)`` for
+positives and ``1 / (N- + 2)`` for negatives. The fit here is the Newton method with
+backtracking line search of Lin, Lin & Weng (2007), "A note on Platt's probabilistic
+outputs for support vector machines" (start ``A = 0``, ``B = log((N- + 1) / (N+ + 1))``, a
+tiny ridge on the Hessian's diagonal, a numerically stable likelihood), run until the
+gradient vanishes to machine precision rather than the note's 1e-5.
+
+On a stream the out-of-sample scores come free: each binary learner records, for each row it
+learns, its decision value **before** learning that row (the prequential score) in a
+:class:`PlattCalibrator`, a ring buffer of the most recent ``window`` scores and labels
+(default 2,000: 18 KB per binary learner). The sigmoid is fitted lazily, when probabilities
+are asked for, and cached until new scores arrive. With fewer than ``MIN_PER_CLASS`` scores
+of either label the fit is not attempted and the fallback ``(A, B) = (-1, 0)``, the logistic
+function of the raw decision value, is used.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["MIN_PER_CLASS", "PlattCalibrator", "fit_platt", "platt_probability"]
+
+#: fewer scores than this of either label: the fallback sigmoid (A, B) = (-1, 0)
+MIN_PER_CLASS = 10
+#: default number of recent prequential scores a calibrator keeps
+DEFAULT_WINDOW = 2000
+_FALLBACK = (-1.0, 0.0)
+
+
+@njit(cache=True)
+def _log1p_exp(z):
+    """log(1 + exp(z)) without overflow."""
+    if z > 0.0:
+        return z + np.log1p(np.exp(-z))
+    return np.log1p(np.exp(z))
+
+
+@njit(cache=True)
+def _platt_objective(scores, targets, a, b):
+    """Negative log-likelihood sum_i [log(1 + e^z_i) - (1 - t_i) z_i], z_i = a f_i + b."""
+    total = 0.0
+    for i in range(scores.shape[0]):
+        z = a * scores[i] + b
+        total += _log1p_exp(z) - (1.0 - targets[i]) * z
+    return total
+
+
+@njit(cache=True)
+def _fit_platt_core(scores, positive, max_iter):
+    n = scores.shape[0]
+    n_pos = 0
+    for i in range(n):
+        if positive[i]:
+            n_pos += 1
+    n_neg = n - n_pos
+    hi = (n_pos + 1.0) / (n_pos + 2.0)
+    lo = 1.0 / (n_neg + 2.0)
+    targets = np.empty(n)
+    for i in range(n):
+        targets[i] = hi if positive[i] else lo
+    ridge = 1e-12
+    a = 0.0
+    b = np.log((n_neg + 1.0) / (n_pos + 1.0))
+    value = _platt_objective(scores, targets, a, b)
+    for _ in range(max_iter):
+        # gradient and Hessian of the objective in (a, b); p = P(+1) = 1 / (1 + e^z)
+        h11 = ridge
+        h22 = ridge
+        h21 = 0.0
+        g1 = 0.0
+        g2 = 0.0
+        for i in range(n):
+            z = a * scores[i] + b
+            if z >= 0.0:
+                e = np.exp(-z)
+                p = e / (1.0 + e)
+                q = 1.0 / (1.0 + e)
+            else:
+                e = np.exp(z)
+                p = 1.0 / (1.0 + e)
+                q = e / (1.0 + e)
+            w = p * q
+            f = scores[i]
+            h11 += f * f * w
+            h22 += w
+            h21 += f * w
+            d = targets[i] - p
+            g1 += f * d
+            g2 += d
+        scale = max(1.0, np.abs(scores).max()) * n
+        if abs(g1) < 1e-13 * scale and abs(g2) < 1e-13 * n:
+            break
+        det = h11 * h22 - h21 * h21
+        da = -(h22 * g1 - h21 * g2) / det
+        db = -(-h21 * g1 + h11 * g2) / det
+        slope = g1 * da + g2 * db
+        step = 1.0
+        moved = False
+        while step >= 1e-10:
+            new_a = a + step * da
+            new_b = b + step * db
+            new_value = _platt_objective(scores, targets, new_a, new_b)
+            if new_value < value + 1e-4 * step * slope:
+                a, b, value = new_a, new_b, new_value
+                moved = True
+                break
+            step *= 0.5
+        if not moved:
+            break  # no decrease left to find: converged to rounding
+    return a, b
+
+
+def fit_platt(scores, labels, *, max_iter: int = 100) -> tuple[float, float]:
+    """``(A, B)`` of Platt's sigmoid ``P(+1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
+    values ``scores`` of examples with ``labels`` (±1 or booleans, True = +1); the fallback
+    ``(-1, 0)`` when either label has fewer than :data:`MIN_PER_CLASS` examples."""
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    positive = np.ascontiguousarray(np.asarray(labels) > 0)
+    if scores.shape != positive.shape or scores.ndim != 1:
+        raise ValueError(
+            f"scores and labels must be 1-D of one length; got {scores.shape}, {positive.shape}"
+        )
+    n_pos = int(positive.sum())
+    if min(n_pos, positive.size - n_pos) < MIN_PER_CLASS or not np.all(np.isfinite(scores)):
+        return _FALLBACK
+    a, b = _fit_platt_core(scores, positive, max_iter)
+    return float(a), float(b)
+
+
+def platt_probability(scores, a: float, b: float) -> np.ndarray:
+    """``1 / (1 + exp(a f + b))`` for each score ``f``, without overflow."""
+    z = a * np.asarray(scores, dtype=np.float64) + b
+    return np.exp(-np.logaddexp(0.0, z))
+
+
+class PlattCalibrator:
+    """The most recent ``window`` prequential scores of one binary learner, and the Platt
+    sigmoid fitted to them (module doc). ``n_recorded`` counts every score recorded;
+    ``n_learned`` the rows the learner has learnt (scores are recorded only once it is > 0)."""
+
+    def __init__(self, window: int = DEFAULT_WINDOW):
+        self.scores = np.zeros(int(window))
+        self.labels = np.zeros(int(window), dtype=np.int8)
+        self.n_recorded = 0
+        self.n_learned = 0
+        self.sigmoid = np.array(_FALLBACK)
+        self.fitted_at = 0
+
+    def record(self, scores, labels) -> None:
+        """Append scores of rows (with their ±1 labels), the oldest overwritten past ``window``."""
+        window = self.scores.shape[0]
+        scores = np.asarray(scores, dtype=np.float64)
+        labels = np.asarray(labels)
+        n_rows = scores.shape[0]
+        kept = min(n_rows, window)
+        slots = (self.n_recorded + n_rows - kept + np.arange(kept)) % window
+        self.scores[slots] = scores[n_rows - kept:]
+        self.labels[slots] = np.where(labels[n_rows - kept:] > 0, 1, -1)
+        self.n_recorded += n_rows
+
+    def flip(self) -> None:
+        """The learner's labels and scores changed sign (its positive class changed)."""
+        self.scores *= -1.0
+        self.labels *= -1
+        self.fitted_at = -1
+
+    def coefficients(self) -> tuple[float, float]:
+        """``(A, B)`` fitted to the scores held; refitted only when new scores arrived."""
+        if self.fitted_at != self.n_recorded:
+            held = min(self.n_recorded, self.scores.shape[0])
+            self.sigmoid = np.array(fit_platt(self.scores[:held], self.labels[:held]))
+            self.fitted_at = self.n_recorded
+        return float(self.sigmoid[0]), float(self.sigmoid[1])
+
+    def probability(self, scores) -> np.ndarray:
+        """``P(+1)`` of each decision value."""
+        a, b = self.coefficients()
+        return platt_probability(scores, a, b)
