@@ -395,6 +395,12 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             calibrator = learner.calibration = PlattCalibrator()
         return calibrator
 
+    def _rows_to_score(self, X, window: int):
+        """The last ``window`` rows of what the learners were handed, in the form their
+        ``decision_function`` takes (a subclass whose :meth:`_prepare_for_learning` hands
+        over something else converts it here)."""
+        return X[-window:] if X.shape[0] > window else X
+
     def _record_before(self, learner, X, y_binary) -> None:
         """Record the prequential scores of a chunk: the decision values of its rows (the last
         ``window`` of them) against the learner as it is before the chunk, in one call. For
@@ -404,7 +410,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         calibrator = self._calibrator(learner)
         if calibrator.n_learned > 0:
             window = calibrator.scores.shape[0]
-            rows = X[-window:] if X.shape[0] > window else X
+            rows = self._rows_to_score(X, window)
             calibrator.record(learner.decision_function(rows), y_binary[-window:])
 
     def _record_after(self, learner, X, y_binary) -> None:
@@ -414,7 +420,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         calibrator = self._calibrator(learner)
         if calibrator.n_learned == 0 and X.shape[0] > 1:
             window = calibrator.scores.shape[0]
-            rows = X[-window:] if X.shape[0] > window else X
+            rows = self._rows_to_score(X, window)
             calibrator.record(learner.decision_function(rows), y_binary[-window:])
         calibrator.n_learned += X.shape[0]
 

@@ -142,7 +142,10 @@ def platt_probability(scores, a: float, b: float) -> np.ndarray:
 class PlattCalibrator:
     """The most recent ``window`` prequential scores of one binary learner, and the Platt
     sigmoid fitted to them (module doc). ``n_recorded`` counts every score recorded;
-    ``n_learned`` the rows the learner has learnt (scores are recorded only once it is > 0)."""
+    ``n_learned`` the rows the learner has learnt (scores are recorded only once it is > 0).
+    The fitted sigmoid is a cache (not saved; refitted from the scores after loading)."""
+
+    _transient = ("sigmoid", "fitted_at")
 
     def __init__(self, window: int = DEFAULT_WINDOW):
         self.scores = np.zeros(int(window))
@@ -163,6 +166,10 @@ class PlattCalibrator:
         self.scores[slots] = scores[n_rows - kept:]
         self.labels[slots] = np.where(labels[n_rows - kept:] > 0, 1, -1)
         self.n_recorded += n_rows
+
+    def _restore_transient(self) -> None:
+        self.sigmoid = np.array(_FALLBACK)
+        self.fitted_at = -1
 
     def flip(self) -> None:
         """The learner's labels and scores changed sign (its positive class changed)."""

@@ -558,6 +558,11 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
         return self._prepare(X)
 
+    def _rows_to_score(self, X, window):
+        if isinstance(X, _MappedRows):
+            X = _MappedRows(X.X[-window:], X.mean, X.append_one, X.normalize).mapped()
+        return super()._rows_to_score(X, window)
+
     @property
     def radius_(self):
         self._check_fitted()
