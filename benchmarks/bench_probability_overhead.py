@@ -1,0 +1,76 @@
+"""What recording prequential scores costs ``partial_fit`` (Platt scaling, Platt 1999, with
+the fit of Lin, Lin & Weng 2007; ``streamsvm.calibration``).
+
+Pegasos and LASVM (RBF, C = 100, gamma = 0.005) stream the first rows of Adult in chunks of
+1,000, once as shipped and once with the recording switched off (the learners' updates are
+the same; only the scoring of each chunk before it is learnt is skipped). CPU seconds
+(``time.process_time``), best of ``--repeats``, both in this process; then the log-loss of
+``predict_proba`` on Adult's test rows. Run: ``python benchmarks/bench_probability_overhead.py``
+(about a minute); writes ``benchmarks/results/probability_overhead.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.metrics import log_loss
+
+from streamsvm import LASVM, Pegasos
+from streamsvm.base import StreamClassifier
+from streamsvm.datasets import load_dataset
+
+from _common import write_markdown
+
+
+def stream(make, X, y, chunk):
+    model = make()
+    start = time.process_time()
+    for i in range(0, X.shape[0], chunk):
+        model.partial_fit(X[i:i + chunk], y[i:i + chunk])
+    return time.process_time() - start, model
+
+
+def without_recording():
+    """Switch the prequential recording off (counts still kept); returns the undo."""
+    saved = StreamClassifier._record_before
+    StreamClassifier._record_before = lambda self, learner, X, y_binary: None
+
+    def undo():
+        StreamClassifier._record_before = saved
+    return undo
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=12_000)
+    parser.add_argument("--repeats", type=int, default=2)
+    args = parser.parse_args()
+    X, y = load_dataset("adult")
+    Xt, yt = load_dataset("adult", subset="test")
+    X, y = X[: args.rows], y[: args.rows]
+    lines = [f"Adult, first {X.shape[0]:,} rows, chunks of 1,000"]
+    makers = {"Pegasos": lambda: Pegasos(alpha=1e-4),
+              "LASVM": lambda: LASVM(C=100, gamma=0.005, finishing=False)}
+    for name, make in makers.items():
+        stream(make, X[:2000], y[:2000], 1000)  # compile first
+        on = min(stream(make, X, y, 1000)[0] for _ in range(args.repeats))
+        undo = without_recording()
+        try:
+            off = min(stream(make, X, y, 1000)[0] for _ in range(args.repeats))
+        finally:
+            undo()
+        _, model = stream(make, X, y, 1000)
+        loss = log_loss(yt, model.predict_proba(Xt), labels=model.classes_)
+        line = (f"{name}: {off:.2f} s without recording, {on:.2f} s with "
+                f"({100 * (on / off - 1):+.1f}%); test log-loss {loss:.4f}, "
+                f"error {100 * np.mean(model.predict(Xt) != yt):.2f}%")
+        print(line, flush=True)
+        lines.append(line)
+    write_markdown("probability_overhead.md", "Cost of recording prequential scores",
+                   [f"- {line}" for line in lines])
+
+
+if __name__ == "__main__":
+    main()
