@@ -86,6 +86,35 @@ def test_fallback_before_enough_scores_of_each_label():
                                [0.5, 1.0 / (1.0 + np.exp(-2.0))])
 
 
+def test_a_decreasing_fit_keeps_only_the_base_rate():
+    rng = np.random.default_rng(7)
+    labels = np.where(rng.random(300) < 0.3, 1, -1)
+    scores = -labels * 2.0 + rng.normal(size=300)  # the scores point the wrong way
+    a, b = fit_platt(scores, labels)
+    assert a == 0.0
+    n_pos = np.sum(labels > 0)
+    targets = np.where(labels > 0, (n_pos + 1) / (n_pos + 2), 1 / (300 - n_pos + 2))
+    np.testing.assert_allclose(platt_probability(0.0, a, b), targets.mean())
+
+
+def test_probabilities_follow_the_decision():
+    X, y = blobs(n=300, seed=6)
+    model = streamsvm.Pegasos().partial_fit(X[:150], y[:150]).partial_fit(X[150:], y[150:])
+    scores = model.decision_function(X)
+    offset = float(np.median(np.abs(scores)))  # the sigmoid's midpoint far from the boundary
+    calibrator = model.learners_[0].calibration
+    calibrator.coefficients()
+    calibrator.sigmoid[:] = (-1.0, offset)
+    proba = model.predict_proba(X)[:, 1]
+    raw = platt_probability(model._signs[0] * scores, -1.0, offset)
+    raw = raw if model._signs[0] > 0 else 1.0 - raw
+    clipped = (scores > 0) != (raw > 0.5)
+    assert clipped.sum() >= 5
+    np.testing.assert_allclose(proba[clipped], 0.5, atol=1e-12)
+    assert np.all((proba[clipped] > 0.5) == (scores[clipped] > 0))
+    np.testing.assert_array_equal(proba[~clipped], raw[~clipped])
+
+
 def test_platt_probability_does_not_overflow():
     p = platt_probability([-1e6, 0.0, 1e6], -3.0, 0.5)
     assert np.all(np.isfinite(p)) and p[0] == 0.0 and p[2] == 1.0
@@ -131,12 +160,20 @@ def test_learn_one_records_the_score_before_each_row(name):
 
 
 def test_chunks_are_scored_against_the_model_before_the_chunk():
-    X, y = blobs(n=300, seed=4)
+    """The first chunk in-sample; then the first ``per_chunk`` rows of each chunk."""
+    X, y = blobs(n=800, seed=4)
     model = streamsvm.LASVM().partial_fit(X[:100], y[:100])
-    before = model.decision_function(X[100:])
-    model.partial_fit(X[100:], y[100:])
     calibrator = model.learners_[0].calibration
-    np.testing.assert_allclose(model._signs[0] * calibrator.scores[100:300], before)
+    sign = model._signs[0]
+    np.testing.assert_allclose(sign * calibrator.scores[:100], model.decision_function(X[:100]))
+    for start, stop in ((100, 300), (300, 800)):
+        before = model.decision_function(X[start:stop])
+        recorded = calibrator.n_recorded
+        model.partial_fit(X[start:stop], y[start:stop])
+        kept = min(stop - start, calibrator.per_chunk)
+        assert calibrator.n_recorded == recorded + kept
+        np.testing.assert_allclose(sign * calibrator.scores[recorded:recorded + kept],
+                                   before[:kept])
 
 
 # ------------------------------------------------------------------ every estimator
@@ -145,19 +182,9 @@ def _check_probabilities(model, X):
     assert proba.shape == (X.shape[0], len(model.classes_))
     assert np.all((proba >= 0) & (proba <= 1))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
-    scores = model.decision_function(X)
-    if scores.ndim == 1:
-        margin = np.abs(scores)
-    else:  # one-vs-rest: the gap between the two best classes
-        top = np.sort(scores, axis=1)
-        margin = top[:, -1] - top[:, -2]
-    # rows whose decision is not tiny: all but the fifth with the smallest margin (each
-    # learner's sigmoid has its own offset B, so argmax may differ from predict near the
-    # boundary; SVC(probability=True) behaves alike)
-    clear = margin >= np.quantile(margin, 0.2)
-    agree = np.argmax(proba[clear], axis=1) == np.searchsorted(model.classes_,
-                                                               model.predict(X[clear]))
-    assert agree.mean() >= 0.99
+    # the most probable class is always the predicted one (calibration module)
+    predicted = np.searchsorted(model.classes_, model.predict(X))
+    np.testing.assert_array_equal(np.argmax(proba, axis=1), predicted)
     for i in (0, 7):
         one = model.predict_proba_one(X[i])
         assert list(one) == model.classes_.tolist()

@@ -45,7 +45,7 @@ from ._validation import (
     check_row_norms,
     row_sqnorms,
 )
-from .calibration import PlattCalibrator
+from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
 from .kernels.spec import max_safe_sqnorm
 
 __all__ = ["BinaryLearner", "StreamClassifier", "state_nbytes"]
@@ -395,23 +395,24 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             calibrator = learner.calibration = PlattCalibrator()
         return calibrator
 
-    def _rows_to_score(self, X, window: int):
-        """The last ``window`` rows of what the learners were handed, in the form their
+    def _rows_to_score(self, X, rows: slice):
+        """The rows ``rows`` of what the learners were handed, in the form their
         ``decision_function`` takes (a subclass whose :meth:`_prepare_for_learning` hands
         over something else converts it here)."""
-        return X[-window:] if X.shape[0] > window else X
+        return X if rows == slice(0, X.shape[0]) else X[rows]
 
     def _record_before(self, learner, X, y_binary) -> None:
-        """Record the prequential scores of a chunk: the decision values of its rows (the last
-        ``window`` of them) against the learner as it is before the chunk, in one call. For
-        one row (``learn_one``) this is exactly the score before learning the row; for a
-        chunk, rows after the first are scored without the chunk's earlier rows learnt. A
-        learner that has learnt nothing yet records nothing."""
+        """Record the prequential scores of a chunk: the decision values of its first rows (at
+        most ``per_chunk`` of the calibrator, which bounds the cost on large chunks) against
+        the learner as it is before the chunk, in one call. For one row (``learn_one``) this
+        is exactly the score before learning the row; for a chunk, rows after the first are
+        scored without the chunk's earlier rows learnt. A learner that has learnt nothing
+        yet records nothing."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned > 0:
-            window = calibrator.scores.shape[0]
-            rows = self._rows_to_score(X, window)
-            calibrator.record(learner.decision_function(rows), y_binary[-window:])
+            head = slice(0, min(X.shape[0], calibrator.per_chunk))
+            rows = self._rows_to_score(X, head)
+            calibrator.record(learner.decision_function(rows), y_binary[head])
 
     def _record_after(self, learner, X, y_binary) -> None:
         """Count the rows learnt; on a fresh learner's first data (``fit``, or the first chunk
@@ -419,9 +420,9 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         model just learnt on the last ``window`` of those rows (in-sample scores)."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned == 0 and X.shape[0] > 1:
-            window = calibrator.scores.shape[0]
-            rows = self._rows_to_score(X, window)
-            calibrator.record(learner.decision_function(rows), y_binary[-window:])
+            tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
+            rows = self._rows_to_score(X, tail)
+            calibrator.record(learner.decision_function(rows), y_binary[tail])
         calibrator.n_learned += X.shape[0]
 
     def finish(self):
@@ -499,8 +500,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
 
         Platt scaling of the decision values, fitted on each binary learner's prequential
         scores (:mod:`streamsvm.calibration`); with more than two classes, the one-vs-rest
-        probabilities of each class normalised to sum to 1. A model that has seen one class
-        gives that class probability 1.
+        probabilities of each class normalised to sum to 1. The most probable class is
+        always the one ``predict`` gives (where the sigmoid disagrees with the decision, the
+        probability is clipped to 1/2, or, with several classes, the two entries swap). A
+        model that has seen one class gives that class probability 1.
         """
         return self._proba_from_scores(self.decision_function(X))
 
@@ -513,10 +516,12 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             positive = self._calibrator(learner).probability(sign * columns[:, k])
             proba[:, k] = positive if sign > 0 else 1.0 - positive
         if scores.ndim == 1:
-            return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
+            positive = agree_with_labels(proba[:, 0], scores > 0)
+            return np.column_stack([1.0 - positive, positive])
         total = proba.sum(axis=1, keepdims=True)
         uniform = np.full_like(proba, 1.0 / proba.shape[1])
-        return np.where(total > 0, proba / np.where(total > 0, total, 1.0), uniform)
+        proba = np.where(total > 0, proba / np.where(total > 0, total, 1.0), uniform)
+        return agree_with_scores(proba, np.argmax(scores, axis=1))
 
     def predict_proba_one(self, x) -> dict:
         """``{class: probability}`` of one example (River's interface); ``{}`` before anything

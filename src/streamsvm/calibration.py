@@ -13,10 +13,11 @@ gradient vanishes to machine precision rather than the note's 1e-5.
 On a stream the out-of-sample scores come free: each binary learner records, for each row it
 learns, its decision value **before** learning that row (the prequential score) in a
 :class:`PlattCalibrator`, a ring buffer of the most recent ``window`` scores and labels
-(default 2,000: 18 KB per binary learner). The sigmoid is fitted lazily, when probabilities
-are asked for, and cached until new scores arrive. With fewer than ``MIN_PER_CLASS`` scores
-of either label the fit is not attempted and the fallback ``(A, B) = (-1, 0)``, the logistic
-function of the raw decision value, is used.
+(default 2,000: 18 KB per binary learner). Of a large chunk only the first ``per_chunk``
+rows (default 250) are scored, which bounds what scoring costs next to learning. The sigmoid
+is fitted lazily, when probabilities are asked for, and cached until new scores arrive. With
+fewer than ``MIN_PER_CLASS`` scores of either label the fit is not attempted and the fallback
+``(A, B) = (-1, 0)``, the logistic function of the raw decision value, is used.
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["MIN_PER_CLASS", "PlattCalibrator", "fit_platt", "platt_probability"]
+__all__ = ["MIN_PER_CLASS", "PlattCalibrator", "agree_with_labels", "agree_with_scores",
+           "fit_platt", "platt_probability"]
 
 #: fewer scores than this of either label: the fallback sigmoid (A, B) = (-1, 0)
 MIN_PER_CLASS = 10
 #: default number of recent prequential scores a calibrator keeps
 DEFAULT_WINDOW = 2000
+#: default number of rows of one chunk that are scored (its first ones)
+DEFAULT_PER_CHUNK = 250
 _FALLBACK = (-1.0, 0.0)
 
 
@@ -130,6 +134,10 @@ def fit_platt(scores, labels, *, max_iter: int = 100) -> tuple[float, float]:
     if min(n_pos, positive.size - n_pos) < MIN_PER_CLASS or not np.all(np.isfinite(scores)):
         return _FALLBACK
     a, b = _fit_platt_core(scores, positive, max_iter)
+    if a > 0.0:  # decreasing in the score: keep only the base rate (the optimum with A = 0)
+        n_neg = positive.size - n_pos
+        rate = (n_pos * (n_pos + 1.0) / (n_pos + 2.0) + n_neg / (n_neg + 2.0)) / positive.size
+        return 0.0, float(np.log((1.0 - rate) / rate))
     return float(a), float(b)
 
 
@@ -137,6 +145,34 @@ def platt_probability(scores, a: float, b: float) -> np.ndarray:
     """``1 / (1 + exp(a f + b))`` for each score ``f``, without overflow."""
     z = a * np.asarray(scores, dtype=np.float64) + b
     return np.exp(-np.logaddexp(0.0, z))
+
+
+def agree_with_labels(positive, predicted_positive) -> np.ndarray:
+    """``P(+1)`` moved to the nearest value on the side of 1/2 that the model predicts (just
+    above 1/2 where it predicts +1, at most 1/2 elsewhere), so that the more probable class
+    is the predicted one. The sigmoid's offset ``B`` moves its midpoint off the decision
+    boundary; this clips the band between the two."""
+    above = np.nextafter(0.5, 1.0)
+    return np.where(predicted_positive, np.maximum(positive, above), np.minimum(positive, 0.5))
+
+
+def agree_with_scores(proba, predicted) -> np.ndarray:
+    """Rows of class probabilities whose largest entry is the ``predicted`` column: where
+    another column is larger, the two entries swap (the row still sums to 1); an exact tie is
+    broken by a relative nudge of 1e-12 and renormalising."""
+    rows = np.arange(proba.shape[0])
+    top = np.argmax(proba, axis=1)
+    swap = top != predicted
+    if np.any(swap):
+        proba = proba.copy()
+        r, p, t = rows[swap], predicted[swap], top[swap]
+        proba[r, p], proba[r, t] = proba[r, t], proba[r, p]
+        tied = np.argmax(proba, axis=1) != predicted
+        if np.any(tied):
+            r = rows[tied]
+            proba[r, predicted[tied]] = proba[r].max(axis=1) * (1.0 + 1e-12)
+            proba[r] /= proba[r].sum(axis=1, keepdims=True)
+    return proba
 
 
 class PlattCalibrator:
@@ -147,7 +183,8 @@ class PlattCalibrator:
 
     _transient = ("sigmoid", "fitted_at")
 
-    def __init__(self, window: int = DEFAULT_WINDOW):
+    def __init__(self, window: int = DEFAULT_WINDOW, per_chunk: int = DEFAULT_PER_CHUNK):
+        self.per_chunk = int(per_chunk)
         self.scores = np.zeros(int(window))
         self.labels = np.zeros(int(window), dtype=np.int8)
         self.n_recorded = 0

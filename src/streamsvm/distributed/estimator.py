@@ -50,7 +50,7 @@ from .._validation import (
     check_row_norms,
 )
 from ..base import state_nbytes
-from ..calibration import PlattCalibrator
+from ..calibration import PlattCalibrator, agree_with_labels
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
 from .events import iter_events
@@ -422,16 +422,16 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         return calibrator
 
     def _add_rows_recorded(self, X, signs, sites):
-        """:meth:`_add_rows`, recording the prequential scores of the rows (the last
-        ``window``) against the model before the chunk; a model's first chunk records the
-        decisions of the model it built (in-sample), as :class:`~streamsvm.base.StreamClassifier`
-        does."""
+        """:meth:`_add_rows`, recording the prequential scores of the rows (the first
+        ``per_chunk``) against the model before the chunk; a model's first chunk records the
+        decisions of the model it built (in-sample, the last ``window`` rows), as
+        :class:`~streamsvm.base.StreamClassifier` does."""
         calibrator = self._calibrator()
-        window = calibrator.scores.shape[0]
-        tail = slice(max(0, X.shape[0] - window), X.shape[0])
+        tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
         before = self.__sklearn_is_fitted__() and calibrator.n_learned > 0
         if before:
-            calibrator.record(self.decision_function(X[tail]), signs[tail])
+            head = slice(0, min(X.shape[0], calibrator.per_chunk))
+            calibrator.record(self.decision_function(X[head]), signs[head])
         self._add_rows(X, signs, sites)
         if not before and X.shape[0] > 1 and self.__sklearn_is_fitted__():
             calibrator.record(self.decision_function(X[tail]), signs[tail])
@@ -510,7 +510,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         scores = self.decision_function(X, site)
         if self.task == "two-class" and self.classes_.size == 1:
             return np.ones((scores.shape[0], 1))
-        positive = self._calibrator().probability(scores)
+        positive = agree_with_labels(self._calibrator().probability(scores), scores >= 0)
         return np.column_stack([1.0 - positive, positive])
 
     def predict_proba_one(self, x):

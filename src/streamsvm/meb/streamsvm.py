@@ -558,10 +558,10 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
         return self._prepare(X)
 
-    def _rows_to_score(self, X, window):
+    def _rows_to_score(self, X, rows):
         if isinstance(X, _MappedRows):
-            X = _MappedRows(X.X[-window:], X.mean, X.append_one, X.normalize).mapped()
-        return super()._rows_to_score(X, window)
+            return _MappedRows(X.X[rows], X.mean, X.append_one, X.normalize).mapped()
+        return super()._rows_to_score(X, rows)
 
     @property
     def radius_(self):
