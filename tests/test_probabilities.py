@@ -68,6 +68,16 @@ def test_platt_fit_matches_a_slow_reference(seed):
     np.testing.assert_allclose([a, b], [ref_a, ref_b], atol=1e-6, rtol=0)
 
 
+def test_a_weight_counts_as_copies():
+    rng = np.random.default_rng(11)
+    scores = rng.normal(size=120)
+    labels = np.where(scores + rng.normal(size=120) > 0, 1, -1)
+    weights = rng.integers(0, 4, size=120).astype(float)
+    copies = np.repeat(np.arange(120), weights.astype(int))
+    np.testing.assert_allclose(fit_platt(scores, labels, weights),
+                               fit_platt(scores[copies], labels[copies]), atol=1e-9, rtol=0)
+
+
 def test_platt_fit_on_separable_scores_stays_finite():
     scores = np.r_[np.linspace(1, 3, 50), -np.linspace(1, 3, 50)]
     labels = np.r_[np.ones(50), -np.ones(50)]

@@ -395,13 +395,13 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             calibrator = learner.calibration = PlattCalibrator()
         return calibrator
 
-    def _rows_to_score(self, X, rows: slice):
-        """The rows ``rows`` of what the learners were handed, in the form their
+    def _rows_to_score(self, X, rows: slice | None):
+        """The rows ``rows`` (None: all) of what the learners were handed, in the form their
         ``decision_function`` takes (a subclass whose :meth:`_prepare_for_learning` hands
         over something else converts it here)."""
-        return X if rows == slice(0, X.shape[0]) else X[rows]
+        return X if rows is None else X[rows]
 
-    def _record_before(self, learner, X, y_binary) -> None:
+    def _record_before(self, learner, X, y_binary, weights=None) -> None:
         """Record the prequential scores of a chunk: the decision values of its first rows (at
         most ``per_chunk`` of the calibrator, which bounds the cost on large chunks) against
         the learner as it is before the chunk, in one call. For one row (``learn_one``) this
@@ -410,19 +410,24 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         yet records nothing."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned > 0:
-            head = slice(0, min(X.shape[0], calibrator.per_chunk))
-            rows = self._rows_to_score(X, head)
-            calibrator.record(learner.decision_function(rows), y_binary[head])
+            if X.shape[0] <= calibrator.per_chunk:
+                calibrator.record(learner.decision_function(self._rows_to_score(X, None)),
+                                  y_binary, weights)
+                return
+            head = slice(0, calibrator.per_chunk)
+            calibrator.record(learner.decision_function(self._rows_to_score(X, head)),
+                              y_binary[head], None if weights is None else weights[head])
 
-    def _record_after(self, learner, X, y_binary) -> None:
+    def _record_after(self, learner, X, y_binary, weights=None) -> None:
         """Count the rows learnt; on a fresh learner's first data (``fit``, or the first chunk
         of a stream), whose rows no earlier model could score, record the decisions of the
         model just learnt on the last ``window`` of those rows (in-sample scores)."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned == 0 and X.shape[0] > 1:
             tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
-            rows = self._rows_to_score(X, tail)
-            calibrator.record(learner.decision_function(rows), y_binary[tail])
+            rows = self._rows_to_score(X, None if tail.start == 0 else tail)
+            calibrator.record(learner.decision_function(rows), y_binary[tail],
+                              None if weights is None else weights[tail])
         calibrator.n_learned += X.shape[0]
 
     def finish(self):

@@ -46,23 +46,25 @@ def _log1p_exp(z):
 
 
 @njit(cache=True)
-def _platt_objective(scores, targets, a, b):
-    """Negative log-likelihood sum_i [log(1 + e^z_i) - (1 - t_i) z_i], z_i = a f_i + b."""
+def _platt_objective(scores, targets, weights, a, b):
+    """Negative log-likelihood sum_i w_i [log(1 + e^z_i) - (1 - t_i) z_i], z_i = a f_i + b."""
     total = 0.0
     for i in range(scores.shape[0]):
         z = a * scores[i] + b
-        total += _log1p_exp(z) - (1.0 - targets[i]) * z
+        total += weights[i] * (_log1p_exp(z) - (1.0 - targets[i]) * z)
     return total
 
 
 @njit(cache=True)
-def _fit_platt_core(scores, positive, max_iter):
+def _fit_platt_core(scores, positive, weights, max_iter):
     n = scores.shape[0]
-    n_pos = 0
+    n_pos = 0.0
+    n_all = 0.0
     for i in range(n):
+        n_all += weights[i]
         if positive[i]:
-            n_pos += 1
-    n_neg = n - n_pos
+            n_pos += weights[i]
+    n_neg = n_all - n_pos
     hi = (n_pos + 1.0) / (n_pos + 2.0)
     lo = 1.0 / (n_neg + 2.0)
     targets = np.empty(n)
@@ -71,7 +73,7 @@ def _fit_platt_core(scores, positive, max_iter):
     ridge = 1e-12
     a = 0.0
     b = np.log((n_neg + 1.0) / (n_pos + 1.0))
-    value = _platt_objective(scores, targets, a, b)
+    value = _platt_objective(scores, targets, weights, a, b)
     for _ in range(max_iter):
         # gradient and Hessian of the objective in (a, b); p = P(+1) = 1 / (1 + e^z)
         h11 = ridge
@@ -89,16 +91,16 @@ def _fit_platt_core(scores, positive, max_iter):
                 e = np.exp(z)
                 p = 1.0 / (1.0 + e)
                 q = e / (1.0 + e)
-            w = p * q
+            w = weights[i] * p * q
             f = scores[i]
             h11 += f * f * w
             h22 += w
             h21 += f * w
-            d = targets[i] - p
+            d = weights[i] * (targets[i] - p)
             g1 += f * d
             g2 += d
-        scale = max(1.0, np.abs(scores).max()) * n
-        if abs(g1) < 1e-13 * scale and abs(g2) < 1e-13 * n:
+        scale = max(1.0, np.abs(scores).max()) * n_all
+        if abs(g1) < 1e-13 * scale and abs(g2) < 1e-13 * n_all:
             break
         det = h11 * h22 - h21 * h21
         da = -(h22 * g1 - h21 * g2) / det
@@ -109,7 +111,7 @@ def _fit_platt_core(scores, positive, max_iter):
         while step >= 1e-10:
             new_a = a + step * da
             new_b = b + step * db
-            new_value = _platt_objective(scores, targets, new_a, new_b)
+            new_value = _platt_objective(scores, targets, weights, new_a, new_b)
             if new_value < value + 1e-4 * step * slope:
                 a, b, value = new_a, new_b, new_value
                 moved = True
@@ -120,23 +122,25 @@ def _fit_platt_core(scores, positive, max_iter):
     return a, b
 
 
-def fit_platt(scores, labels, *, max_iter: int = 100) -> tuple[float, float]:
+def fit_platt(scores, labels, weights=None, *, max_iter: int = 100) -> tuple[float, float]:
     """``(A, B)`` of Platt's sigmoid ``P(+1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
-    values ``scores`` of examples with ``labels`` (±1 or booleans, True = +1); the fallback
-    ``(-1, 0)`` when either label has fewer than :data:`MIN_PER_CLASS` examples."""
+    values ``scores`` of examples with ``labels`` (±1 or booleans, True = +1) and optional
+    ``weights`` (a weight counts as that many copies of the example); the fallback ``(-1, 0)``
+    when either label has a total weight below :data:`MIN_PER_CLASS`."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     positive = np.ascontiguousarray(np.asarray(labels) > 0)
-    if scores.shape != positive.shape or scores.ndim != 1:
-        raise ValueError(
-            f"scores and labels must be 1-D of one length; got {scores.shape}, {positive.shape}"
-        )
-    n_pos = int(positive.sum())
-    if min(n_pos, positive.size - n_pos) < MIN_PER_CLASS or not np.all(np.isfinite(scores)):
+    weights = (np.ones(scores.shape) if weights is None
+               else np.ascontiguousarray(weights, dtype=np.float64))
+    if scores.shape != positive.shape or scores.shape != weights.shape or scores.ndim != 1:
+        raise ValueError("scores, labels and weights must be 1-D of one length; got "
+                         f"{scores.shape}, {positive.shape}, {weights.shape}")
+    n_pos = float(weights[positive].sum())
+    n_neg = float(weights[~positive].sum())
+    if min(n_pos, n_neg) < MIN_PER_CLASS or not np.all(np.isfinite(scores)):
         return _FALLBACK
-    a, b = _fit_platt_core(scores, positive, max_iter)
+    a, b = _fit_platt_core(scores, positive, weights, max_iter)
     if a > 0.0:  # decreasing in the score: keep only the base rate (the optimum with A = 0)
-        n_neg = positive.size - n_pos
-        rate = (n_pos * (n_pos + 1.0) / (n_pos + 2.0) + n_neg / (n_neg + 2.0)) / positive.size
+        rate = (n_pos * (n_pos + 1.0) / (n_pos + 2.0) + n_neg / (n_neg + 2.0)) / (n_pos + n_neg)
         return 0.0, float(np.log((1.0 - rate) / rate))
     return float(a), float(b)
 
@@ -187,21 +191,31 @@ class PlattCalibrator:
         self.per_chunk = int(per_chunk)
         self.scores = np.zeros(int(window))
         self.labels = np.zeros(int(window), dtype=np.int8)
+        self.weights = np.ones(int(window))
         self.n_recorded = 0
         self.n_learned = 0
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = 0
 
-    def record(self, scores, labels) -> None:
-        """Append scores of rows (with their ±1 labels), the oldest overwritten past ``window``."""
+    def record(self, scores, labels, weights=None) -> None:
+        """Append scores of rows (with their ±1 labels and optional weights), the oldest
+        overwritten past ``window``."""
         window = self.scores.shape[0]
         scores = np.asarray(scores, dtype=np.float64)
         labels = np.asarray(labels)
         n_rows = scores.shape[0]
+        if n_rows == 1:  # learn_one: the per-row path, without array temporaries
+            slot = self.n_recorded % window
+            self.scores[slot] = scores[0]
+            self.labels[slot] = 1 if labels[0] > 0 else -1
+            self.weights[slot] = 1.0 if weights is None else weights[0]
+            self.n_recorded += 1
+            return
         kept = min(n_rows, window)
         slots = (self.n_recorded + n_rows - kept + np.arange(kept)) % window
         self.scores[slots] = scores[n_rows - kept:]
         self.labels[slots] = np.where(labels[n_rows - kept:] > 0, 1, -1)
+        self.weights[slots] = 1.0 if weights is None else np.asarray(weights)[n_rows - kept:]
         self.n_recorded += n_rows
 
     def _restore_transient(self) -> None:
@@ -218,7 +232,9 @@ class PlattCalibrator:
         """``(A, B)`` fitted to the scores held; refitted only when new scores arrived."""
         if self.fitted_at != self.n_recorded:
             held = min(self.n_recorded, self.scores.shape[0])
-            self.sigmoid = np.array(fit_platt(self.scores[:held], self.labels[:held]))
+            self.sigmoid = np.array(
+                fit_platt(self.scores[:held], self.labels[:held], self.weights[:held])
+            )
             self.fitted_at = self.n_recorded
         return float(self.sigmoid[0]), float(self.sigmoid[1])
 

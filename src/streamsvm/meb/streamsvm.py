@@ -560,7 +560,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
 
     def _rows_to_score(self, X, rows):
         if isinstance(X, _MappedRows):
-            return _MappedRows(X.X[rows], X.mean, X.append_one, X.normalize).mapped()
+            rows = X.X if rows is None else X.X[rows]
+            return _MappedRows(rows, X.mean, X.append_one, X.normalize).mapped()
         return super()._rows_to_score(X, rows)
 
     @property
