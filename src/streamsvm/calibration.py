@@ -13,8 +13,9 @@ gradient vanishes to machine precision rather than the note's 1e-5.
 On a stream the out-of-sample scores come free: each binary learner records, for each row it
 learns, its decision value **before** learning that row (the prequential score) in a
 :class:`PlattCalibrator`, a ring buffer of the most recent ``window`` scores and labels
-(default 2,000: 18 KB per binary learner). Of a large chunk only the first ``per_chunk``
-rows (default 250) are scored, which bounds what scoring costs next to learning. The sigmoid
+(default 2,000: 18 KB per binary learner, 34 KB once sample weights are given). Of a large
+chunk only the first ``per_chunk`` rows (default 250) are scored, which bounds what scoring
+costs next to learning. The sigmoid
 is fitted lazily, when probabilities are asked for, and cached until new scores arrive. With
 fewer than ``MIN_PER_CLASS`` scores of either label the fit is not attempted and the fallback
 ``(A, B) = (-1, 0)``, the logistic function of the raw decision value, is used.
@@ -191,7 +192,7 @@ class PlattCalibrator:
         self.per_chunk = int(per_chunk)
         self.scores = np.zeros(int(window))
         self.labels = np.zeros(int(window), dtype=np.int8)
-        self.weights = np.ones(int(window))
+        self.weights = None  # all ones until a weighted row arrives
         self.n_recorded = 0
         self.n_learned = 0
         self.sigmoid = np.array(_FALLBACK)
@@ -208,15 +209,22 @@ class PlattCalibrator:
             slot = self.n_recorded % window
             self.scores[slot] = scores[0]
             self.labels[slot] = 1 if labels[0] > 0 else -1
-            self.weights[slot] = 1.0 if weights is None else weights[0]
+            if weights is not None or self.weights is not None:
+                self._weights()[slot] = 1.0 if weights is None else weights[0]
             self.n_recorded += 1
             return
         kept = min(n_rows, window)
         slots = (self.n_recorded + n_rows - kept + np.arange(kept)) % window
         self.scores[slots] = scores[n_rows - kept:]
         self.labels[slots] = np.where(labels[n_rows - kept:] > 0, 1, -1)
-        self.weights[slots] = 1.0 if weights is None else np.asarray(weights)[n_rows - kept:]
+        if weights is not None or self.weights is not None:
+            self._weights()[slots] = 1.0 if weights is None else np.asarray(weights)[n_rows - kept:]
         self.n_recorded += n_rows
+
+    def _weights(self) -> np.ndarray:
+        if self.weights is None:
+            self.weights = np.ones(self.scores.shape[0])
+        return self.weights
 
     def _restore_transient(self) -> None:
         self.sigmoid = np.array(_FALLBACK)
@@ -233,7 +241,8 @@ class PlattCalibrator:
         if self.fitted_at != self.n_recorded:
             held = min(self.n_recorded, self.scores.shape[0])
             self.sigmoid = np.array(
-                fit_platt(self.scores[:held], self.labels[:held], self.weights[:held])
+                fit_platt(self.scores[:held], self.labels[:held],
+                          None if self.weights is None else self.weights[:held])
             )
             self.fitted_at = self.n_recorded
         return float(self.sigmoid[0]), float(self.sigmoid[1])
