@@ -279,6 +279,16 @@ def test_lasvm_log_loss_within_10_percent_of_svc(problem):
     assert ours <= 1.10 * reference, (ours, reference)
 
 
+def test_dict_examples_give_dict_probabilities():
+    X, y = blobs(n=60, seed=8)
+    model = streamsvm.Pegasos()
+    for xi, yi in zip(X, y, strict=True):
+        model.learn_one({f"f{j}": v for j, v in enumerate(xi)}, int(yi))
+    one = model.predict_proba_one({f"f{j}": v for j, v in enumerate(X[3])})
+    assert set(one) == {0, 1} and all(type(k) is int for k in one)
+    np.testing.assert_allclose(list(one.values()), model.predict_proba(X[3:4])[0], rtol=1e-12)
+
+
 def test_clone_keeps_no_calibration():
     X, y = blobs(n=100)
     model = streamsvm.Pegasos().fit(X, y)
