@@ -5,7 +5,8 @@ Pegasos (all 32,561 rows) and LASVM (RBF, C = 100, gamma = 0.005; the first 12,0
 stream Adult in chunks of 1,000, once as shipped and once with the recording switched off
 (the learners' updates are the same; only the scoring of each chunk before it is learnt is
 skipped). CPU seconds (``time.process_time``), best of ``--repeats`` (default 3), both in
-this process; then the log-loss of ``predict_proba`` on Adult's test rows. Run:
+this process; then the log-loss of ``predict_proba`` on Adult's test rows; then the same
+comparison for ``learn_one`` (rows per CPU second, the first 3,000 rows as dicts). Run:
 ``python benchmarks/bench_probability_overhead.py`` (about a minute); writes
 ``benchmarks/results/probability_overhead.md``.
 """
@@ -31,6 +32,16 @@ def stream(make, X, y, chunk):
     for i in range(0, X.shape[0], chunk):
         model.partial_fit(X[i:i + chunk], y[i:i + chunk])
     return time.process_time() - start, model
+
+
+def per_row(make, X, y):
+    rows = [dict(zip(range(X.shape[1]), row.toarray().ravel().tolist(), strict=True))
+            for row in X]
+    model = make()
+    start = time.process_time()
+    for row, label in zip(rows, y, strict=True):
+        model.learn_one(row, label)
+    return X.shape[0] / (time.process_time() - start)
 
 
 def without_recording():
@@ -68,6 +79,19 @@ def main():
         line = (f"{name} ({X.shape[0]:,} rows): {off:.3f} s without recording, {on:.3f} s with "
                 f"({100 * (on / off - 1):+.1f}%); test log-loss {loss:.4f}, "
                 f"error {100 * np.mean(model.predict(Xt) != yt):.2f}%")
+        print(line, flush=True)
+        lines.append(line)
+    for name, (make, _) in makers.items():
+        X, y = X_all[:3000], y_all[:3000]
+        per_row(make, X[:200], y[:200])
+        on = max(per_row(make, X, y) for _ in range(args.repeats))
+        undo = without_recording()
+        try:
+            off = max(per_row(make, X, y) for _ in range(args.repeats))
+        finally:
+            undo()
+        line = (f"{name} learn_one: {off:,.0f} rows per CPU second without recording, "
+                f"{on:,.0f} with ({100 * (off / on - 1):+.1f}% time per row)")
         print(line, flush=True)
         lines.append(line)
     write_markdown("probability_overhead.md", "Cost of recording prequential scores",
