@@ -4,10 +4,11 @@ the fit of Lin, Lin & Weng 2007; ``streamsvm.calibration``).
 Pegasos (all 32,561 rows) and LASVM (RBF, C = 100, gamma = 0.005; the first 12,000 rows)
 stream Adult in chunks of 1,000, once as shipped and once with the recording switched off
 (the learners' updates are the same; only the scoring of each chunk before it is learnt is
-skipped). CPU seconds (``time.process_time``), best of ``--repeats`` (default 3), both in
-this process; then the log-loss of ``predict_proba`` on Adult's test rows; then the same
-comparison for ``learn_one`` (rows per CPU second, the first 3,000 rows as dicts). Run:
-``python benchmarks/bench_probability_overhead.py`` (about a minute); writes
+skipped). CPU seconds (``time.process_time``), the median of ``--repeats`` (default 4) runs
+of each, alternating (so that a busy machine slows both alike), in this process; then the
+log-loss of ``predict_proba`` on Adult's test rows; then the same comparison for
+``learn_one`` (rows per CPU second, the first 3,000 rows as dicts). Run:
+``python benchmarks/bench_probability_overhead.py`` (about two minutes); writes
 ``benchmarks/results/probability_overhead.md``.
 """
 
@@ -54,11 +55,24 @@ def without_recording():
     return undo
 
 
+def alternate(measure, repeats):
+    """Medians of ``measure()`` with and without recording, runs alternating."""
+    on, off = [], []
+    for _ in range(repeats):
+        on.append(measure())
+        undo = without_recording()
+        try:
+            off.append(measure())
+        finally:
+            undo()
+    return float(np.median(on)), float(np.median(off))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=12_000)
     parser.add_argument("--linear-rows", type=int, default=32_561)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=4)
     args = parser.parse_args()
     X_all, y_all = load_dataset("adult")
     Xt, yt = load_dataset("adult", subset="test")
@@ -68,12 +82,7 @@ def main():
     for name, (make, rows) in makers.items():
         X, y = X_all[:rows], y_all[:rows]
         stream(make, X[:2000], y[:2000], 1000)  # compile first
-        on = min(stream(make, X, y, 1000)[0] for _ in range(args.repeats))
-        undo = without_recording()
-        try:
-            off = min(stream(make, X, y, 1000)[0] for _ in range(args.repeats))
-        finally:
-            undo()
+        on, off = alternate(lambda m=make, a=X, b=y: stream(m, a, b, 1000)[0], args.repeats)
         _, model = stream(make, X, y, 1000)
         loss = log_loss(yt, model.predict_proba(Xt), labels=model.classes_)
         line = (f"{name} ({X.shape[0]:,} rows): {off:.3f} s without recording, {on:.3f} s with "
@@ -84,12 +93,7 @@ def main():
     for name, (make, _) in makers.items():
         X, y = X_all[:3000], y_all[:3000]
         per_row(make, X[:200], y[:200])
-        on = max(per_row(make, X, y) for _ in range(args.repeats))
-        undo = without_recording()
-        try:
-            off = max(per_row(make, X, y) for _ in range(args.repeats))
-        finally:
-            undo()
+        on, off = alternate(lambda m=make, a=X, b=y: per_row(m, a, b), args.repeats)
         line = (f"{name} learn_one: {off:,.0f} rows per CPU second without recording, "
                 f"{on:,.0f} with ({100 * (off / on - 1):+.1f}% time per row)")
         print(line, flush=True)
