@@ -279,6 +279,18 @@ def test_lasvm_log_loss_within_10_percent_of_svc(problem):
     assert ours <= 1.10 * reference, (ours, reference)
 
 
+def test_one_class_tracker_gives_the_uncalibrated_logistic():
+    X, _ = blobs(n=60, seed=9)
+    model = ESTIMATORS["DistributedL2SVM"](n_sites=2, task="one-class", gamma=0.1, C=1.0)
+    model.partial_fit(X[:30]).partial_fit(X[30:])
+    scores = model.decision_function(X)
+    expected = platt_probability(scores, -1.0, 0.0)
+    expected = np.where(scores >= 0, np.maximum(expected, 0.5 + 1e-16), expected)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba[:, 1], expected, rtol=1e-12)
+    np.testing.assert_array_equal(np.argmax(proba, axis=1) * 2 - 1, model.predict(X))
+
+
 def test_dict_examples_give_dict_probabilities():
     X, y = blobs(n=60, seed=8)
     model = streamsvm.Pegasos()
