@@ -6,8 +6,10 @@ class around it (a :class:`StreamClassifier`) supplies everything else, over tha
 
 * the scikit-learn face: ``fit``, ``partial_fit(X, y, classes=None)``, ``predict``,
   ``decision_function``, ``score``, ``get_params``/``set_params``;
-* the River face: ``learn_one(x, y)`` and ``predict_one(x)``, with ``x`` a 1-D array or a
-  dict of feature -> value;
+* the River face: ``learn_one(x, y)``, ``predict_one(x)`` and ``predict_proba_one(x)``, with
+  ``x`` a 1-D array or a dict of feature -> value;
+* probabilities (``predict_proba``), always available: Platt scaling of each binary learner's
+  decision values, fitted on its prequential scores (:mod:`streamsvm.calibration`);
 * any labels, and more than two classes by one-vs-rest over the binary learner;
 * input validation before any state changes, so a rejected call leaves the model as it was
   (non-finite values, rows too large for the model's kernel, labels of another type).
@@ -44,6 +46,7 @@ from ._validation import (
     check_row_norms,
     row_sqnorms,
 )
+from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
 
@@ -463,10 +466,12 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     def _learn(self, X, y, *, whole_pass: bool) -> None:
         for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
             y_binary = np.where(y == target, sign, -sign).astype(np.float64)
+            self._record_before(learner, X, y_binary)
             if whole_pass:
                 learner.fit_pass(X, y_binary)
             else:
                 learner.partial_fit(X, y_binary)
+            self._record_after(learner, X, y_binary)
         self.n_seen_ += X.shape[0]
 
     def _learn_reporting(self, X, y, *, whole_pass: bool) -> None:
@@ -516,6 +521,50 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             if "_chunk_invariant" in vars(klass):
                 return klass is FirstDataRule or bool(self._chunk_invariant)
         return False
+
+    # ------------------------------------------------------------------ calibration
+    @staticmethod
+    def _calibrator(learner) -> PlattCalibrator:
+        """The learner's :class:`~streamsvm.calibration.PlattCalibrator` (made on first use)."""
+        calibrator = getattr(learner, "calibration", None)
+        if calibrator is None:
+            calibrator = learner.calibration = PlattCalibrator()
+        return calibrator
+
+    def _rows_to_score(self, X, rows: slice | None):
+        """The rows ``rows`` (None: all) of what the learners were handed, in the form their
+        ``decision_function`` takes (a subclass whose :meth:`_prepare_for_learning` hands
+        over something else converts it here)."""
+        return X if rows is None else X[rows]
+
+    def _record_before(self, learner, X, y_binary, weights=None) -> None:
+        """Record the prequential scores of a chunk: the decision values of its first rows (at
+        most ``per_chunk`` of the calibrator, which bounds the cost on large chunks) against
+        the learner as it is before the chunk, in one call. For one row (``learn_one``) this
+        is exactly the score before learning the row; for a chunk, rows after the first are
+        scored without the chunk's earlier rows learnt. A learner that has learnt nothing
+        yet records nothing."""
+        calibrator = self._calibrator(learner)
+        if calibrator.n_learned > 0:
+            if X.shape[0] <= calibrator.per_chunk:
+                calibrator.record(learner.decision_function(self._rows_to_score(X, None)),
+                                  y_binary, weights)
+                return
+            head = slice(0, calibrator.per_chunk)
+            calibrator.record(learner.decision_function(self._rows_to_score(X, head)),
+                              y_binary[head], None if weights is None else weights[head])
+
+    def _record_after(self, learner, X, y_binary, weights=None) -> None:
+        """Count the rows learnt; on a fresh learner's first data (``fit``, or the first chunk
+        of a stream), whose rows no earlier model could score, record the decisions of the
+        model just learnt on the last ``window`` of those rows (in-sample scores)."""
+        calibrator = self._calibrator(learner)
+        if calibrator.n_learned == 0 and X.shape[0] > 1:
+            tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
+            rows = self._rows_to_score(X, None if tail.start == 0 else tail)
+            calibrator.record(learner.decision_function(rows), y_binary[tail],
+                              None if weights is None else weights[tail])
+        calibrator.n_learned += X.shape[0]
 
     def finish(self):
         """Tell the model its stream has ended (flushes lookahead buffers, runs finishing steps).
@@ -586,6 +635,48 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         )
         label = self.predict(row)[0]
         return label.item() if isinstance(label, np.generic) else label
+
+    def predict_proba(self, X):
+        """Probability of each class (columns in ``classes_`` order; rows sum to 1).
+
+        Platt scaling of the decision values, fitted on each binary learner's prequential
+        scores (:mod:`streamsvm.calibration`); with more than two classes, the one-vs-rest
+        probabilities of each class normalised to sum to 1. The most probable class is
+        always the one ``predict`` gives (where the sigmoid disagrees with the decision, the
+        probability is clipped to 1/2, or, with several classes, the two entries swap). A
+        model that has seen one class gives that class probability 1.
+        """
+        return self._proba_from_scores(self.decision_function(X))
+
+    def _proba_from_scores(self, scores) -> np.ndarray:
+        if scores.ndim == 1 and len(self.classes_) == 1:
+            return np.ones((scores.shape[0], 1))
+        columns = scores[:, None] if scores.ndim == 1 else scores
+        proba = np.empty_like(columns)
+        for k, (learner, sign) in enumerate(zip(self.learners_, self._signs, strict=True)):
+            positive = self._calibrator(learner).probability(sign * columns[:, k])
+            proba[:, k] = positive if sign > 0 else 1.0 - positive
+        if scores.ndim == 1:
+            positive = agree_with_labels(proba[:, 0], scores > 0)
+            return np.column_stack([1.0 - positive, positive])
+        total = proba.sum(axis=1, keepdims=True)
+        uniform = np.full_like(proba, 1.0 / proba.shape[1])
+        proba = np.where(total > 0, proba / np.where(total > 0, total, 1.0), uniform)
+        return agree_with_scores(proba, np.argmax(scores, axis=1))
+
+    def predict_proba_one(self, x) -> dict:
+        """``{class: probability}`` of one example (River's interface); ``{}`` before anything
+        has been learnt."""
+        if not hasattr(self, "classes_"):
+            return {}
+        row, _ = check_one_example(
+            x, feature_names=getattr(self, "_feature_names", None), n_features=self.n_features_in_
+        )
+        proba = self.predict_proba(row)[0]
+        return {
+            (c.item() if isinstance(c, np.generic) else c): float(p)
+            for c, p in zip(self.classes_, proba, strict=True)
+        }
 
     # ------------------------------------------------------------------ introspection
     @property

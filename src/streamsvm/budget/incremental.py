@@ -205,7 +205,9 @@ class IncrementalSVM(KernelStreamClassifier):
         for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
             learner.change_C(self.C)
             y_binary = np.where(y == target, sign, -sign).astype(np.float64)
+            self._record_before(learner, X, y_binary, weights)  # a weight counts as copies
             learner.learn(X, y_binary, weights, ids)
+            self._record_after(learner, X, y_binary, weights)
         self.n_seen_ += X.shape[0]
 
     # ------------------------------------------------------------------ operations

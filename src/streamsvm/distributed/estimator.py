@@ -10,7 +10,11 @@ with the L2-SVM kernel k̂ of section 4.1 and f = ‖·‖².
 It is in the estimator registry with the library's contract (``fit``, ``partial_fit(X, y,
 classes=None)``, ``learn_one`` / ``predict_one``, CSR input, ``save`` / ``load``), plus what
 only it has: ``sites=`` (which site receives each row; default round-robin), ``add`` /
-``delete`` of single points by id, and queries at any ``site``. It differs where the tracked
+``delete`` of single points by id, and queries at any ``site``. ``predict_proba`` is Platt
+scaling of site 0's decision values, fitted on the prequential scores of the rows added
+(:mod:`streamsvm.calibration`; a chunk's rows are scored against the model before the chunk);
+for ``task='one-class'`` there are no negative labels to fit against, so the probability of
+the +1 class is the uncalibrated fallback ``1 / (1 + exp(-f))``. It differs where the tracked
 model does: two classes at most (no one-vs-rest: each class pair would be a separate
 tracker and protocol), and every row is a protocol step in Python (messages between sites),
 so it is far slower per example than the single-machine learners.
@@ -47,6 +51,7 @@ from .._validation import (
     check_row_norms,
 )
 from ..base import state_nbytes
+from ..calibration import PlattCalibrator, agree_with_labels
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
 from ..progress import Progress
@@ -188,6 +193,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             checkpoint_every=self.checkpoint_every, checkpoint_dir=self.checkpoint_dir,
         )
         self.n_features_in_ = int(n_features)
+        self.calibration_ = PlattCalibrator()
         if self.task == "one-class":
             self.classes_ = np.array([-1, 1])
         elif self.classes is not None:
@@ -224,7 +230,11 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             self._start(width, np.reshape(x, (1, width)))
             record = self.tracker_.add(site, x, label, point_id)
         else:
-            record = self.tracker_.add(site, x, self._label(y), point_id)
+            label = self._label(y)
+            if self.__sklearn_is_fitted__() and np.ndim(x) == 1:
+                self._calibrator().record(self.decision_function(x.reshape(1, -1)), [label])
+            record = self.tracker_.add(site, x, label, point_id)
+        self._calibrator().n_learned += 1
         self.n_seen_ = getattr(self, "n_seen_", 0) + 1
         return record["point_id"]
 
@@ -263,7 +273,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         self._classes_declared = self.classes is not None
         if classes is not None:
             self.classes_ = classes
-        self._add_rows(X, self._signs(y), sites)
+        self._add_rows_recorded(X, self._signs(y), sites)
         return self
 
     def partial_fit(self, X, y=None, classes=None, *, sites=None):
@@ -287,7 +297,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             self._classes_declared = declared
         if flip:  # the stream met its second class, which sorts after the first
             self.tracker_.network.call_many(range(self.n_sites), "flip_labels")
-        self._add_rows(X, self._signs(y), sites)
+            self._calibrator().flip()
+        self._add_rows_recorded(X, self._signs(y), sites)
         return self
 
     def learn_one(self, x, y=None):
@@ -412,6 +423,28 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             return np.ones(len(y))
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
+    def _calibrator(self) -> PlattCalibrator:
+        calibrator = getattr(self, "calibration_", None)
+        if calibrator is None:
+            calibrator = self.calibration_ = PlattCalibrator()
+        return calibrator
+
+    def _add_rows_recorded(self, X, signs, sites):
+        """:meth:`_add_rows`, recording the prequential scores of the rows (the first
+        ``per_chunk``) against the model before the chunk; a model's first chunk records the
+        decisions of the model it built (in-sample, the last ``window`` rows), as
+        :class:`~streamsvm.base.StreamClassifier` does."""
+        calibrator = self._calibrator()
+        tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
+        before = self.__sklearn_is_fitted__() and calibrator.n_learned > 0
+        if before:
+            head = slice(0, min(X.shape[0], calibrator.per_chunk))
+            calibrator.record(self.decision_function(X[head]), signs[head])
+        self._add_rows(X, signs, sites)
+        if not before and X.shape[0] > 1 and self.__sklearn_is_fitted__():
+            calibrator.record(self.decision_function(X[tail]), signs[tail])
+        calibrator.n_learned += X.shape[0]
+
     def _add_rows(self, X, signs, sites, block=256):
         """Add the rows one protocol event each; with ``verbose``, progress lines
         (:mod:`streamsvm.progress`) after each block."""
@@ -487,6 +520,26 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         if self.classes_.size == 1:
             return np.repeat(self.classes_, scores.shape[0])
         return self.classes_[(scores >= 0).astype(int)]
+
+    def predict_proba(self, X, site=0):
+        """Probabilities of ``classes_`` (rows sum to 1): Platt scaling of the decision values
+        at ``site`` (module doc)."""
+        scores = self.decision_function(X, site)
+        if self.task == "two-class" and self.classes_.size == 1:
+            return np.ones((scores.shape[0], 1))
+        positive = agree_with_labels(self._calibrator().probability(scores), scores >= 0)
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict_proba_one(self, x):
+        """``{class: probability}`` of one example (River's interface); ``{}`` before
+        anything has been learnt."""
+        if not self.__sklearn_is_fitted__():
+            return {}
+        row, _ = check_one_example(x, feature_names=getattr(self, "_feature_names", None),
+                                   n_features=self.n_features_in_)
+        proba = self.predict_proba(row)[0]
+        return {(c.item() if isinstance(c, np.generic) else c): float(p)
+                for c, p in zip(self.classes_, proba, strict=True)}
 
     @property
     def model_nbytes_(self) -> int:

@@ -662,6 +662,12 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
         return self._prepare(X)
 
+    def _rows_to_score(self, X, rows):
+        if isinstance(X, _MappedRows):
+            rows = X.X if rows is None else X.X[rows]
+            return _MappedRows(rows, X.mean, X.append_one, X.normalize).mapped()
+        return super()._rows_to_score(X, rows)
+
     @property
     def radius_(self):
         self._check_fitted()
