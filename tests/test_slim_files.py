@@ -139,7 +139,9 @@ def test_incremental_svm_gram_is_rebuilt_bit_for_bit(kernel, tmp_path):
     path = tmp_path / "model.npz"
     streamsvm.save(model, path)
     n = model.learners_[0].machine.n
-    assert path.stat().st_size < 8 * n * n / 4  # far less than the Gram matrix
+    calibration = streamsvm.base.state_nbytes(model.learners_[0].calibration)
+    # far less than the Gram matrix (the calibration window is a fixed 18 KB besides)
+    assert path.stat().st_size - calibration < 8 * n * n / 4
     copies = [streamsvm.load(path), pickle.loads(pickle.dumps(model))]
     expected = model.learners_[0].machine.m[M_GRAM][:n, :n].tobytes()
     for copy in copies:

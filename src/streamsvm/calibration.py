@@ -230,6 +230,27 @@ class PlattCalibrator:
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = -1
 
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the saved window (e.g. read from a model file) is one
+        :meth:`record` could have written: matching 1-D arrays, labels ±1 (0 where nothing
+        was recorded yet), finite non-negative weights, counts that are non-negative ints."""
+        scores, labels, weights = self.scores, self.labels, self.weights
+        window = scores.shape[0] if isinstance(scores, np.ndarray) and scores.ndim == 1 else 0
+        ok = (
+            window >= 1 and scores.dtype == np.float64
+            and isinstance(labels, np.ndarray) and labels.shape == (window,)
+            and labels.dtype == np.int8 and np.isin(labels, (-1, 0, 1)).all()
+            and (weights is None or (isinstance(weights, np.ndarray)
+                                     and weights.shape == (window,)
+                                     and weights.dtype == np.float64
+                                     and (weights >= 0).all()))
+            and all(type(v) is int and v >= 0
+                    for v in (self.per_chunk, self.n_recorded, self.n_learned))
+            and self.per_chunk >= 1
+        )
+        if not ok:
+            raise ValueError("the calibration window's arrays or counts are inconsistent")
+
     def flip(self) -> None:
         """The learner's labels and scores changed sign (its positive class changed)."""
         self.scores *= -1.0
