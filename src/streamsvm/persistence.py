@@ -434,7 +434,8 @@ class _Loader:
         return arrays
 
     # -------------------------------------------------------------- decoding the state
-    def _array(self, ref: dict, where: str, allow_inf: bool = False) -> np.ndarray:
+    def _array(self, ref: dict, where: str, allow_inf: bool = False,
+               allow_nan: bool = False) -> np.ndarray:
         key = ref["__array__"]
         if not isinstance(key, str) or key not in self.arrays or key == _HEADER:
             raise _Problem(f"{where} refers to the missing array {key!r}")
@@ -443,7 +444,7 @@ class _Loader:
         self.used.add(key)
         a = self.arrays[key]
         if a.dtype.kind == "f":
-            if np.isnan(a).any():
+            if not allow_nan and np.isnan(a).any():
                 raise _Problem(f"{where}: array {key!r} holds NaN")
             if not allow_inf and np.isinf(a).any():
                 raise _Problem(f"{where}: array {key!r} holds infinite values")
@@ -545,12 +546,17 @@ class _Loader:
 
     def _attributes(self, state: dict, where: str, cls: type) -> dict:
         """Decoded attributes of an object of class ``cls``; float arrays in the attributes
-        that ``cls._may_hold_infinity`` names may hold ±inf (sentinels), never NaN."""
+        that ``cls._may_hold_infinity`` names may hold ±inf (sentinels), and the plain float
+        arrays that ``cls._may_hold_nan`` names may hold NaN (a value not known yet)."""
         infinite_ok = set(getattr(cls, "_may_hold_infinity", ()))
+        nan_ok = set(getattr(cls, "_may_hold_nan", ()))
         for name in state:
             if not name.isidentifier() or name.startswith("__"):
                 raise _Problem(f"{where}: the attribute name {name!r} is not allowed")
-        return {k: self.decode(v, f"{where}.{k}", k in infinite_ok) for k, v in state.items()}
+        return {k: self._array(v, f"{where}.{k}", k in infinite_ok, allow_nan=True)
+                if k in nan_ok and isinstance(v, dict) and set(v) == {"__array__"}
+                else self.decode(v, f"{where}.{k}", k in infinite_ok)
+                for k, v in state.items()}
 
     # -------------------------------------------------------------- building the model
     def _build(self, header: dict):
@@ -684,7 +690,10 @@ def _default_constructible(cls) -> bool:
 
 
 def _check_params(model) -> None:
-    """The estimator's parameters against its constraints table (``streamsvm._params``)."""
+    """The estimator's parameters against its constraints table (``streamsvm._params``);
+    saved objects that are not estimators (a distributed site's checkpoint) have none."""
+    if not hasattr(type(model), "_parameter_constraints"):
+        return
     try:
         check_params(model)
     except (TypeError, ValueError) as exc:

@@ -59,6 +59,9 @@ class Site:
     the dictionary of broadcast vectors; see the module docstring).
     """
 
+    #: slacks of points added before any global vector are NaN (not known yet)
+    _may_hold_nan = ("_slacks",)
+
     _transient = ("_row", "_cache")
 
     def __init__(self, index, n_features, space, objective, config):
