@@ -579,7 +579,7 @@ class _Loader:
             model = cls(**_built(params))
         except (TypeError, ValueError) as exc:
             raise _Problem(f"its parameters are invalid: {exc}") from None
-        _check_params(model)
+        _check_parameters(model)
         model.__dict__.update(_built(spec.state))
         restore = getattr(model, "_restore_transient", None)
         if restore is not None:
@@ -689,7 +689,7 @@ def _default_constructible(cls) -> bool:
     return True
 
 
-def _check_params(model) -> None:
+def _check_parameters(model) -> None:
     """The estimator's parameters against its constraints table (``streamsvm._params``);
     saved objects that are not estimators (a distributed site's checkpoint) have none."""
     if not hasattr(type(model), "_parameter_constraints"):
@@ -784,7 +784,7 @@ def _check_against_fresh_learners(model) -> None:
         trial = copy.copy(model)
         setattr(trial, name, saved)
         try:
-            _check_params(trial)
+            _check_parameters(trial)
         except _Problem:
             raise _Problem(f"a learner holds {name}={saved!r}, not a valid value of that "
                            "parameter") from None
