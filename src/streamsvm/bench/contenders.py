@@ -72,7 +72,7 @@ OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
 #: of every example it holds, O(n^2) memory (16 GB at 20,000 examples).
 _LIMITS = {
     "IncrementalSVM": (5_000, "the exact incremental SVM stores the full Gram matrix (O(n^2))"),
-    "DistributedL2SVM": (5_000, "every example is a protocol step at 10 simulated sites, in "
+    "DistributedL2SVM": (3_000, "every example is a protocol step at 10 simulated sites, in "
                                 "Python (it measures communication, not speed)"),
 }
 
