@@ -153,7 +153,9 @@ def perceptron_file(tmp_path):
     return model, path.read_bytes(), X
 
 
-def refused(tmp_path, data, match):
+def assert_refused(tmp_path, data, match):
+    """Assert that loading ``data`` raises ModelFileError matching ``match`` and naming the
+    file; returns the message."""
     path = tmp_path / "damaged.npz"
     path.write_bytes(data)
     with pytest.raises(ModelFileError, match=match) as info:
@@ -188,28 +190,28 @@ def test_header_declares_every_array(perceptron_file):
 def test_array_of_the_wrong_shape_is_refused(perceptron_file, tmp_path, declare):
     _, data, _ = perceptron_file
     damaged = with_array(data, coef_key(data), np.zeros(7), declare=declare)
-    refused(tmp_path, damaged, "shape")
+    assert_refused(tmp_path, damaged, "shape")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
 def test_array_of_the_wrong_dtype_is_refused(perceptron_file, tmp_path, dtype):
     _, data, _ = perceptron_file
     damaged = with_array(data, coef_key(data), np.zeros(3, dtype=dtype), declare=True)
-    refused(tmp_path, damaged, "float64")
+    assert_refused(tmp_path, damaged, "float64")
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf])
 def test_non_finite_array_is_refused(perceptron_file, tmp_path, value):
     _, data, _ = perceptron_file
     damaged = with_array(data, coef_key(data), np.array([1.0, value, 0.0]))
-    refused(tmp_path, damaged, "NaN" if np.isnan(value) else "infinite")
+    assert_refused(tmp_path, damaged, "NaN" if np.isnan(value) else "infinite")
 
 
 @pytest.mark.parametrize("header", [[], "text", 5, None, [{"format": "streamsvm-model"}]])
 def test_header_that_is_json_of_the_wrong_type(perceptron_file, tmp_path, header):
     _, data, _ = perceptron_file
     members = cases.zip_members(data)
-    refused(tmp_path, cases.with_header(members, header), "not a streamsvm model file")
+    assert_refused(tmp_path, cases.with_header(members, header), "not a streamsvm model file")
 
 
 @pytest.mark.parametrize("key, value, match", [
@@ -225,14 +227,15 @@ def test_header_entries_of_the_wrong_type(perceptron_file, tmp_path, key, value,
     _, data, _ = perceptron_file
     header = cases.read_header(data)
     header[key] = value
-    refused(tmp_path, cases.with_header(cases.zip_members(data), header), match)
+    assert_refused(tmp_path, cases.with_header(cases.zip_members(data), header), match)
 
 
 def test_missing_header_key(perceptron_file, tmp_path):
     _, data, _ = perceptron_file
     header = cases.read_header(data)
     del header["params"]
-    refused(tmp_path, cases.with_header(cases.zip_members(data), header), "missing \\['params'\\]")
+    assert_refused(tmp_path, cases.with_header(cases.zip_members(data), header),
+                   "missing \\['params'\\]")
 
 
 def deflated_zeros(prefix: bytes, n_zeros: int) -> bytes:
@@ -324,7 +327,7 @@ def test_npy_header_claiming_a_huge_array_is_refused_before_allocating(perceptro
     huge = raw.replace(b"(3,), }" + b" " * 7, b"(9999999999,)}")
     assert huge != raw and len(huge) == len(raw)
     members[f"{key}.npy"] = huge
-    message = refused(tmp_path, cases.make_zip(members), "9999999999")
+    message = assert_refused(tmp_path, cases.make_zip(members), "9999999999")
     assert ("should take" if version == 1 else "the header declares") in message
 
 
@@ -334,7 +337,7 @@ def test_zip_directory_lying_about_sizes_is_refused(perceptron_file, tmp_path):
     _, data, _ = perceptron_file
     entries = [(name, raw, 0, len(raw) + 2**32 - 1 - len(raw), zlib.crc32(raw))
                for name, raw in cases.zip_members(data).items()]
-    refused(tmp_path, raw_zip(entries), "sizes disagree")
+    assert_refused(tmp_path, raw_zip(entries), "sizes disagree")
 
 
 def test_unreferenced_and_reused_arrays_are_refused(perceptron_file, tmp_path):
@@ -343,10 +346,10 @@ def test_unreferenced_and_reused_arrays_are_refused(perceptron_file, tmp_path):
     header = cases.read_header(data)
     members["extra.npy"] = cases.npy_bytes(np.zeros(2))
     header["arrays"]["extra"] = {"dtype": "<f8", "shape": [2]}
-    refused(tmp_path, cases.with_header(members, header), "nothing refers to")
+    assert_refused(tmp_path, cases.with_header(members, header), "nothing refers to")
     header = cases.read_header(data)
     header["state"]["learners_"][0]["state"]["extra"] = {"__array__": coef_key(data)}
-    refused(tmp_path, cases.with_header(cases.zip_members(data), header), "reuses")
+    assert_refused(tmp_path, cases.with_header(cases.zip_members(data), header), "reuses")
 
 
 @pytest.mark.parametrize("change, match", [
@@ -371,7 +374,7 @@ def test_damaged_files_that_used_to_load_and_fail_later(perceptron_file, tmp_pat
     _, data, _ = perceptron_file
     header = cases.read_header(data)
     change(header)
-    refused(tmp_path, cases.with_header(cases.zip_members(data), header), match)
+    assert_refused(tmp_path, cases.with_header(cases.zip_members(data), header), match)
 
 
 def test_compressed_copy_of_a_valid_file_is_refused(perceptron_file, tmp_path):
@@ -380,7 +383,7 @@ def test_compressed_copy_of_a_valid_file_is_refused(perceptron_file, tmp_path):
         arrays = {k: archive[k] for k in archive.files}
     buffer = __import__("io").BytesIO()
     np.savez_compressed(buffer, **arrays)
-    refused(tmp_path, buffer.getvalue(), "compressed")
+    assert_refused(tmp_path, buffer.getvalue(), "compressed")
 
 
 # ------------------------------------------------------------------ compatibility

@@ -18,15 +18,15 @@ import argparse
 import collections
 import json
 import pathlib
-import select
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(pathlib.Path(__file__).resolve().parent)]
+
+from _worker import Worker  # noqa: E402
 
 from tests import model_file_cases as cases  # noqa: E402
 
@@ -50,43 +50,6 @@ def worker() -> None:
         print(json.dumps({"outcome": result, "detail": detail}), flush=True)
 
 
-class Worker:
-    def __init__(self):
-        self.start()
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True,
-        )
-
-    def ask(self, case: dict, timeout: float = 60.0) -> dict:
-        """The worker's answer; a worker that dies or hangs is a crash (then restarted)."""
-        line = ""
-        try:
-            self.process.stdin.write(json.dumps(case) + "\n")
-            self.process.stdin.flush()
-            ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-            if ready:
-                line = self.process.stdout.readline()
-        except BrokenPipeError:
-            pass
-        if line:
-            return json.loads(line)
-        if self.process.poll() is None:
-            self.process.kill()
-            detail = f"no answer within {timeout:g} s (killed)"
-        else:
-            detail = f"the process died (exit code {self.process.returncode})"
-        self.process.wait()
-        self.start()
-        return {"outcome": "crash", "detail": detail}
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait()
-
-
 def run(n_cases: int, seed: int) -> tuple[dict, list]:
     rng = np.random.default_rng(seed)
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -102,7 +65,7 @@ def run(n_cases: int, seed: int) -> tuple[dict, list]:
             np.savez(folder / f"{name}.inputs.npz", query=query, X_next=X_next, y_next=y_next)
             valid[name] = path.read_bytes()
         names = sorted(valid)
-        pool = Worker()
+        pool = Worker(__file__)
         for i in range(n_cases):
             name = names[i % len(names)]
             kind, data = cases.random_case(rng, valid[name])

@@ -24,13 +24,16 @@ import importlib.util
 import json
 import pathlib
 import re
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from _worker import Worker  # noqa: E402
+
 COLUMNS = ("cases tried", "correct", "refused cleanly", "of which file:line:", "wrong exception",
            "wrongly refused", "crashes", "silently wrong")
 
@@ -60,38 +63,11 @@ def worker() -> None:
                           "located": located}), flush=True)
 
 
-class Worker:
-    def __init__(self):
-        self.start()
-
-    def start(self):
-        self.process = subprocess.Popen([sys.executable, __file__, "--worker"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def ask(self, job: dict) -> dict:
-        try:
-            self.process.stdin.write(json.dumps(job) + "\n")
-            self.process.stdin.flush()
-            line = self.process.stdout.readline()
-        except BrokenPipeError:
-            line = ""
-        if line:
-            return json.loads(line)
-        code = self.process.wait()
-        self.start()
-        return {"outcome": "crash", "detail": f"the process died (exit code {code})",
-                "kind": "?", "located": False}
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait()
-
-
 def run(n_cases: int, seed: int):
     counts = collections.Counter()
     by_kind = collections.defaultdict(collections.Counter)
     examples = collections.defaultdict(list)
-    worker_process = Worker()
+    worker_process = Worker(__file__, kind="?", located=False)
     with tempfile.TemporaryDirectory() as folder:
         for index in range(n_cases):
             answer = worker_process.ask({"seed": seed, "index": index, "folder": folder})

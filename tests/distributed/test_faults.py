@@ -18,10 +18,8 @@ from streamsvm.kernels import Kernel
 
 from .test_protocol import (
     GAMMA,
-    assert_local_constraints,
-    assert_sites_agree,
+    centralised_check,
     make_stream,
-    oracle,
     rbf,
     replay,
 )
@@ -32,26 +30,13 @@ PROTOCOL_COUNTS = ("messages", "vectors", "scalars", "bytes", "vector_broadcasts
                    "membership_problems", "updates")
 
 
-def centralised_check(G_all):
-    def check(t):
-        f_star, ids, G = oracle(G_all, t)
-        atoms, coef = assert_sites_agree(t)
-        assert set(atoms.tolist()) <= set(ids.tolist())
-        pos = np.searchsorted(ids, atoms)
-        f = coef @ G[np.ix_(pos, pos)] @ coef
-        assert abs(t.objective_value() - f_star) <= 1e-9 * (1 + 1 / C)
-        assert abs(f - f_star) <= 1e-9 * (1 + 1 / C)
-        assert_local_constraints(t, 0.0)
-    return check
-
-
 def run(update, transport=None, **kwargs):
     X, y, events = make_stream(n=40, seed=11)
     space = KernelSpace(Kernel("rbf", gamma=GAMMA), C, "two-class")
     G_all = l2svm_hat_gram(X, y, np.arange(len(X)), rbf, C, "two-class")
     tracker = Tracker(4, 2, space, SquaredNorm(), update=update, transport=transport,
                       **kwargs)
-    replay(tracker, X, y, events, centralised_check(G_all))
+    replay(tracker, X, y, events, centralised_check(G_all, C))
     return tracker
 
 

@@ -80,6 +80,22 @@ def assert_local_constraints(tracker, eps_abs):
         assert tracker.threshold() <= eps_abs + 1e-8 * 10
 
 
+def centralised_check(G_all, C):
+    """A check for :func:`replay`: every site holds the same ê, which is the centralised
+    optimum over the points alive (the objective is strictly convex in ê), and the local
+    constraints hold exactly."""
+    def check(t):
+        f_star, ids, G = oracle(G_all, t)
+        atoms, coef = assert_sites_agree(t)
+        assert set(atoms.tolist()) <= set(ids.tolist())
+        pos = np.searchsorted(ids, atoms)
+        f = coef @ G[np.ix_(pos, pos)] @ coef
+        assert abs(t.objective_value() - f_star) <= 1e-9 * (1 + 1 / C)
+        assert abs(f - f_star) <= 1e-9 * (1 + 1 / C)
+        assert_local_constraints(t, 0.0)
+    return check
+
+
 @pytest.mark.parametrize("update", ["method1", "method2"])
 @pytest.mark.parametrize("task", ["two-class", "one-class"])
 def test_exact_tracking_equals_centralised_after_every_event(update, task):
@@ -88,19 +104,7 @@ def test_exact_tracking_equals_centralised_after_every_event(update, task):
     space = KernelSpace(Kernel("rbf", gamma=GAMMA), C, task)
     G_all = l2svm_hat_gram(X, y, np.arange(len(X)), rbf, C, task)
     tracker = Tracker(4, 2, space, SquaredNorm(), update=update)
-
-    def check(t):
-        f_star, ids, G = oracle(G_all, t)
-        atoms, coef = assert_sites_agree(t)
-        assert set(atoms.tolist()) <= set(ids.tolist())
-        # the tracked ê is the centralised optimum (the objective is strictly convex in ê)
-        pos = np.searchsorted(ids, atoms)
-        f = coef @ G[np.ix_(pos, pos)] @ coef
-        assert abs(t.objective_value() - f_star) <= 1e-9 * (1 + 1 / C)
-        assert abs(f - f_star) <= 1e-9 * (1 + 1 / C)
-        assert_local_constraints(t, 0.0)
-
-    replay(tracker, X, y, events, check)
+    replay(tracker, X, y, events, centralised_check(G_all, C))
     assert tracker.report()["deletions"] > 5
 
 

@@ -111,13 +111,13 @@ def test_ray_actor_killed_mid_stream_restarts_from_its_checkpoint(local_ray):
     from streamsvm.distributed.faults import FaultyTransport
     from streamsvm.kernels import Kernel
 
-    from .test_faults import PROTOCOL_COUNTS, C, assert_same_model, centralised_check
-    from .test_protocol import GAMMA, make_stream, rbf
+    from .test_faults import PROTOCOL_COUNTS, C, assert_same_model
+    from .test_protocol import GAMMA, centralised_check, make_stream, rbf
     from tests.naive import l2svm_hat_gram
 
     X, y, log = make_stream(n=30, seed=12, n_sites=3)
     G_all = l2svm_hat_gram(X, y, np.arange(len(X)), rbf, C, "two-class")
-    check = centralised_check(G_all)
+    check = centralised_check(G_all, C)
     space = KernelSpace(Kernel("rbf", gamma=GAMMA), C, "two-class")
     local = Tracker(3, 2, space, SquaredNorm(), checkpoint_every=8)
     faults = FaultyTransport(seed=4, drop=0.1, duplicate=0.1, reorder=0.2)
