@@ -47,11 +47,14 @@ from ._validation import (
     row_sqnorms,
 )
 from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
+from .collapse import collapse_counts, collapse_message, warn_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
+from .weights import check_class_weight_labels, check_sample_weight, class_weights, count_labels
 
 __all__ = [
-    "BinaryLearner", "StreamClassifier", "pad_spare_rows", "state_nbytes", "trim_spare_rows"
+    "BinaryLearner", "SampleWeightMixin", "StreamClassifier", "pad_spare_rows", "state_nbytes",
+    "trim_spare_rows",
 ]
 
 
@@ -193,6 +196,36 @@ def state_nbytes(obj) -> int:
     return 0
 
 
+class SampleWeightMixin:
+    """``fit`` and ``partial_fit`` with ``sample_weight``, for the estimators whose learners
+    take a weight per row (``_weighting = "rows"``; :mod:`streamsvm.weights`). Put it before
+    :class:`StreamClassifier` in the bases."""
+
+    _weighting = "rows"
+
+    def fit(self, X, y, sample_weight=None):
+        """Reset and learn from ``X, y`` with the algorithm's pass(es), rows in the given order.
+
+        ``sample_weight`` (optional, one number >= 0 per row) multiplies each row's weight
+        (``class_weight[y] * sample_weight``): a row of weight 2 counts as two copies in the
+        loss; weight 0 leaves the row out of the model.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Continue the stream with one chunk of examples (``sample_weight`` as in ``fit``).
+
+        Returns
+        -------
+        self
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+
 class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class of the streamsvm classifiers: a binary learner made into an estimator.
 
@@ -202,7 +235,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
 
     Fitted attributes: ``classes_``, ``n_features_in_``, ``n_seen_`` (examples learnt),
     ``learners_`` (one binary learner, or one per class for more than two classes),
+    ``class_counts_`` (rows of each class learnt, which ``class_weight='balanced'`` reads),
     ``model_nbytes_`` (bytes of model state).
+
+    Weights (:mod:`streamsvm.weights`): ``_weighting`` says what the learners take: ``"rows"``
+    (a weight per row: ``class_weight`` and ``sample_weight``, through
+    :class:`SampleWeightMixin`), ``"sides"`` (one weight per side of each binary problem:
+    ``class_weight`` only, handed over by ``learner.set_side_weights``), ``"own"`` (the
+    estimator weighs classes its own way) or None; ``_weighting_refusal`` says why not.
+    Two-class models warn once when they collapse to one class (:mod:`streamsvm.collapse`).
 
     Hyper-parameters: subclasses declare ``_parameter_constraints`` (and, for rules tying
     parameters together, ``_parameter_rules``), checked by :func:`streamsvm._params.check_params`
@@ -214,6 +255,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     _accepts_sparse: bool = True
     #: attributes that are not saved by :func:`streamsvm.save` (caches and the like)
     _transient: tuple[str, ...] = ()
+    #: what the learners take of class and sample weights (class doc)
+    _weighting: str | None = None
+    #: why this estimator takes no sample weights (the error's text)
+    _weighting_refusal: str = "its algorithm has no weighted form implemented"
 
     # ------------------------------------------------------------------ sklearn plumbing
     def __sklearn_is_fitted__(self) -> bool:
@@ -246,6 +291,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             "_signs",
             "_seed_entropy",
             "_n_learners_made",
+            "_collapse_warned",
         ):
             self.__dict__.pop(name, None)
 
@@ -379,15 +425,31 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         return self._prepare(X)
 
     # ------------------------------------------------------------------ training
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Reset and learn from ``X, y`` with the algorithm's pass(es), rows in the given order.
 
         Returns
         -------
         self
         """
+        return self._fit(X, y, self._sample_weight_argument(fit_params, "fit"))
+
+    def _sample_weight_argument(self, fit_params: dict, method: str):
+        """``sample_weight`` of ``fit_params``, refused with the reason where the estimator
+        takes none; any other keyword is a TypeError."""
+        sample_weight = fit_params.pop("sample_weight", None)
+        if fit_params:
+            raise TypeError(f"{self._name}.{method}() got unexpected keyword arguments "
+                            f"{sorted(fit_params)}")
+        if sample_weight is not None and self._weighting != "rows":
+            raise NotImplementedError(f"{self._name} does not take sample_weight: "
+                                      f"{self._weighting_refusal}")
+        return sample_weight
+
+    def _fit(self, X, y, sample_weight=None):
         check_params(self)
         X, y, sqnorms = self._validate(X, y, first=True)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
         classes = np.unique(y)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -395,16 +457,22 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                 "2 classes. To start a stream whose first examples share one class, use "
                 "partial_fit(X, y, classes=[...])."
             )
+        check_class_weight_labels(getattr(self, "class_weight", None), classes, complete=True,
+                                  estimator_name=self._name)
+        if sample_weight is not None and not (sample_weight > 0).any():
+            raise ValueError(f"{self._name}: sample_weight is all zero: there is nothing to learn")
         X = self._start_checked(X, sqnorms)
         self._grow_classes(classes)
-        self._learn_reporting(X, y, whole_pass=True)
+        self._count_labels(y, np.empty(0))
+        self._learn_reporting(X, y, whole_pass=True, sample_weight=sample_weight)
+        self._guard_collapse()
         return self
 
     def _prepare_first(self, X):
         """Hook run on the first data a fresh model sees (e.g. to fix a centring mean)."""
         return self._prepare_for_learning(X)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, **fit_params):
         """Continue the stream with one chunk of examples.
 
         Parameters
@@ -419,10 +487,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        return self._partial_fit(X, y, classes,
+                                 self._sample_weight_argument(fit_params, "partial_fit"))
+
+    def _partial_fit(self, X, y, classes=None, sample_weight=None):
         first = not hasattr(self, "classes_")
         if first:
             check_params(self)
         X, y, sqnorms = self._validate(X, y, first=first)
+        sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
         if not first:
             check_label_kind(y, self.classes_)
         seen = np.unique(y)
@@ -451,30 +524,110 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                     f"y contains labels {unknown.tolist()} that are not in the declared classes "
                     f"{declared.tolist()}"
                 )
+        check_class_weight_labels(getattr(self, "class_weight", None),
+                                  seen if declared is None else declared,
+                                  complete=declared is not None, estimator_name=self._name)
         if first:
             X = self._start_checked(X, sqnorms)
         else:
             self._check_row_norms(X, sqnorms)
             X = self._prepare_for_learning(X)
+        counted = self.classes_
         if declared is not None:
             self._classes_declared = True
             self._grow_classes(declared)
         self._grow_classes(seen)
-        self._learn_reporting(X, y, whole_pass=False)
+        self._count_labels(y, counted)
+        self._learn_reporting(X, y, whole_pass=False, sample_weight=sample_weight)
+        self._guard_collapse()
         return self
 
-    def _learn(self, X, y, *, whole_pass: bool) -> None:
+    # ------------------------------------------------------------------ weights
+    def _count_labels(self, y, counted_classes) -> None:
+        """Add the chunk's labels to ``class_counts_`` (``counted_classes``: the classes the
+        counts were of; a model saved before the counts existed starts counting now)."""
+        old = getattr(self, "class_counts_", None)
+        if old is not None and old.shape != counted_classes.shape:
+            old = None
+        self.class_counts_ = count_labels(self.classes_, old, y, counted_classes)
+
+    def _class_weight_vector(self):
+        """The weight of each class of ``classes_`` (:func:`streamsvm.weights.class_weights`
+        over the running counts), or None for no ``class_weight``."""
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is None or self._weighting in (None, "own"):
+            return None
+        return class_weights(class_weight, self.classes_, self.class_counts_)
+
+    def _side_weights(self, per_class, target, sign) -> tuple[float, float]:
+        """``(weight of -1, weight of +1)`` of a binary learner: its class's weight, and for
+        the other side (one class, or the rest in one-vs-rest) the mean weight of its classes
+        over the rows counted."""
+        if per_class is None:
+            return 1.0, 1.0
+        position = int(np.searchsorted(self.classes_, target))
+        others = np.arange(self.classes_.shape[0]) != position
+        counts = self.class_counts_[others]
+        rest = (float(np.average(per_class[others], weights=counts)) if counts.sum() > 0
+                else float(per_class[others].mean()))
+        own = float(per_class[position])
+        return (rest, own) if sign > 0 else (own, rest)
+
+    def _guard_collapse(self) -> None:
+        """Warn once per model when a two-class model collapsed (:mod:`streamsvm.collapse`)."""
+        if (getattr(self, "_collapse_warned", False) or len(self.classes_) != 2
+                or len(self.learners_) != 1):
+            return
+        calibrator = getattr(self.learners_[0], "calibration", None)
+        if calibrator is None:
+            return
+        low, high = (c.item() if isinstance(c, np.generic) else c for c in self.classes_)
+        labels = (low, high) if self._signs[0] > 0 else (high, low)
+        message = collapse_message(self._name, labels, collapse_counts(calibrator))
+        if message is not None:
+            self._collapse_warned = True
+            warn_collapse(message)
+
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the saved class counts and collapse flag (e.g. read from a
+        model file) fit the classes; files saved before they existed have neither."""
+        counts = self.__dict__.get("class_counts_")
+        if counts is not None:
+            classes = self.__dict__.get("classes_")
+            if (not isinstance(counts, np.ndarray) or counts.dtype != np.float64
+                    or not isinstance(classes, np.ndarray) or counts.shape != classes.shape
+                    or not np.isfinite(counts).all() or (counts < 0).any()):
+                raise ValueError("class_counts_ does not hold one count >= 0 per class")
+        if type(self.__dict__.get("_collapse_warned", False)) is not bool:
+            raise ValueError("the collapse warning's flag is not a bool")
+
+    def _row_weights(self, y, sample_weight, per_class):
+        """Each row's weight ``class_weight[y_i] * sample_weight_i`` (None: all ones)."""
+        if per_class is None and sample_weight is None:
+            return None
+        rows = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+        if per_class is not None:
+            rows = rows * per_class[np.searchsorted(self.classes_, y)]
+        return rows
+
+    def _learn(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
+        per_class = self._class_weight_vector()
+        rows = (self._row_weights(y, sample_weight, per_class) if self._weighting == "rows"
+                else None)
         for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
             y_binary = np.where(y == target, sign, -sign).astype(np.float64)
-            self._record_before(learner, X, y_binary)
+            if self._weighting == "sides":
+                learner.set_side_weights(*self._side_weights(per_class, target, sign))
+            self._record_before(learner, X, y_binary, sample_weight)
+            weighted = {} if rows is None else {"sample_weight": rows}
             if whole_pass:
-                learner.fit_pass(X, y_binary)
+                learner.fit_pass(X, y_binary, **weighted)
             else:
-                learner.partial_fit(X, y_binary)
-            self._record_after(learner, X, y_binary)
+                learner.partial_fit(X, y_binary, **weighted)
+            self._record_after(learner, X, y_binary, sample_weight)
         self.n_seen_ += X.shape[0]
 
-    def _learn_reporting(self, X, y, *, whole_pass: bool) -> None:
+    def _learn_reporting(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
         """:meth:`_learn`, with progress lines when ``verbose`` (:mod:`streamsvm.progress`).
 
         With ``verbose >= 1`` the rows are learnt in pieces, each a compiled call, with a line
@@ -484,7 +637,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         first = progress.first_use(self._name)
         verbose = getattr(self, "verbose", 0) or 0
         if not verbose:
-            self._learn(X, y, whole_pass=whole_pass)
+            self._learn(X, y, whole_pass=whole_pass, sample_weight=sample_weight)
             return
         if first:
             progress.say(progress.first_use_notice(self._name))
@@ -493,7 +646,9 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         with progress.Progress(label, n, always=verbose >= 2 and n >= 1000) as bar:
             if self._exact_in_pieces(X, whole_pass=whole_pass):
                 for start, stop in bar.pieces(n):
-                    self._learn(X[start:stop], y[start:stop], whole_pass=False)
+                    self._learn(X[start:stop], y[start:stop], whole_pass=False,
+                                sample_weight=None if sample_weight is None
+                                else sample_weight[start:stop])
                 if whole_pass:
                     for learner in self.learners_:
                         learner.finish()
@@ -501,7 +656,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                 if whole_pass or n >= 10_000:
                     progress.say(f"{label}: {n:,} rows in one compiled pass (this estimator "
                                  "reports no progress inside it)")
-                self._learn(X, y, whole_pass=whole_pass)
+                self._learn(X, y, whole_pass=whole_pass, sample_weight=sample_weight)
                 bar.update(n)
 
     def _exact_in_pieces(self, X, *, whole_pass: bool) -> bool:

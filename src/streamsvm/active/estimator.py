@@ -120,6 +120,10 @@ class ActiveSVM(_KernelSVMBase):
     """
 
     _learner_params = ()
+    #: class_weight is the paper's DC baseline (below), not the stream's class counts
+    _weighting = "own"
+    _weighting_refusal = ("active learning chooses which rows to learn and asks for their "
+                          "labels; a weight per row has no place in its selection")
     _parameter_constraints = {
         "verbose": VERBOSE,
         **{name: _KernelSVMBase._parameter_constraints[name]
@@ -182,10 +186,10 @@ class ActiveSVM(_KernelSVMBase):
             class_weight="balanced" if self.class_weight == "balanced" else None,
         )
 
-    def _learn(self, X, y, *, whole_pass):
+    def _learn(self, X, y, *, whole_pass, sample_weight=None):
         if isinstance(self.class_weight, dict):
             self._set_costs(y)
-        super()._learn(X, y, whole_pass=whole_pass)
+        super()._learn(X, y, whole_pass=whole_pass, sample_weight=sample_weight)
 
     def _set_costs(self, y):
         """Per-class C from a dict of weights: the positive side of each binary problem gets

@@ -96,6 +96,10 @@ class RandomBudgetSVM(KernelStreamClassifier):
     """
 
     _learner_class = _RandomLearner
+    _weighting_refusal = (
+        "its reservoir keeps a uniform sample of the rows; a weighted sample (and the weighted "
+        "box of the rows kept) is not implemented in its compiled loop"
+    )
     _bounded_memory = True
     _test_params = [{"budget": 20, "C": 10.0, "random_state": 0},
                     {"budget": 10, "kernel": "linear", "C": 1.0, "random_state": 1}]
@@ -275,6 +279,10 @@ class Forgetron(KernelStreamClassifier):
     """
 
     _learner_class = _ForgetronLearner
+    _weighting_refusal = (
+        "the Forgetron's shrinking schedule is derived for unit updates; a weighted form is not"
+        " implemented"
+    )
     _bounded_memory = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "poly", "degree": 2, "gamma": 0.05}]
 
@@ -338,6 +346,10 @@ class BudgetPerceptron(KernelStreamClassifier):
     """
 
     _learner_class = _BudgetPerceptronLearner
+    _weighting_refusal = (
+        "the budget perceptron's removal rule is derived for unit updates; a weighted form is "
+        "not implemented"
+    )
     _bounded_memory = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils.validation import _num_samples
 
 from .._params import VERBOSE, Interval, check_param_values, check_params
-from ..base import BinaryLearner
+from ..base import BinaryLearner, SampleWeightMixin
 from ..kernels import dense_blocks
+from ..weights import CLASS_WEIGHT
 from ._common import KernelStreamClassifier
 from ._machine import Machine
 
@@ -28,9 +28,10 @@ class _IncrementalLearner(BinaryLearner):
             self.machine.add(dense, labels, w, idc)
         self.n_seen += X.shape[0]
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         start = self.n_seen
-        self.learn(X, y, np.ones(X.shape[0]), np.arange(start, start + X.shape[0]))
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        self.learn(X, y, weights, np.arange(start, start + X.shape[0]))
 
     def decision_function(self, X):
         out = np.empty(X.shape[0])
@@ -54,7 +55,7 @@ class _IncrementalLearner(BinaryLearner):
         self.machine.set_C(C)
 
 
-class IncrementalSVM(KernelStreamClassifier):
+class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
     """Exact online C-SVM with unlearning (Cauwenberghs & Poggio 2001, "IDSVM").
 
     After every operation the model is *the* solution of the weighted C-SVM
@@ -64,7 +65,8 @@ class IncrementalSVM(KernelStreamClassifier):
     on the examples currently held (dual box ``0 <= alpha_i <= s_i C``, TVM paper Sec. 2.1),
     with the KKT conditions kept on every example by adiabatic increments (Sec. 2.2):
 
-    * ``partial_fit`` / ``learn_one`` add examples (weight 1, or ``sample_weight``);
+    * ``partial_fit`` / ``learn_one`` add examples (weight ``class_weight[y] *
+      sample_weight``, 1 by default);
     * :meth:`unlearn` removes examples by id (decremental unlearning: the result equals the
       SVM trained without them);
     * :meth:`reweight` changes one example's weight ``s_i``;
@@ -82,12 +84,19 @@ class IncrementalSVM(KernelStreamClassifier):
     Parameters
     ----------
     C : float, default=1.0
-        Box constant; example i's bound is ``sample_weight_i * C`` (as scikit-learn's SVC).
+        Box constant; example i's bound is ``class_weight[y_i] * sample_weight_i * C`` (as
+        scikit-learn's SVC, whose solution this model equals with the same weights).
     kernel : {"linear", "rbf", "poly"}, default="rbf"
     gamma, degree, coef0 : as in scikit-learn (default ``gamma='scale'``, fixed from the
         first data the model sees: ``docs/design.md``).
     tol : float, default=1e-9
         An added example with ``y f(x) >= 1 - tol`` is a reserve vector at once.
+    class_weight : None, "balanced" or dict {label: weight > 0}, default=None
+        Multiplies the box of each example of a class (SVC's ``class_weight``). "balanced"
+        gives class c the weight ``n / (k n_c)`` from the rows counted so far
+        (``class_counts_``; ``fit`` counts all of ``y`` first, so it equals SVC's;
+        ``partial_fit`` counts each chunk before learning it). An example keeps the box it
+        was added with (:meth:`reweight` changes it). ``docs/imbalanced.md``.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
@@ -129,16 +138,18 @@ class IncrementalSVM(KernelStreamClassifier):
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
         "tol": [Interval(Real, 0, None, closed="neither")],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9,
-                 verbose=0):
+                 class_weight=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.tol = tol
+        self.class_weight = class_weight
         self.verbose = verbose
 
     @property
@@ -157,57 +168,28 @@ class IncrementalSVM(KernelStreamClassifier):
                                    jit_kernel=self._jit_kernel, tol=float(self.tol))
 
     # ------------------------------------------------------------------ weights
-    @staticmethod
-    def _check_weights(sample_weight, n_rows):
-        if sample_weight is None:
-            return None
-        w = np.asarray(sample_weight)
-        if w.dtype.kind not in "biuf":
-            raise TypeError(f"sample_weight must be numeric; got dtype {w.dtype}")
-        w = w.astype(np.float64)
-        if w.ndim == 1 and w.size and np.all(w == 0):
-            raise ValueError("sample_weight is all zero: there is nothing to learn")
-        if w.ndim != 1 or w.shape[0] != n_rows:
-            raise ValueError(f"sample_weight must have shape ({n_rows},); got {w.shape}")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("sample_weight must hold non-negative finite numbers")
-        return w
-
-    @staticmethod
-    def _n_rows(X):
-        try:
-            return _num_samples(X)
-        except TypeError:
-            return -1
-
-    def fit(self, X, y, sample_weight=None):
-        """Reset and learn every row in order (``sample_weight`` scales each row's C)."""
-        self._pending_weight = self._check_weights(sample_weight, self._n_rows(X))
-        try:
-            return super().fit(X, y)
-        finally:
-            self.__dict__.pop("_pending_weight", None)
-
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Continue the stream (ids continue from the examples learnt before)."""
-        check_params(self)  # every chunk: C is applied to the whole model at each chunk
-        self._pending_weight = self._check_weights(sample_weight, self._n_rows(X))
-        try:
-            return super().partial_fit(X, y, classes=classes)
-        finally:
-            self.__dict__.pop("_pending_weight", None)
+        """Continue the stream (ids continue from the examples learnt before); ``C`` and
+        ``sample_weight`` as in ``fit``.
 
-    def _learn(self, X, y, *, whole_pass):
-        weights = getattr(self, "_pending_weight", None)
+        Returns
+        -------
+        self
+        """
+        check_params(self)  # every chunk: C is applied to the whole model at each chunk
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def _learn(self, X, y, *, whole_pass, sample_weight=None):
+        weights = self._row_weights(y, sample_weight, self._class_weight_vector())
         if weights is None:
             weights = np.ones(X.shape[0])
         ids = np.arange(self.n_seen_, self.n_seen_ + X.shape[0], dtype=np.int64)
         for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
             learner.change_C(self.C)
             y_binary = np.where(y == target, sign, -sign).astype(np.float64)
-            self._record_before(learner, X, y_binary, weights)  # a weight counts as copies
+            self._record_before(learner, X, y_binary, sample_weight)  # a weight counts as copies
             learner.learn(X, y_binary, weights, ids)
-            self._record_after(learner, X, y_binary, weights)
+            self._record_after(learner, X, y_binary, sample_weight)
         self.n_seen_ += X.shape[0]
 
     # ------------------------------------------------------------------ operations

@@ -183,6 +183,11 @@ class TwinVectorMachine(KernelStreamClassifier):
     """
 
     _learner_class = _TVMLearner
+    _weighting_refusal = (
+        "its twin vectors carry counts of the rows merged into them; weighted rows would have "
+        "to add their weights to those counts, which its compiled loop does not do yet. Use "
+        "IncrementalSVM for weights"
+    )
     _bounded_memory = True
     _kernels = ("rbf", "poly", "linear")
     _test_params = [

@@ -11,6 +11,7 @@ from .._params import RANDOM_STATE, VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..support import SupportVectorsMixin
+from ..weights import CLASS_WEIGHT
 from . import _expansion_core as _expansion
 from . import _lasvm_core
 from .learner import _Learner
@@ -29,6 +30,11 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
 
     _learner_class = _Learner
     _algorithm = "lasvm"
+    #: class_weight sets each binary problem's box per side (Cp, Cn) before a chunk
+    _weighting = "sides"
+    _weighting_refusal = ("LASVM keeps one box per side of each binary problem (C times the "
+                          "class weight); a box per example is not implemented. Use "
+                          "class_weight, or IncrementalSVM for sample weights")
 
     # built-in kernels only: the loops are compiled
     _parameter_constraints = {
@@ -40,6 +46,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
         "cache_size": [Interval(Real, 0, None, closed="neither")],
         "shuffle": [Boolean()],
         "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def _learner_options(self) -> dict:
@@ -117,7 +124,14 @@ class LASVM(_KernelSVMBase):
     Parameters
     ----------
     C : float, default=1.0
-        Box of eq. 5: ``0 <= y_i alpha_i <= C``.
+        Box of eq. 5: ``0 <= y_i alpha_i <= C`` (times the class weight).
+    class_weight : None, "balanced" or dict {label: weight > 0}, default=None
+        Multiplies C for the examples of a class (SVC's ``class_weight``): each binary
+        problem's box is ``C * w`` on each side, the rest of one-vs-rest taking the mean
+        weight of its classes. "balanced" is ``n / (k n_c)`` from the rows counted so far
+        (``class_counts_``: ``fit`` counts all of ``y``; ``partial_fit`` counts each chunk
+        before learning it); an example keeps the box it was inserted with.
+        ``sample_weight`` is refused (one box per side). ``docs/imbalanced.md``.
     kernel, gamma, degree, coef0 : as in :class:`sklearn.svm.SVC` (``kernel="rbf"``,
         ``gamma="scale"``, fixed as ``gamma_`` from the first data: ``docs/design.md``).
     tau : float, default=0.001
@@ -193,7 +207,7 @@ class LASVM(_KernelSVMBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, selection="random", n_candidates=50, n_seed=5, delta_max=None,
                  finishing=True, finishing_selection="second-order", cache_size=100.0,
-                 shuffle=False, random_state=None, verbose=0):
+                 shuffle=False, random_state=None, class_weight=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -210,6 +224,7 @@ class LASVM(_KernelSVMBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.verbose = verbose
 
     def _learner_options(self):

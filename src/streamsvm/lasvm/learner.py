@@ -310,6 +310,12 @@ class _Learner(BinaryLearner):
             self.cache_totals += [self.cache.hits, self.cache.partial_hits, self.cache.misses]
             self.cache = None
 
+    def set_side_weights(self, negative: float, positive: float) -> None:
+        """Boxes of the examples inserted from now on: ``C`` times each side's class weight
+        (``class_weight``; an example keeps the box it was inserted with)."""
+        self.Cn = self.C * negative
+        self.Cp = self.C * positive
+
     # ------------------------------------------------------------------ running
     def _run(self, pool, n_iter=_NO_LIMIT) -> None:
         """Online iterations over the store ids in ``pool`` (in the order the selection

@@ -83,6 +83,10 @@ _COMMON_DOC = """
     shuffle : bool, default=False
         Random order in each ``fit`` epoch; False keeps the given order.
     random_state : int or None
+    class_weight : None, "balanced" or dict {label: weight > 0}, default=None
+        Multiplies C for the examples of a class (as :class:`LASVM`'s ``class_weight``:
+        one box per side of each binary problem, "balanced" from the running class counts
+        ``class_counts_``; ``docs/imbalanced.md``). ``sample_weight`` is refused.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
@@ -128,7 +132,7 @@ class LASVMG(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0, shuffle=False,
-                 random_state=None, verbose=0):
+                 random_state=None, class_weight=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -141,6 +145,7 @@ class LASVMG(_GapBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.verbose = verbose
 
 
@@ -163,7 +168,7 @@ class LASVMNC(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  s=-1.0, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
-                 shuffle=False, random_state=None, verbose=0):
+                 shuffle=False, random_state=None, class_weight=None, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -177,6 +182,7 @@ class LASVMNC(_GapBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.verbose = verbose
 
 
@@ -208,7 +214,8 @@ class FullSVM(_GapBase):
     _algorithm = "full"
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
-                 epochs=1, cache_size=100.0, shuffle=False, random_state=None, verbose=0):
+                 epochs=1, cache_size=100.0, shuffle=False, random_state=None, class_weight=None,
+                 verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -219,4 +226,5 @@ class FullSVM(_GapBase):
         self.cache_size = cache_size
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
         self.verbose = verbose

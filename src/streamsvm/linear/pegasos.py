@@ -151,6 +151,10 @@ class Pegasos(LinearStreamClassifier):
     """
 
     _learner_class = _PegasosLearner
+    _weighting_refusal = (
+        "the weighted hinge loss (a step of w_i y_i x_i on a margin violation) is not "
+        "implemented in its compiled loop yet; use the Perceptron or LASVM for weights"
+    )
     _chunk_invariant = True  # the same stream gives the same model however it is chunked
     _bounded_memory = True
     _learner_params = ("alpha", "block_size", "projection")

@@ -4,6 +4,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean
+from ..base import SampleWeightMixin
+from ..weights import CLASS_WEIGHT
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
 
@@ -16,7 +18,13 @@ class _PerceptronLearner(LinearLearner):
         self.intercept = 0.0
         self.n_updates = 0
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
+        n_rows = X.shape[0]
+        if sample_weight is not None:  # the update w_i y_i x_i: the labels scaled by w_i > 0
+            kept = sample_weight > 0
+            if not kept.all():
+                X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
+            y = y * sample_weight
         if sp.issparse(X):
             self.intercept, mistakes = perceptron_csr(
                 X.indptr, X.indices, X.data, y, self.coef, self.intercept, self.fit_intercept
@@ -26,14 +34,18 @@ class _PerceptronLearner(LinearLearner):
                 X, y, self.coef, self.intercept, self.fit_intercept
             )
         self.n_updates += int(mistakes)
-        self.n_seen += X.shape[0]
+        self.n_seen += n_rows
 
     def weights(self):
         return self.coef, self.intercept
 
 
-class Perceptron(LinearStreamClassifier):
+class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     """The perceptron (Rosenblatt 1958): on a mistake ``y (w·x + b) <= 0``, ``w += y x``.
+
+    With weights (``class_weight``, ``sample_weight``) a mistake on row i updates
+    ``w += w_i y_i x_i`` (and ``b += w_i y_i``): a row of weight 2 moves the model as two
+    mistakes on it would; weight 0 skips the row.
 
     ``fit`` makes a single pass over the rows in the given order, as in the one-pass
     comparison of Rai et al. (IJCAI 2009, Table 1). Choose it as a fast reference point:
@@ -44,6 +56,10 @@ class Perceptron(LinearStreamClassifier):
     ----------
     fit_intercept : bool, default=True
         Learn a bias ``b`` (updated like the weight of a constant feature 1).
+    class_weight : None, "balanced" or dict {label: weight > 0}, default=None
+        Multiplies the update of the rows of a class. "balanced" is ``n / (k n_c)`` from
+        the rows counted so far (``class_counts_``: ``fit`` counts all of ``y``;
+        ``partial_fit`` counts each chunk before learning it; ``docs/imbalanced.md``).
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
@@ -69,10 +85,18 @@ class Perceptron(LinearStreamClassifier):
     _bounded_memory = True
     _learner_params = ("fit_intercept",)
 
-    _parameter_constraints = {"fit_intercept": [Boolean()], "verbose": VERBOSE}
+    _parameter_constraints = {"fit_intercept": [Boolean()], "class_weight": CLASS_WEIGHT,
+                              "verbose": VERBOSE}
+    _expected_failed_checks = {
+        check: "one update of 2 y x on a mistake is not two passes of the perceptron rule "
+               "(the second copy of a row may not be a mistake any more)"
+        for check in ("check_sample_weight_equivalence_on_dense_data",
+                      "check_sample_weight_equivalence_on_sparse_data")
+    }
 
-    def __init__(self, *, fit_intercept=True, verbose=0):
+    def __init__(self, *, fit_intercept=True, class_weight=None, verbose=0):
         self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
         self.verbose = verbose
 
     @property

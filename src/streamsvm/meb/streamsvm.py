@@ -517,6 +517,14 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     """
 
     _learner_class = _StreamSVMLearner
+    _weighting_refusal = (
+        "the reduction of the L2-SVM to a minimum enclosing ball (Tsang, Kwok & Cheung 2005, "
+        "which this algorithm rests on) needs every augmented point at one distance from the "
+        "origin (k(x, x) + 1 + 1/C); a weight per example (a box C*w_i) gives each point its "
+        "own 1/(C*w_i), and the smallest ball around such points no longer solves the weighted "
+        "SVM. Use IncrementalSVM or the Perceptron (class and sample weights) or LASVM (class "
+        "weights)"
+    )
     _learner_params = ("C", "lookahead", "tol")
     _parameter_constraints = {
         "verbose": VERBOSE,

@@ -1,0 +1,80 @@
+"""The collapse guard: a warning when a two-class model predicts one class for almost every row.
+
+A model collapsed to one class (a tiny ``C`` on an imbalanced stream, unscaled features, a
+step size far off) still runs and still scores the majority rate, so nothing tells its user.
+The guard reads the **prequential** predictions the model already keeps for Platt scaling:
+each binary learner's :class:`~streamsvm.calibration.PlattCalibrator` holds the decision
+value of recent rows before they were learnt (for the first data of a fresh model, the
+in-sample value just after: ``calibration.py``) with their labels. Over the last
+:data:`WINDOW` of them, once at least :data:`MIN_ROWS` are held, when the sign of the score
+is one class for at least :data:`PREDICTED_SHARE` of the rows while the other class is at
+least :data:`MINORITY_SHARE` of their labels, the model emits one :class:`CollapseWarning`
+(once per model: the flag is saved with it) with the counts and what to try. The check is a
+few vectorised operations per ``fit`` / ``partial_fit`` call; it reads nothing the learners
+do not already record. Models of more than two classes are not checked (a one-vs-rest
+learner that never says yes for its class is usual and does not make the model collapse).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+__all__ = ["CollapseWarning", "MINORITY_SHARE", "MIN_ROWS", "PREDICTED_SHARE", "WINDOW",
+           "collapse_counts", "collapse_message", "warn_collapse"]
+
+#: recent prequential predictions the guard reads (of each binary learner)
+WINDOW = 1000
+#: the guard speaks only once this many predictions are held
+MIN_ROWS = 500
+#: share of the window predicted as one class that counts as a collapse
+PREDICTED_SHARE = 0.99
+#: the other class must be at least this share of the window's labels
+MINORITY_SHARE = 0.05
+
+
+class CollapseWarning(UserWarning):
+    """A two-class model predicted one class for at least 99% of its recent rows (before
+    learning each) while the other class was at least 5% of their labels
+    (:mod:`streamsvm.collapse`). Try ``class_weight='balanced'``, a larger ``C`` (or a
+    smaller ``alpha``), or standardised features."""
+
+
+def collapse_counts(calibrator) -> tuple[int, int, int]:
+    """``(rows, predicted +1, labelled +1)`` over the last :data:`WINDOW` predictions
+    recorded in ``calibrator`` (a score > 0 predicts +1)."""
+    ring = calibrator.scores.shape[0]
+    held = min(calibrator.n_recorded, ring, WINDOW)
+    if held == 0:
+        return 0, 0, 0
+    slots = (calibrator.n_recorded - held + np.arange(held)) % ring
+    predicted = int(np.count_nonzero(calibrator.scores[slots] > 0.0))
+    labelled = int(np.count_nonzero(calibrator.labels[slots] > 0))
+    return held, predicted, labelled
+
+
+def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int]) -> str | None:
+    """The warning's text when ``counts`` (of :func:`collapse_counts`) show a collapse, else
+    None; ``labels`` are the learner's ``(-1 class, +1 class)``."""
+    rows, predicted_pos, labelled_pos = counts
+    if rows < MIN_ROWS:
+        return None
+    predicted_share = max(predicted_pos, rows - predicted_pos) / rows
+    minority = min(labelled_pos, rows - labelled_pos)
+    if predicted_share < PREDICTED_SHARE or minority < MINORITY_SHARE * rows:
+        return None
+    majority_predicted = labels[1] if predicted_pos * 2 > rows else labels[0]
+    return (
+        f"{estimator_name} predicts one class ({majority_predicted!r}) for {predicted_share:.1%} "
+        f"of its last {rows} rows (predicted before learning each: {predicted_pos} as "
+        f"{labels[1]!r}, {rows - predicted_pos} as {labels[0]!r}), while their labels are "
+        f"{labelled_pos} {labels[1]!r} and {rows - labelled_pos} {labels[0]!r}: the model has "
+        "collapsed to one class. Try class_weight='balanced', a larger C (a smaller alpha for "
+        "Pegasos), or standardised features (e.g. sklearn's StandardScaler)."
+    )
+
+
+def warn_collapse(message: str) -> None:
+    """Emit the :class:`CollapseWarning` (pointing at the user's call)."""
+    warnings.warn(message, CollapseWarning, stacklevel=4)
