@@ -84,9 +84,10 @@ class BinaryLearner:
         """Continue the stream with the examples of one chunk, in order."""
         raise NotImplementedError
 
-    def fit_pass(self, X, y: np.ndarray) -> None:
-        """What ``fit`` runs on a fresh learner: by default one pass, then :meth:`finish`."""
-        self.partial_fit(X, y)
+    def fit_pass(self, X, y: np.ndarray, **weights) -> None:
+        """What ``fit`` runs on a fresh learner: by default one pass, then :meth:`finish`
+        (``weights``: the ``sample_weight`` of learners that take one per row)."""
+        self.partial_fit(X, y, **weights)
         self.finish()
 
     def finish(self) -> None:
@@ -435,14 +436,14 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         return self._fit(X, y, self._sample_weight_argument(fit_params, "fit"))
 
     def _sample_weight_argument(self, fit_params: dict, method: str):
-        """``sample_weight`` of ``fit_params``, refused with the reason where the estimator
-        takes none; any other keyword is a TypeError."""
+        """``sample_weight`` of ``fit_params``, refused (ValueError, as scikit-learn expects)
+        with the reason where the estimator takes none; any other keyword is a TypeError."""
         sample_weight = fit_params.pop("sample_weight", None)
         if fit_params:
             raise TypeError(f"{self._name}.{method}() got unexpected keyword arguments "
                             f"{sorted(fit_params)}")
         if sample_weight is not None and self._weighting != "rows":
-            raise NotImplementedError(f"{self._name} does not take sample_weight: "
+            raise ValueError(f"{self._name} does not take sample_weight: "
                                       f"{self._weighting_refusal}")
         return sample_weight
 
