@@ -14,6 +14,7 @@ from .budget import (  # noqa: E402
     RandomBudgetSVM,
     TwinVectorMachine,
 )
+from .collapse import CollapseWarning  # noqa: E402
 from .distributed import DistributedL2SVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
 from .lasvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM  # noqa: E402
@@ -40,6 +41,7 @@ __all__ = [
     "ActiveLearner",
     "ActiveSampler",
     "DistributedL2SVM",
+    "CollapseWarning",
     "save",
     "load",
     "prequential",

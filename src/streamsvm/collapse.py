@@ -68,8 +68,8 @@ def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int]) 
     return (
         f"{estimator_name} predicts one class ({majority_predicted!r}) for {predicted_share:.1%} "
         f"of its last {rows} rows (predicted before learning each: {predicted_pos} as "
-        f"{labels[1]!r}, {rows - predicted_pos} as {labels[0]!r}), while their labels are "
-        f"{labelled_pos} {labels[1]!r} and {rows - labelled_pos} {labels[0]!r}: the model has "
+        f"{labels[1]!r}, {rows - predicted_pos} as {labels[0]!r}), while {labelled_pos} of them "
+        f"are labelled {labels[1]!r} and {rows - labelled_pos} {labels[0]!r}: the model has "
         "collapsed to one class. Try class_weight='balanced', a larger C (a smaller alpha for "
         "Pegasos), or standardised features (e.g. sklearn's StandardScaler)."
     )

@@ -1,0 +1,110 @@
+"""The collapse guard (streamsvm.collapse): a constructed collapse warns once, with the counts;
+normal problems stay silent; the counts and the flag are saved with the model."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+import streamsvm
+from streamsvm import LASVM, CollapseWarning, IncrementalSVM, Pegasos, Perceptron
+from streamsvm.collapse import MIN_ROWS, WINDOW, collapse_counts, collapse_message
+from streamsvm.datasets import make_checkerboard
+
+
+def imbalanced_stream(n=6000, seed=0):
+    return make_classification(n, n_features=10, weights=[0.9], random_state=seed)
+
+
+def stream_into(model, X, y, chunk=500):
+    for start in range(0, X.shape[0], chunk):
+        model.partial_fit(X[start:start + chunk], y[start:start + chunk])
+    return model
+
+
+def collapse_warnings(record):
+    return [r for r in record if issubclass(r.category, CollapseWarning)]
+
+
+def test_tiny_C_on_an_imbalanced_stream_warns_once_with_the_counts():
+    X, y = imbalanced_stream()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model = stream_into(LASVM(C=1e-3), X, y)
+    caught = collapse_warnings(record)
+    assert len(caught) == 1  # once per model, though every later chunk is as collapsed
+    rows, predicted_pos, labelled_pos = collapse_counts(model.learners_[0].calibration)
+    assert rows == WINDOW and predicted_pos == 0 and labelled_pos >= 0.05 * rows
+    message = str(caught[0].message)  # sent as soon as MIN_ROWS predictions were held
+    counts = re.search(r"100.0% of its last (\d+) rows \(predicted before learning each: 0 as 1, "
+                       r"(\d+) as 0\), while (\d+) of them are labelled 1 and (\d+) 0", message)
+    assert counts is not None, message
+    seen, as_zero, ones, zeros = map(int, counts.groups())
+    assert seen == as_zero == ones + zeros == MIN_ROWS and ones == y[:seen].sum()
+    assert "LASVM predicts one class (0)" in message
+    assert "class_weight='balanced'" in message and "larger C" in message
+    # fit makes a new model: it may warn again
+    with pytest.warns(CollapseWarning):
+        LASVM(C=1e-3).fit(X[:2000], y[:2000])
+
+
+@pytest.mark.parametrize("make, data", [
+    (lambda: Perceptron(), imbalanced_stream),
+    (lambda: Pegasos(), imbalanced_stream),
+    (lambda: LASVM(C=10.0, gamma=1.0),
+     lambda: make_checkerboard(3000, random_state=0, standardize=True)),
+    (lambda: LASVM(C=1.0, class_weight="balanced"), imbalanced_stream),
+    (lambda: IncrementalSVM(C=1.0, gamma=0.1), lambda: imbalanced_stream(1200)),
+])
+def test_normal_problems_are_silent(make, data):
+    X, y = data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CollapseWarning)
+        stream_into(make(), X, y)
+        make().fit(X, y)
+
+
+def test_rules_of_the_message():
+    assert collapse_message("M", (0, 1), (MIN_ROWS - 1, 0, 100)) is None  # too few rows
+    assert collapse_message("M", (0, 1), (1000, 0, 49)) is None  # minority below 5%
+    assert collapse_message("M", (0, 1), (1000, 11, 100)) is None  # 98.9% one class
+    assert collapse_message("M", (0, 1), (1000, 10, 100)) is not None  # 99.0%
+    assert "predicts one class ('b')" in collapse_message("M", ("a", "b"), (1000, 995, 900))
+
+
+def test_more_than_two_classes_are_not_checked():
+    X, y = make_classification(3000, n_features=8, n_informative=5, n_classes=3,
+                               weights=[0.8, 0.1, 0.1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CollapseWarning)
+        stream_into(LASVM(C=1e-4), X, y)
+
+
+def test_counts_and_flag_are_saved(tmp_path):
+    X, y = imbalanced_stream(3000)
+    with pytest.warns(CollapseWarning):
+        model = stream_into(LASVM(C=1e-3), X[:2500], y[:2500])
+    streamsvm.save(model, tmp_path / "m.zip")
+    loaded = streamsvm.load(tmp_path / "m.zip")
+    np.testing.assert_array_equal(loaded.class_counts_, model.class_counts_)
+    assert loaded._collapse_warned is True
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CollapseWarning)
+        loaded.partial_fit(X[2500:], y[2500:])  # warned already: once per model
+    np.testing.assert_array_equal(loaded.class_counts_, np.bincount(y))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda m: setattr(m, "class_counts_", np.array([1.0, -2.0])),
+    lambda m: setattr(m, "class_counts_", np.array([1.0, 2.0, 3.0])),
+    lambda m: setattr(m, "_collapse_warned", 1),
+])
+def test_damaged_counts_or_flag_are_refused_on_load(tmp_path, damage):
+    X, y = imbalanced_stream(600)
+    model = Perceptron().fit(X, y)
+    damage(model)
+    streamsvm.save(model, tmp_path / "m.zip")
+    with pytest.raises(streamsvm.persistence.ModelFileError):
+        streamsvm.load(tmp_path / "m.zip")
