@@ -32,7 +32,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.svm import SVC
 from sklearn.utils.class_weight import compute_class_weight
 
-from streamsvm import LASVM, CollapseWarning, IncrementalSVM, LASVMG, Pegasos, Perceptron
+from streamsvm import LASVM, LASVMG, CollapseWarning, IncrementalSVM, Pegasos, Perceptron
 from streamsvm.datasets import load_dataset
 
 from _common import write_markdown

@@ -51,7 +51,7 @@ def test_unfitted_model_round_trips(tmp_path):
     path = tmp_path / "m.npz"
     streamsvm.save(streamsvm.Perceptron(fit_intercept=False), path)
     loaded = streamsvm.load(path)
-    assert loaded.get_params() == {"fit_intercept": False, "verbose": 0}
+    assert loaded.get_params() == {"fit_intercept": False, "class_weight": None, "verbose": 0}
     assert loaded.predict_one(np.ones(3)) is None
 
 

@@ -593,7 +593,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         """Raise ValueError unless the saved class counts and collapse flag (e.g. read from a
         model file) fit the classes; files saved before they existed have neither."""
         counts = self.__dict__.get("class_counts_")
-        if counts is not None:
+        if counts is not None and "classes_" in self.__dict__:  # else: the model checks say
             classes = self.__dict__.get("classes_")
             if (not isinstance(counts, np.ndarray) or counts.dtype != np.float64
                     or not isinstance(classes, np.ndarray) or counts.shape != classes.shape

@@ -60,6 +60,15 @@ class _GapBase(_KernelSVMBase):
         return options
 
     @property
+    def _expected_failed_checks(self) -> dict:
+        if getattr(self, "max_non_sv", 300) < 50:
+            return {"check_class_weight_classifiers": (
+                "CLEAN keeps only max_non_sv non-support vectors: with 5 on the check's noisy "
+                "blobs the weighted model predicts class 0 for 82% of the test rows, below "
+                "the 87% asked (with the default 300: 100%)")}
+        return {}
+
+    @property
     def duality_gap_(self):
         """Duality gap over the expansion after the last example (eq. 9, corrected)."""
         self._check_fitted()
