@@ -129,7 +129,7 @@ def main():
         f"Training rows: {args.rows:,} streamed in chunks of {CHUNK:,} (`partial_fit`); "
         f"IncrementalSVM learns the first {args.kernel_rows:,} of them (O(N²) memory; it equals "
         "SVC on the rows it learns: `tests/test_weights.py`), SVC all of them in one batch. "
-        "Test rows: the first {args.test:,} of the test file (IJCNN1) or generated. "
+        f"Test rows: the first {args.test:,} of the test file (IJCNN1) or generated. "
         "Features standardised by the training rows. CPU seconds of learning, compilation "
         "excluded; measured while other jobs shared the machine's 2 cores: rerun on an idle "
         "machine for times.",
