@@ -108,3 +108,19 @@ def test_damaged_counts_or_flag_are_refused_on_load(tmp_path, damage):
     streamsvm.save(model, tmp_path / "m.zip")
     with pytest.raises(streamsvm.persistence.ModelFileError):
         streamsvm.load(tmp_path / "m.zip")
+
+
+def test_counts_read_the_last_rows_of_the_ring_as_a_naive_reading_does():
+    from streamsvm.calibration import PlattCalibrator
+
+    rng = np.random.default_rng(0)
+    calibrator = PlattCalibrator()
+    ring = calibrator.scores.shape[0]
+    for _ in range(200):
+        n = int(rng.integers(1, 400))
+        calibrator.record(rng.normal(size=n), rng.choice([-1, 1], size=n))
+        held = min(calibrator.n_recorded, ring, WINDOW)
+        slots = [(calibrator.n_recorded - held + k) % ring for k in range(held)]
+        expected = (held, sum(calibrator.scores[s] > 0 for s in slots),
+                    sum(calibrator.labels[s] > 0 for s in slots))
+        assert collapse_counts(calibrator) == expected

@@ -46,11 +46,11 @@ def collapse_counts(calibrator) -> tuple[int, int, int]:
     recorded in ``calibrator`` (a score > 0 predicts +1)."""
     ring = calibrator.scores.shape[0]
     held = min(calibrator.n_recorded, ring, WINDOW)
-    if held == 0:
-        return 0, 0, 0
-    slots = (calibrator.n_recorded - held + np.arange(held)) % ring
-    predicted = int(np.count_nonzero(calibrator.scores[slots] > 0.0))
-    labelled = int(np.count_nonzero(calibrator.labels[slots] > 0))
+    start = (calibrator.n_recorded - held) % ring
+    pieces = ([slice(start, start + held)] if start + held <= ring
+              else [slice(start, ring), slice(0, start + held - ring)])  # the ring wraps
+    predicted = sum(int(np.count_nonzero(calibrator.scores[p] > 0.0)) for p in pieces)
+    labelled = sum(int(np.count_nonzero(calibrator.labels[p] > 0)) for p in pieces)
     return held, predicted, labelled
 
 
