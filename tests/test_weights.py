@@ -205,3 +205,20 @@ def test_unknown_fit_keywords_are_a_type_error():
     X, y = imbalanced(50)
     with pytest.raises(TypeError, match="unexpected keyword"):
         LASVM().fit(X, y, weights=np.ones(50))
+
+
+def test_weighted_fit_in_progress_pieces_is_the_same_model(monkeypatch, capsys):
+    """With verbose, the Perceptron learns in pieces: the weights are cut with the rows and
+    'balanced' reads the counts of the whole call."""
+    from streamsvm import progress
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(progress, "clock", lambda: float(next(ticks)))
+    monkeypatch.setattr(progress, "FIRST_PIECE", 20)
+    X, y = imbalanced(240)
+    w = np.random.default_rng(3).uniform(0, 2, size=240)
+    quiet = Perceptron(class_weight="balanced").fit(X, y, sample_weight=w)
+    talking = Perceptron(class_weight="balanced", verbose=1).fit(X, y, sample_weight=w)
+    assert "/240 rows (" in capsys.readouterr().err  # it did learn in pieces
+    np.testing.assert_array_equal(talking.coef_, quiet.coef_)
+    np.testing.assert_array_equal(talking.intercept_, quiet.intercept_)

@@ -429,6 +429,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, **fit_params):
         """Reset and learn from ``X, y`` with the algorithm's pass(es), rows in the given order.
 
+        ``sample_weight=`` is refused (ValueError) with the reason by the estimators without a
+        weighted form (``docs/imbalanced.md``); those with one take it through
+        :class:`SampleWeightMixin`.
+
         Returns
         -------
         self
