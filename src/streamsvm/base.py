@@ -47,10 +47,10 @@ from ._validation import (
     row_sqnorms,
 )
 from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
-from .collapse import collapse_counts, collapse_message, warn_collapse
+from .collapse import guard_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
-from .weights import check_class_weight_labels, check_sample_weight, class_weights, count_labels
+from .weights import ClassWeightsMixin, check_class_weight_labels, check_sample_weight
 
 __all__ = [
     "BinaryLearner", "SampleWeightMixin", "StreamClassifier", "pad_spare_rows", "state_nbytes",
@@ -227,7 +227,7 @@ class SampleWeightMixin:
         return self._partial_fit(X, y, classes, sample_weight)
 
 
-class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
+class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class of the streamsvm classifiers: a binary learner made into an estimator.
 
     Subclasses set ``_learner_class`` (a :class:`BinaryLearner` subclass) and list in
@@ -448,7 +448,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
                             f"{sorted(fit_params)}")
         if sample_weight is not None and self._weighting != "rows":
             raise ValueError(f"{self._name} does not take sample_weight: "
-                                      f"{self._weighting_refusal}")
+                             f"{self._weighting_refusal}")
         return sample_weight
 
     def _fit(self, X, y, sample_weight=None):
@@ -470,7 +470,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         self._grow_classes(classes)
         self._count_labels(y, np.empty(0))
         self._learn_reporting(X, y, whole_pass=True, sample_weight=sample_weight)
-        self._guard_collapse()
+        guard_collapse(self)
         return self
 
     def _prepare_first(self, X):
@@ -544,55 +544,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         self._grow_classes(seen)
         self._count_labels(y, counted)
         self._learn_reporting(X, y, whole_pass=False, sample_weight=sample_weight)
-        self._guard_collapse()
+        guard_collapse(self)
         return self
 
     # ------------------------------------------------------------------ weights
-    def _count_labels(self, y, counted_classes) -> None:
-        """Add the chunk's labels to ``class_counts_`` (``counted_classes``: the classes the
-        counts were of; a model saved before the counts existed starts counting now)."""
-        old = getattr(self, "class_counts_", None)
-        if old is not None and old.shape != counted_classes.shape:
-            old = None
-        self.class_counts_ = count_labels(self.classes_, old, y, counted_classes)
-
-    def _class_weight_vector(self):
-        """The weight of each class of ``classes_`` (:func:`streamsvm.weights.class_weights`
-        over the running counts), or None for no ``class_weight``."""
-        class_weight = getattr(self, "class_weight", None)
-        if class_weight is None or self._weighting in (None, "own"):
-            return None
-        return class_weights(class_weight, self.classes_, self.class_counts_)
-
-    def _side_weights(self, per_class, target, sign) -> tuple[float, float]:
-        """``(weight of -1, weight of +1)`` of a binary learner: its class's weight, and for
-        the other side (one class, or the rest in one-vs-rest) the mean weight of its classes
-        over the rows counted."""
-        if per_class is None:
-            return 1.0, 1.0
-        position = int(np.searchsorted(self.classes_, target))
-        others = np.arange(self.classes_.shape[0]) != position
-        counts = self.class_counts_[others]
-        rest = (float(np.average(per_class[others], weights=counts)) if counts.sum() > 0
-                else float(per_class[others].mean()))
-        own = float(per_class[position])
-        return (rest, own) if sign > 0 else (own, rest)
-
-    def _guard_collapse(self) -> None:
-        """Warn once per model when a two-class model collapsed (:mod:`streamsvm.collapse`)."""
-        if (getattr(self, "_collapse_warned", False) or len(self.classes_) != 2
-                or len(self.learners_) != 1):
-            return
-        calibrator = getattr(self.learners_[0], "calibration", None)
-        if calibrator is None:
-            return
-        low, high = (c.item() if isinstance(c, np.generic) else c for c in self.classes_)
-        labels = (low, high) if self._signs[0] > 0 else (high, low)
-        message = collapse_message(self._name, labels, collapse_counts(calibrator))
-        if message is not None:
-            self._collapse_warned = True
-            warn_collapse(message)
-
     def _check_restored(self) -> None:
         """Raise ValueError unless the saved class counts and collapse flag (e.g. read from a
         model file) fit the classes; files saved before they existed have neither."""
@@ -606,14 +561,6 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         if type(self.__dict__.get("_collapse_warned", False)) is not bool:
             raise ValueError("the collapse warning's flag is not a bool")
 
-    def _row_weights(self, y, sample_weight, per_class):
-        """Each row's weight ``class_weight[y_i] * sample_weight_i`` (None: all ones)."""
-        if per_class is None and sample_weight is None:
-            return None
-        rows = np.ones(y.shape[0]) if sample_weight is None else sample_weight
-        if per_class is not None:
-            rows = rows * per_class[np.searchsorted(self.classes_, y)]
-        return rows
 
     def _learn(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
         per_class = self._class_weight_vector()

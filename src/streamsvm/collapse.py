@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 __all__ = ["CollapseWarning", "MINORITY_SHARE", "MIN_ROWS", "PREDICTED_SHARE", "WINDOW",
-           "collapse_counts", "collapse_message", "warn_collapse"]
+           "collapse_counts", "collapse_message", "guard_collapse", "warn_collapse"]
 
 #: recent prequential predictions the guard reads (of each binary learner)
 WINDOW = 1000
@@ -76,5 +76,23 @@ def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int]) 
 
 
 def warn_collapse(message: str) -> None:
-    """Emit the :class:`CollapseWarning` (pointing at the user's call)."""
-    warnings.warn(message, CollapseWarning, stacklevel=4)
+    """Emit the :class:`CollapseWarning`, pointing at the user's ``fit`` / ``partial_fit``
+    call (through :func:`guard_collapse` and the estimator's ``_fit`` / ``_partial_fit``)."""
+    warnings.warn(message, CollapseWarning, stacklevel=5)
+
+
+def guard_collapse(estimator) -> None:
+    """Warn once per model when a two-class ``estimator`` has collapsed (module doc); its
+    flag ``_collapse_warned`` is saved with it."""
+    if (getattr(estimator, "_collapse_warned", False) or len(estimator.classes_) != 2
+            or len(estimator.learners_) != 1):
+        return
+    calibrator = getattr(estimator.learners_[0], "calibration", None)
+    if calibrator is None:
+        return
+    low, high = (c.item() if isinstance(c, np.generic) else c for c in estimator.classes_)
+    labels = (low, high) if estimator._signs[0] > 0 else (high, low)
+    message = collapse_message(type(estimator).__name__, labels, collapse_counts(calibrator))
+    if message is not None:
+        estimator._collapse_warned = True
+        warn_collapse(message)

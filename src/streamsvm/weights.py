@@ -22,8 +22,8 @@ import numpy as np
 
 from ._params import Interval, IsNone, Options, WeightDict
 
-__all__ = ["CLASS_WEIGHT", "check_class_weight_labels", "check_sample_weight",
-           "class_weights", "count_labels"]
+__all__ = ["CLASS_WEIGHT", "ClassWeightsMixin", "check_class_weight_labels",
+           "check_sample_weight", "class_weights", "count_labels"]
 
 #: ``class_weight`` of the estimators that take it: None, 'balanced' or {label: weight > 0}
 CLASS_WEIGHT = [IsNone(), Options("balanced"),
@@ -100,3 +100,47 @@ def class_weights(class_weight, classes: np.ndarray, counts: np.ndarray) -> np.n
         return out
     return np.array([float(class_weight.get(c.item() if isinstance(c, np.generic) else c, 1.0))
                      for c in classes])
+
+
+class ClassWeightsMixin:
+    """The weights of :class:`streamsvm.base.StreamClassifier`: the running class counts
+    ``class_counts_`` and the weight of each row or side they give (module doc)."""
+
+    def _count_labels(self, y, counted_classes) -> None:
+        """Add the chunk's labels to ``class_counts_`` (``counted_classes``: the classes the
+        counts were of; a model saved before the counts existed starts counting now)."""
+        old = getattr(self, "class_counts_", None)
+        if old is not None and old.shape != counted_classes.shape:
+            old = None
+        self.class_counts_ = count_labels(self.classes_, old, y, counted_classes)
+
+    def _class_weight_vector(self):
+        """The weight of each class of ``classes_`` (:func:`streamsvm.weights.class_weights`
+        over the running counts), or None for no ``class_weight``."""
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is None or self._weighting in (None, "own"):
+            return None
+        return class_weights(class_weight, self.classes_, self.class_counts_)
+
+    def _side_weights(self, per_class, target, sign) -> tuple[float, float]:
+        """``(weight of -1, weight of +1)`` of a binary learner: its class's weight, and for
+        the other side (one class, or the rest in one-vs-rest) the mean weight of its classes
+        over the rows counted."""
+        if per_class is None:
+            return 1.0, 1.0
+        position = int(np.searchsorted(self.classes_, target))
+        others = np.arange(self.classes_.shape[0]) != position
+        counts = self.class_counts_[others]
+        rest = (float(np.average(per_class[others], weights=counts)) if counts.sum() > 0
+                else float(per_class[others].mean()))
+        own = float(per_class[position])
+        return (rest, own) if sign > 0 else (own, rest)
+
+    def _row_weights(self, y, sample_weight, per_class):
+        """Each row's weight ``class_weight[y_i] * sample_weight_i`` (None: all ones)."""
+        if per_class is None and sample_weight is None:
+            return None
+        rows = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+        if per_class is not None:
+            rows = rows * per_class[np.searchsorted(self.classes_, y)]
+        return rows
