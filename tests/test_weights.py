@@ -222,3 +222,20 @@ def test_weighted_fit_in_progress_pieces_is_the_same_model(monkeypatch, capsys):
     assert "/240 rows (" in capsys.readouterr().err  # it did learn in pieces
     np.testing.assert_array_equal(talking.coef_, quiet.coef_)
     np.testing.assert_array_equal(talking.intercept_, quiet.intercept_)
+
+
+def test_a_model_file_of_0_1_0_resumes_with_balanced_weights_counting_from_then():
+    import pathlib
+
+    import streamsvm
+
+    fixtures = pathlib.Path(__file__).parent / "fixtures" / "models-0.1.0"
+    with np.load(fixtures / "lasvm_midstream.expected.npz", allow_pickle=False) as f:
+        X_rest, y_rest = f["X_rest"], f["y_rest"]
+    model = streamsvm.load(fixtures / "lasvm_midstream.npz")
+    assert not hasattr(model, "class_counts_")  # files of 0.1.0 hold no counts
+    model.set_params(class_weight="balanced").partial_fit(X_rest, y_rest)
+    counts = np.array([np.sum(y_rest == c) for c in model.classes_], dtype=float)
+    np.testing.assert_array_equal(model.class_counts_, counts)
+    weights = counts.sum() / (2 * counts)
+    assert model.learners_[0].Cp == pytest.approx(model.C * weights[1])
