@@ -44,7 +44,8 @@ def test_tiny_C_on_an_imbalanced_stream_warns_once_with_the_counts():
     seen, as_zero, ones, zeros = map(int, counts.groups())
     assert seen == as_zero == ones + zeros == MIN_ROWS and ones == y[:seen].sum()
     assert "LASVM predicts one class (0)" in message
-    assert "class_weight='balanced'" in message and "larger C" in message
+    assert message.endswith("Try class_weight='balanced', a larger C, or standardised features "
+                            "(e.g. scikit-learn's StandardScaler).")
     # fit makes a new model: it may warn again
     with pytest.warns(CollapseWarning):
         LASVM(C=1e-3).fit(X[:2000], y[:2000])
@@ -72,6 +73,8 @@ def test_rules_of_the_message():
     assert collapse_message("M", (0, 1), (1000, 11, 100)) is None  # 98.9% one class
     assert collapse_message("M", (0, 1), (1000, 10, 100)) is not None  # 99.0%
     assert "predicts one class ('b')" in collapse_message("M", ("a", "b"), (1000, 995, 900))
+    assert collapse_message("M", (0, 1), (1000, 0, 100), hints=()).endswith(
+        "Try standardised features (e.g. scikit-learn's StandardScaler).")
 
 
 def test_more_than_two_classes_are_not_checked():

@@ -54,9 +54,11 @@ def collapse_counts(calibrator) -> tuple[int, int, int]:
     return held, predicted, labelled
 
 
-def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int]) -> str | None:
+def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int],
+                     hints=("class_weight='balanced'", "a larger C")) -> str | None:
     """The warning's text when ``counts`` (of :func:`collapse_counts`) show a collapse, else
-    None; ``labels`` are the learner's ``(-1 class, +1 class)``."""
+    None; ``labels`` are the learner's ``(-1 class, +1 class)``, ``hints`` the parameters
+    worth trying (standardised features are always suggested)."""
     rows, predicted_pos, labelled_pos = counts
     if rows < MIN_ROWS:
         return None
@@ -70,8 +72,8 @@ def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int]) 
         f"of its last {rows} rows (predicted before learning each: {predicted_pos} as "
         f"{labels[1]!r}, {rows - predicted_pos} as {labels[0]!r}), while {labelled_pos} of them "
         f"are labelled {labels[1]!r} and {rows - labelled_pos} {labels[0]!r}: the model has "
-        "collapsed to one class. Try class_weight='balanced', a larger C (a smaller alpha for "
-        "Pegasos), or standardised features (e.g. sklearn's StandardScaler)."
+        f"collapsed to one class. Try {''.join(h + ', ' for h in hints)}"
+        f"{'or ' if hints else ''}standardised features (e.g. scikit-learn's StandardScaler)."
     )
 
 
@@ -92,7 +94,12 @@ def guard_collapse(estimator) -> None:
         return
     low, high = (c.item() if isinstance(c, np.generic) else c for c in estimator.classes_)
     labels = (low, high) if estimator._signs[0] > 0 else (high, low)
-    message = collapse_message(type(estimator).__name__, labels, collapse_counts(calibrator))
+    params = estimator.get_params(deep=False)
+    hints = [hint for name, hint in (("class_weight", "class_weight='balanced'"),
+                                     ("C", "a larger C"), ("alpha", "a smaller alpha"))
+             if name in params]
+    message = collapse_message(type(estimator).__name__, labels, collapse_counts(calibrator),
+                               hints)
     if message is not None:
         estimator._collapse_warned = True
         warn_collapse(message)
