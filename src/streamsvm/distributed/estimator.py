@@ -42,6 +42,7 @@ from .._params import (
     Options,
     check_params,
 )
+from .._river import RiverClassifier
 from .._validation import (
     check_declared_classes,
     check_features,
@@ -62,7 +63,8 @@ from .protocol import UPDATE_METHODS, Tracker
 __all__ = ["DistributedL2SVM"]
 
 
-class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseEstimator):
+class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseEstimator,
+                       RiverClassifier):
     """Two-class or one-class L2-SVM held by every one of ``n_sites`` sites.
 
     Parameters
