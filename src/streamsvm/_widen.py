@@ -57,27 +57,36 @@ def widen_like(obj, fresh, wider, *, old: int, added: int, undo: Undo) -> None:
     ``old + added``, given ``fresh`` and ``wider``: objects of the same class built fresh
     for ``old`` and ``old + 1`` features (module doc). Replaced values are kept in ``undo``."""
     for name, value in vars(fresh).items():
-        if name not in vars(obj):
-            continue
-        saved, other = vars(obj)[name], vars(wider).get(name)
-        if isinstance(value, np.ndarray) and isinstance(saved, np.ndarray) \
-                and isinstance(other, np.ndarray):
-            widened = _widened_array(saved, value, other, old, added)
+        if name in vars(obj):
+            widened = _widened(vars(obj)[name], value, vars(wider).get(name),
+                               old=old, added=added, undo=undo)
             if widened is not None:
                 undo.set(obj, name, widened)
-        elif type(value) is int and type(other) is int and type(saved) is int \
-                and other == value + 1:
-            undo.set(obj, name, saved + added)
-        elif isinstance(saved, list | tuple) and isinstance(value, list | tuple) \
-                and isinstance(other, list | tuple) and len(saved) == len(value) == len(other):
-            for a, b, c in zip(saved, value, other, strict=True):
-                _widen_nested(a, b, c, old=old, added=added, undo=undo)
-        else:
-            _widen_nested(saved, value, other, old=old, added=added, undo=undo)
 
 
-def _widen_nested(saved, fresh, wider, *, old: int, added: int, undo: Undo) -> None:
+def _widened(saved, fresh, wider, *, old: int, added: int, undo: Undo):
+    """The widened value of ``saved`` (None: unchanged, or widened in place through
+    ``undo`` for library objects)."""
+    if isinstance(fresh, np.ndarray):
+        if isinstance(saved, np.ndarray) and isinstance(wider, np.ndarray):
+            return _widened_array(saved, fresh, wider, old, added)
+        return None
+    if type(fresh) is int:
+        if type(wider) is int and type(saved) is int and wider == fresh + 1:
+            return saved + added
+        return None
+    if isinstance(fresh, list | tuple):
+        if not (type(saved) is type(fresh) is type(wider) and len(saved) == len(wider)
+                and len(saved) == len(fresh)):
+            return None
+        items = [_widened(a, b, c, old=old, added=added, undo=undo)
+                 for a, b, c in zip(saved, fresh, wider, strict=True)]
+        if all(item is None for item in items):
+            return None
+        items = [a if item is None else item for a, item in zip(saved, items, strict=True)]
+        return items if isinstance(saved, list) else type(saved)(items)
     if (type(saved) is type(fresh) is type(wider)
             and type(fresh).__module__.startswith("streamsvm.")
             and hasattr(fresh, "__dict__")):
         widen_like(saved, fresh, wider, old=old, added=added, undo=undo)
+    return None
