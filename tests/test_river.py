@@ -301,3 +301,17 @@ def test_vocabulary_rows_are_sparse_and_order_free():
     row = vocabulary.row({"b": 3.0, "zzz": 5.0, "a": 0.0}, 4)
     assert sp.issparse(row) and row.shape == (1, 4)
     np.testing.assert_array_equal(row.toarray(), [[0.0, 3.0, 0.0, 0.0]])
+
+
+def test_a_file_whose_vocabulary_does_not_name_the_features_is_refused(tmp_path):
+    model = streamsvm.Perceptron()
+    rows, labels = growing_stream(n=40)
+    for row, y in zip(rows, labels, strict=True):
+        model.learn_one(row, y)
+    streamsvm.save(model, tmp_path / "ok.npz")
+    assert streamsvm.load(tmp_path / "ok.npz")._vocabulary.keys == model._vocabulary.keys
+    model._vocabulary.keys.append("extra")
+    model._vocabulary._restore_transient()
+    streamsvm.save(model, tmp_path / "bad.npz")
+    with pytest.raises(streamsvm.persistence.ModelFileError, match="vocabulary"):
+        streamsvm.load(tmp_path / "bad.npz")
