@@ -40,7 +40,7 @@ def river_model(name, **params):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_estimator_is_itself_a_river_classifier(name):
     model = river_model(name)
-    assert isinstance(model, river.base.Classifier)
+    assert isinstance(model, river.base.Classifier) and isinstance(model, river.base.Base)
     assert type(model) is ESTIMATORS[name]  # no wrapper
     assert model.clone()._get_params() == model._get_params()
 

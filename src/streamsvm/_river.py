@@ -1,10 +1,17 @@
 """River's classifier interface, when River is installed (``pip install streamsvm[river]``).
 
-:class:`RiverClassifier` is a base class of every estimator: ``river.base.Classifier`` when
-River can be imported, otherwise a plain class, so that without River nothing changes. River's
-``Base`` supplies ``clone``, ``_get_params``, ``mutate``, ``_tags`` and ``|`` (pipelines) from
-the constructor's signature, which scikit-learn's ``BaseEstimator`` keeps as attributes too;
-the estimators list scikit-learn's ``BaseEstimator`` first, so ``repr``, ``get_params``,
+:class:`RiverClassifier` is a base class of every estimator. With River it derives from
+``river.base.Base``, which supplies ``clone``, ``_get_params``, ``mutate``, the memory
+measures and the rest of River's interface from the constructor's signature (scikit-learn's
+``BaseEstimator`` keeps the parameters as attributes too), adds what River's ``Estimator`` and
+``Classifier`` add (``_supervised``, ``_multiclass``, ``_tags``, ``|`` for pipelines, the
+unit-test hooks), and is registered as a ``river.base.Classifier``, so that River's
+``isinstance`` checks, metrics and pipelines accept the estimators. It does not derive from
+``river.base.Estimator`` itself: that class defines River's ``_more_tags``, which
+scikit-learn's checks take for its own tag method of before 1.6 and refuse
+(``check_estimator_tags_renamed``). Without River it is a plain class and nothing changes.
+
+The estimators list scikit-learn's ``BaseEstimator`` first, so ``repr``, ``get_params``,
 ``set_params`` and pickling are scikit-learn's (``sklearn.base.clone`` is a function and
 does not meet River's ``clone`` method). The dict path itself (``learn_one``,
 ``predict_one``, ``predict_proba_one``) lives in :mod:`streamsvm.base`; ``docs/river.md``
@@ -14,10 +21,12 @@ shows the use.
 from __future__ import annotations
 
 try:  # River is an optional extra
-    from river.base import Classifier as _RiverBase
+    from river import base as _river_base
 
+    _RiverBase = _river_base.Base
     RIVER_INSTALLED = True
 except ImportError:  # pragma: no cover - exercised by a test that blocks the import
+    _river_base = None
     _RiverBase = object
     RIVER_INSTALLED = False
 
@@ -39,6 +48,25 @@ class RiverClassifier(_RiverBase):
     def _supervised(self) -> bool:
         return True
 
+    @property
+    def _tags(self) -> set[str]:
+        """River's tags: none (numeric features; any labels)."""
+        return set()
+
+    def __or__(self, other):
+        """``model | other``: a River pipeline."""
+        from river import compose
+
+        return compose.Pipeline(self, other)
+
+    def __ror__(self, other):
+        """``other | model`` (e.g. ``StandardScaler() | model``): a River pipeline."""
+        from river import compose
+
+        if isinstance(other, compose.Pipeline):
+            return other.__or__(self)
+        return compose.Pipeline(other, self)
+
     @classmethod
     def _unit_test_params(cls):
         """River's test parameters: the first scikit-learn test parameters of the class
@@ -51,3 +79,7 @@ class RiverClassifier(_RiverBase):
     def _unit_test_skips(self) -> set[str]:
         """River checks that do not apply: none by default (a class narrows this)."""
         return set()
+
+
+if RIVER_INSTALLED:
+    _river_base.Classifier.register(RiverClassifier)
