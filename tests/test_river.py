@@ -183,6 +183,16 @@ def test_a_refused_example_leaves_vocabulary_and_model_unchanged():
     np.testing.assert_array_equal(model.decision_function(np.ones((2, width))), before)
 
 
+def test_an_empty_first_dict_is_refused_and_leaves_the_model_fresh():
+    model = streamsvm.LASVM()
+    with pytest.raises(ValueError, match="empty dict"):
+        model.learn_one({}, 1)
+    assert "_vocabulary" not in vars(model) and model.predict_one({"a": 1.0}) is None
+    model.learn_one({"a": 1.0}, 1)
+    model.learn_one({}, 0)  # later, an empty dict is an example of zeros
+    assert model.predict_proba_one({}) == {0: 0.5, 1: 0.5}
+
+
 def test_the_vocabulary_cap_ignores_new_keys_with_one_warning(monkeypatch):
     monkeypatch.setattr("streamsvm.vocabulary.MAX_FEATURES", 5)
     model = streamsvm.Perceptron()

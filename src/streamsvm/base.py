@@ -654,6 +654,9 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
                     feature_value(key, value)
                 if vocabulary.learn(x) and width is not None and len(vocabulary) > width:
                     self._widen(len(vocabulary), undo)
+                if not len(vocabulary):
+                    raise ValueError("the example is an empty dict; the model has no "
+                                     "feature yet")
                 width = len(vocabulary) if width is None else self.n_features_in_
             return vocabulary.row(x, width)
         if is_dict_example(x) and width is None and not learn:
