@@ -192,8 +192,14 @@ def test_dict_examples_follow_river(model):
     assert model.n_seen_ == 60
     prediction = model.predict_one({"b": X[0, 1], "a": X[0, 0], "c": X[0, 2]})
     assert prediction == model.predict(X[:1])[0]
-    with pytest.raises(ValueError, match="unknown feature 'z'"):
-        model.learn_one({"z": 1.0}, 0)
+    assert model.predict_one({"a": X[0, 0], "b": X[0, 1], "c": X[0, 2], "new": 5.0}) \
+        == prediction  # a key not learnt counts as 0
+    width = model.n_features_in_
+    model.learn_one({"z": 1.0}, y[0])  # a new key is a new feature (tests/test_river.py)
+    if hasattr(model, "tracker_"):  # DistributedL2SVM keeps the width of its first data
+        assert model.n_features_in_ == width
+    else:
+        assert model.n_features_in_ == width + 1
     with pytest.raises(TypeError, match="non-numeric"):
         model.learn_one({"a": "high"}, 0)
 

@@ -37,6 +37,7 @@ from sklearn.exceptions import NotFittedError
 
 from . import progress
 from ._params import CheckedParamsMixin, check_params
+from ._river import RiverClassifier
 from ._validation import (
     check_declared_classes,
     check_features,
@@ -46,10 +47,12 @@ from ._validation import (
     check_row_norms,
     row_sqnorms,
 )
+from ._widen import Undo, widen_like
 from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
 from .collapse import guard_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
+from .vocabulary import FeatureVocabulary, feature_value, integral_keys, is_dict_example
 from .weights import ClassWeightsMixin, check_class_weight_labels, check_sample_weight
 
 __all__ = [
@@ -227,7 +230,9 @@ class SampleWeightMixin:
         return self._partial_fit(X, y, classes, sample_weight)
 
 
-class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, BaseEstimator):
+class StreamClassifier(
+    ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, BaseEstimator, RiverClassifier
+):
     """Base class of the streamsvm classifiers: a binary learner made into an estimator.
 
     Subclasses set ``_learner_class`` (a :class:`BinaryLearner` subclass) and list in
@@ -293,6 +298,9 @@ class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, B
             "_seed_entropy",
             "_n_learners_made",
             "_collapse_warned",
+            "_vocabulary",
+            "_warmup_rows",
+            "_warmup_labels",
         ):
             self.__dict__.pop(name, None)
 
@@ -496,6 +504,8 @@ class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, B
                                  self._sample_weight_argument(fit_params, "partial_fit"))
 
     def _partial_fit(self, X, y, classes=None, sample_weight=None):
+        if self._warmup_y:  # learn_one's gathered first examples come first
+            self._learn_warmup()
         first = not hasattr(self, "classes_")
         if first:
             check_params(self)
@@ -683,27 +693,183 @@ class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, B
         -------
         self
         """
+        if self._warmup_y:  # a stream that ended during learn_one's warm-up
+            self._learn_warmup()
         self._check_fitted()
         for learner in self.learners_:
             learner.finish()
         return self
 
+    # ------------------------------------------------------------------ River's dict path
     def learn_one(self, x, y):
         """Learn one example (River's interface); ``x`` is a 1-D array or a dict.
+
+        Dicts: a key not seen before becomes a new feature (value 0 in every earlier
+        example; :mod:`streamsvm.vocabulary`, at most ``MAX_FEATURES`` keys). A model whose
+        first data fix something (``gamma='scale'``, centring) gathers its first
+        ``warmup_rows_`` examples (:data:`streamsvm.kernels.first_data.WARMUP_ROWS`) and
+        learns them as one first chunk, the batch path's rule; until then ``predict_one``
+        gives the most frequent label so far. ``docs/river.md`` has the details.
 
         Returns
         -------
         self
         """
-        row, names = check_one_example(
-            x,
-            feature_names=getattr(self, "_feature_names", None),
-            n_features=getattr(self, "n_features_in_", None),
-        )
-        self.partial_fit(row, [y])
-        if names is not None:
-            self._feature_names = names
+        if hasattr(self, "classes_") and not getattr(self, "_warmup_y", None):
+            undo = Undo()
+            n_keys = len(self._vocabulary) if self._dict_mode() else 0
+            try:
+                row = self._example_row(x, learn=True, undo=undo)
+                self.partial_fit(row, [y])
+            except BaseException:
+                undo()
+                if self._dict_mode():
+                    self._vocabulary.forget_after(n_keys)
+                raise
+            return self
+        self._gather_warmup(x, y)
         return self
+
+    @property
+    def warmup_rows_(self) -> int:
+        """Examples ``learn_one`` gathers on a fresh model before it learns them as one first
+        chunk: :data:`~streamsvm.kernels.first_data.WARMUP_ROWS` where the first data fix
+        ``gamma_`` or ``mean_``, else 1."""
+        return self._learn_one_warmup()
+
+    def _learn_one_warmup(self) -> int:
+        return 1
+
+    def _dict_mode(self) -> bool:
+        """Whether this model reads dicts through a vocabulary (it started on a dict)."""
+        if "_vocabulary" not in self.__dict__ and "_feature_names" in self.__dict__:
+            # a model saved before vocabularies: its fixed feature names are one
+            vocabulary = FeatureVocabulary()
+            vocabulary.learn({name: 0.0 for name in self._feature_names})
+            vocabulary.keys = list(self._feature_names)
+            vocabulary._restore_transient()
+            self._vocabulary = vocabulary
+        return "_vocabulary" in self.__dict__
+
+    def _example_row(self, x, *, learn: bool, undo: Undo | None = None):
+        """One example as a (1, n_features) row of the model: dicts through the vocabulary
+        (CSR: absent keys are 0; with ``learn``, new keys widen the model, recorded in
+        ``undo``), or, on a model started from arrays, dicts of integer column indices."""
+        width = getattr(self, "n_features_in_", None)
+        if is_dict_example(x) and self._dict_mode():
+            vocabulary = self._vocabulary
+            if learn:
+                for key, value in x.items():  # values checked before anything changes
+                    feature_value(key, value)
+                if vocabulary.learn(x) and width is not None and len(vocabulary) > width:
+                    self._widen(len(vocabulary), undo)
+                if not len(vocabulary):
+                    raise ValueError("the example is an empty dict; the model has no "
+                                     "feature yet")
+                width = len(vocabulary) if width is None else self.n_features_in_
+            return vocabulary.row(x, width)
+        if is_dict_example(x) and width is None and not learn:
+            return None
+        if is_dict_example(x) and not integral_keys(x):
+            raise ValueError(
+                f"{self._name} learnt from arrays of {width} columns; a dict example for it "
+                "must use integer column indices as keys")
+        row, _ = check_one_example(x, feature_names=None, n_features=width)
+        return row
+
+    def _widen(self, width: int, undo: Undo) -> None:
+        """Give the model ``width`` features, the new ones 0 in everything learnt
+        (:mod:`streamsvm._widen`); replaced attributes are recorded in ``undo``."""
+        old = self.n_features_in_
+        fresh = []
+        for n in (old, old + 1):
+            shadow = copy.copy(self)
+            shadow.n_features_in_ = n
+            fresh.append(shadow._make_learner())
+        for learner in self.learners_:
+            widen_like(learner, fresh[0], fresh[1], old=old, added=width - old, undo=undo)
+        mean = getattr(self, "mean_", None)
+        if isinstance(mean, np.ndarray):
+            undo.set(self, "mean_", np.concatenate([mean, np.zeros(width - old)]))
+        undo.set(self, "n_features_in_", width)
+
+    def _gather_warmup(self, x, y) -> None:
+        """Warm-up of ``learn_one`` (see there): keep the example; learn the gathered ones as
+        the first chunk once there are ``warmup_rows_`` of them."""
+        if not getattr(self, "_warmup_y", None):
+            check_params(self)
+            if is_dict_example(x) and "_vocabulary" not in self.__dict__:
+                self._vocabulary = FeatureVocabulary()
+        label = check_labels([y], 1)
+        if self._warmup_y:
+            check_label_kind(label, np.asarray(self._warmup_y))
+        n_keys = len(self._vocabulary) if self._dict_mode() else 0
+        try:
+            row = self._example_row(x, learn=True)
+            if not is_dict_example(x) and self._warmup_X and \
+                    row.shape[1] != self._warmup_X[0].shape[1]:
+                raise ValueError(f"X has {row.shape[1]} features, but {self._name} is "
+                                 f"expecting {self._warmup_X[0].shape[1]} features as input")
+        except BaseException:
+            if self._dict_mode():
+                self._vocabulary.forget_after(n_keys)
+                if not self._warmup_y:
+                    del self._vocabulary
+            raise
+        self._warmup_X = [*self._warmup_X, row]
+        self._warmup_y = [*self._warmup_y, label[0].item() if isinstance(label[0], np.generic)
+                          else label[0]]
+        if len(self._warmup_y) >= self._learn_one_warmup():
+            try:
+                self._learn_warmup()
+            except BaseException:
+                self._warmup_X, self._warmup_y = self._warmup_X[:-1], self._warmup_y[:-1]
+                if self._dict_mode():
+                    self._vocabulary.forget_after(n_keys)
+                raise
+
+    def _learn_warmup(self) -> None:
+        """Learn the gathered warm-up examples as one chunk (the model's first data)."""
+        X_rows, labels = self._warmup_X, self._warmup_y
+        if sp.issparse(X_rows[0]):
+            width = len(self._vocabulary)
+            X = sp.vstack([sp.csr_matrix((r.data, r.indices, r.indptr), shape=(1, width))
+                           for r in X_rows], format="csr")
+        else:
+            X = np.vstack(X_rows)
+        vocabulary = self.__dict__.get("_vocabulary")
+        self._warmup_X, self._warmup_y = [], []
+        try:
+            self.partial_fit(X, np.asarray(labels))
+        except BaseException:
+            self._warmup_X, self._warmup_y = X_rows, labels
+            raise
+        if vocabulary is not None:
+            self._vocabulary = vocabulary
+
+    @property
+    def _warmup_X(self) -> list:
+        return self.__dict__.get("_warmup_rows", [])
+
+    @_warmup_X.setter
+    def _warmup_X(self, rows: list) -> None:
+        self.__dict__["_warmup_rows"] = rows
+
+    @property
+    def _warmup_y(self) -> list:
+        return self.__dict__.get("_warmup_labels", [])
+
+    @_warmup_y.setter
+    def _warmup_y(self, labels: list) -> None:
+        self.__dict__["_warmup_labels"] = labels
+
+    def _warmup_answer(self) -> dict:
+        """``{label: frequency}`` of the gathered warm-up labels (``{}`` when none)."""
+        labels = self._warmup_y
+        counts: dict = {}
+        for label in labels:
+            counts[label] = counts.get(label, 0) + 1
+        return {label: n / len(labels) for label, n in counts.items()}
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):
@@ -734,13 +900,13 @@ class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, B
         return self.classes_[(scores > 0).astype(np.intp)]
 
     def predict_one(self, x):
-        """Label of one example, or None before anything has been learnt (River's interface)."""
-        if not hasattr(self, "classes_"):
-            return None
-        row, _ = check_one_example(
-            x, feature_names=getattr(self, "_feature_names", None), n_features=self.n_features_in_
-        )
-        label = self.predict(row)[0]
+        """Label of one example (River's interface): during ``learn_one``'s warm-up the most
+        frequent label so far, None before anything has been learnt. Dict keys the model
+        has not learnt count as 0."""
+        if not hasattr(self, "classes_") or self._warmup_y:
+            answer = self._warmup_answer()
+            return max(answer, key=answer.get) if answer else None
+        label = self.predict(self._example_row(x, learn=False))[0]
         return label.item() if isinstance(label, np.generic) else label
 
     def predict_proba(self, X):
@@ -772,14 +938,12 @@ class StreamClassifier(ClassWeightsMixin, CheckedParamsMixin, ClassifierMixin, B
         return agree_with_scores(proba, np.argmax(scores, axis=1))
 
     def predict_proba_one(self, x) -> dict:
-        """``{class: probability}`` of one example (River's interface); ``{}`` before anything
-        has been learnt."""
-        if not hasattr(self, "classes_"):
-            return {}
-        row, _ = check_one_example(
-            x, feature_names=getattr(self, "_feature_names", None), n_features=self.n_features_in_
-        )
-        proba = self.predict_proba(row)[0]
+        """``{class: probability}`` of one example (River's interface): during ``learn_one``'s
+        warm-up the frequencies of the labels so far, ``{}`` before anything has been
+        learnt. Dict keys the model has not learnt count as 0."""
+        if not hasattr(self, "classes_") or self._warmup_y:
+            return self._warmup_answer()
+        proba = self.predict_proba(self._example_row(x, learn=False))[0]
         return {
             (c.item() if isinstance(c, np.generic) else c): float(p)
             for c, p in zip(self.classes_, proba, strict=True)

@@ -53,6 +53,7 @@ import scipy.sparse as sp
 
 from ._params import check_params
 from ._version import __version__
+from .vocabulary import FeatureVocabulary
 
 __all__ = [
     "save",
@@ -720,6 +721,11 @@ def _check_model(model) -> None:
     n_features = getattr(model, "n_features_in_", None)
     if type(n_features) is not int or n_features < 1:
         raise _Problem(f"n_features_in_ is {n_features!r}")
+    vocabulary = model.__dict__.get("_vocabulary")
+    if vocabulary is not None and (not isinstance(vocabulary, FeatureVocabulary)
+                                   or len(vocabulary) != n_features):
+        raise _Problem(f"the model's feature vocabulary does not name its {n_features} "
+                       "features")
     if isinstance(model, StreamClassifier):
         for name, bits in (("n_seen_", 63), ("_seed_entropy", 128), ("_n_learners_made", 63)):
             value = model.__dict__.get(name)

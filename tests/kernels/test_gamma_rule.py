@@ -14,6 +14,7 @@ from sklearn.svm import SVC
 
 from streamsvm.distributed import DistributedL2SVM
 from streamsvm.kernels import fixed_by_first_data, resolve_gamma
+from streamsvm.kernels.first_data import WARMUP_ROWS
 from streamsvm.registry import available_estimators
 
 
@@ -105,15 +106,22 @@ def test_first_chunk_fixes_gamma_and_mean(cls, sparse):
             np.testing.assert_array_equal(model.mean_, mean)
 
 
-@pytest.mark.parametrize("cls", [c for c in CLASSES if c is not DistributedL2SVM],
-                         ids=[c.__name__ for c in CLASSES if c is not DistributedL2SVM])
-def test_learn_one_fixes_gamma_from_the_first_row(cls):
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_learn_one_fixes_gamma_after_the_warm_up_rows(cls):
+    """``learn_one`` gathers WARMUP_ROWS examples and fixes ``gamma_`` (and ``mean_``) from
+    them, as ``partial_fit`` does from a first chunk of those rows."""
     X, y = data()
     model = make_model(cls)
-    model.learn_one(X[3], y[3])
-    assert model.gamma_ == resolve_gamma("scale", X[3:4])
-    model.learn_one(X[4], y[4])
-    assert model.gamma_ == resolve_gamma("scale", X[3:4])
+    for i in range(WARMUP_ROWS - 1):
+        model.learn_one(X[3 + i], y[3 + i])
+    assert not hasattr(model, "gamma_")
+    model.learn_one(X[3 + WARMUP_ROWS - 1], y[3 + WARMUP_ROWS - 1])
+    first = X[3 : 3 + WARMUP_ROWS]
+    assert model.gamma_ == resolve_gamma("scale", first)
+    if cls in CENTRING:
+        np.testing.assert_array_equal(model.mean_, first.mean(axis=0))
+    model.learn_one(X[3 + WARMUP_ROWS], y[3 + WARMUP_ROWS])
+    assert model.gamma_ == resolve_gamma("scale", first)
 
 
 def test_distributed_add_fixes_gamma_from_the_first_point():

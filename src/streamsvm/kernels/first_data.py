@@ -8,7 +8,13 @@ import scipy.sparse as sp
 
 from .spec import Kernel, resolve_gamma, uses_gamma
 
-__all__ = ["FirstDataRule", "centring_mean", "fixed_by_first_data"]
+__all__ = ["FirstDataRule", "WARMUP_ROWS", "centring_mean", "fixed_by_first_data"]
+
+#: Examples ``learn_one`` gathers on a fresh model whose first data fix something
+#: (``gamma='scale'`` on a kernel with a gamma, a centring mean) before it fixes them and
+#: learns the examples as its first chunk: one row is a poor sample (after River's
+#: ``StandardScaler`` the first row is all zeros, which would make ``gamma_`` 1).
+WARMUP_ROWS = 32
 
 
 def centring_mean(X) -> np.ndarray:
@@ -31,6 +37,9 @@ class FirstDataRule:
       without gamma: 'linear', callables);
     * ``mean_`` (classes with ``_centres_input = True`` and a ``center`` parameter
       True/False/'auto', 'auto' centring dense input only): the column means, or None.
+
+    ``learn_one`` follows the same rule over its first :data:`WARMUP_ROWS` examples, learnt
+    as one first chunk, where those data fix something (:meth:`_learn_one_warmup`).
 
     Listed before :class:`~streamsvm.base.StreamClassifier` among the bases, it does this in
     ``_prepare_first``; other estimators call :meth:`_fix_from_first_data` themselves.
@@ -58,6 +67,11 @@ class FirstDataRule:
     def _jit_kernel(self) -> tuple[int, float, int, float]:
         """``(code, gamma, degree, coef0)`` for the jitted loops (gamma 0.0 for 'linear')."""
         return self._fitted_kernel().jit_params
+
+    def _learn_one_warmup(self) -> int:
+        """Examples ``learn_one`` gathers before learning: :data:`WARMUP_ROWS` where the first
+        data fix ``gamma_`` or ``mean_``, else 1 (nothing to wait for)."""
+        return 1 if FirstDataRule._chunk_invariant.fget(self) else WARMUP_ROWS
 
     @property
     def _chunk_invariant(self) -> bool:
