@@ -50,6 +50,8 @@ class Backend:
         self.workers = int(workers)
         self.max_retries = int(max_retries)
         self.faults = tuple(faults)
+        #: tasks run again because their worker died, since the backend was made
+        self.n_lost = 0
 
     def _with_faults(self, task, attempt: int):
         task = replace(task, attempt=attempt, kill_after_chunks=None)
@@ -73,6 +75,7 @@ class Backend:
                     results[pending[k]] = value
                 else:
                     lost.append(pending[k])
+            self.n_lost += len(lost)
             for i in lost:
                 attempts[i] += 1
                 if attempts[i] > self.max_retries:

@@ -9,6 +9,7 @@ worker die mid-shard (``os._exit``), as a killed machine would.
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass
 
@@ -116,7 +117,7 @@ def _scan(task: ScanTask):
 
 
 def _train(task: TrainTask):
-    model = task.model
+    model = copy.deepcopy(task.model)  # Ray hands arrays over read-only
     n_rows = 0
     known = None
     violators = []
