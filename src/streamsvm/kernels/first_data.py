@@ -39,11 +39,11 @@ def resolve_gamma_from_sums(gamma, n_rows: int, n_features: int, entry_sum: floa
     if gamma != "scale":
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
     n_entries = float(n_rows) * float(n_features)
-    mean = entry_sum / n_entries
-    variance = max(entry_sqsum / n_entries - mean * mean, 0.0)
+    mean = float(entry_sum) / n_entries
+    variance = max(float(entry_sqsum) / n_entries - mean * mean, 0.0)
     if variance == 0:
         return 1.0
-    value = 1.0 / (n_features * variance)
+    value = float(1.0 / (n_features * variance))
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"gamma='scale' is not a positive finite number on this data "
                          f"(Var(X) = {variance!r}); give gamma as a number")

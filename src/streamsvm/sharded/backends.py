@@ -164,8 +164,10 @@ class LocalBackend(Backend):
 
 
 def _import_library() -> bool:
-    import streamsvm.sharded  # noqa: F401  (and with it numpy, numba, the estimators)
+    """Import every estimator (and numpy, numba, scikit-learn) in a fresh worker."""
+    from ..registry import available_estimators
 
+    available_estimators()
     return True
 
 
