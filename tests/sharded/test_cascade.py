@@ -72,3 +72,14 @@ def test_cascade_takes_two_classes():
         fit_sharded(LASVM(), [(X[::2], y[::2]), (X[1::2], y[1::2])], backend="serial")
     with pytest.raises(ValueError, match="mixing_rounds applies to averaging"):
         fit_sharded(LASVM(), [(X, y)], backend="serial", mixing_rounds=2)
+
+
+def test_equal_rows_of_the_data_stay_examples_of_their_own():
+    """Rows are told apart by shard and position, not content: a data set holding repeated
+    rows (as Adult does) gets the SVM of all its rows, repeats included."""
+    X, y = make_synthetic_a(600, random_state=8)
+    order = np.random.default_rng(0).permutation(900)
+    X, y = np.vstack([X, X[:300]])[order], np.concatenate([y, y[:300]])[order]
+    X_test, _ = make_synthetic_a(1000, random_state=9)
+    model = fit_sharded(LASVM(C=1.0, tau=1e-6, epochs=3), parts_of(X, y, 3), backend="serial")
+    assert_matches_svc(model, X, y, X_test)

@@ -21,8 +21,9 @@ The model returned is the root of largest dual objective. Two details make the n
 where LASVM's one pass is not: a first-layer node refits (with all its epochs) its support
 rows, the fed-back rows and the rows of its shard that break the last root's conditions;
 and a row met twice (a fed-back row in its own shard, or in two support sets being merged)
-is learnt once — the union of sets, not a multiset, as the dual problem of the union needs
-(row keys: :mod:`streamsvm.sharded.rows`). The Cascade is as exact as its node solver:
+is learnt once — the union of sets, not a multiset, as the dual problem of the union needs;
+rows are told apart by their shard and position (:mod:`streamsvm.sharded.rows`), so equal
+rows of the data stay examples of their own. The Cascade is as exact as its node solver:
 LASVM with ``epochs >= 2`` and a small ``tau`` matches ``SVC``; one epoch is LASVM's own
 approximation, node by node.
 """
@@ -35,7 +36,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..budget.incremental import IncrementalSVM
-from .rows import as_layout, row_keys, stack_rows, unique_rows
+from .rows import as_layout, stack_rows, unique_rows
 from .worker import NodeTask, TrainTask
 
 __all__ = ["cascade"]
@@ -73,7 +74,7 @@ def cascade(backend, primed, shards, layout, chunk_size: int, *, max_passes: int
     ``shards``, every node a copy of the started model ``primed``. ``report(pass, sizes,
     objective)`` is told the support-set sizes of each pass (first layer, then the root)."""
     feedback = (as_layout(np.zeros((0, layout.n_features)), layout.sparse),
-                np.empty(0, dtype=layout.classes.dtype))
+                np.empty(0, dtype=layout.classes.dtype), np.empty(0, dtype=np.int64))
     previous, best = None, -np.inf
     root = best_root = None
     # one pass of LASVM is approximate: its support rows and the fed-back ones are refit
@@ -84,20 +85,20 @@ def cascade(backend, primed, shards, layout, chunk_size: int, *, max_passes: int
         tasks = [TrainTask(shard, layout, copy.deepcopy(primed), chunk_size, head=feedback,
                            support_only=True, polish=polish, root=root) for shard in shards]
         results = backend.run(tasks)
-        sets = [(as_layout(X, layout.sparse), y) for (X, y), _, _ in results]
+        sets = [(as_layout(X, layout.sparse), y, ids) for (X, y, ids), _, _ in results]
         n_violators = sum(v for _, _, v in results)
         if root is not None and n_violators == 0:  # the root is optimal on every row
             return best_root, n_pass, True
-        root, (X_root, y_root), objective = _tree(backend, primed, sets, n_pass)
+        root, (X_root, y_root, ids_root), objective = _tree(backend, primed, sets, n_pass)
         if objective > best:
             best_root = root
         X_root = as_layout(X_root, layout.sparse)
-        keys = np.sort(row_keys(X_root, y_root))
+        keys = np.sort(ids_root)
         if report is not None:
-            report(n_pass, [y.shape[0] for _, y in sets] + [y_root.shape[0]], objective)
+            report(n_pass, [s[1].shape[0] for s in sets] + [y_root.shape[0]], objective)
         stable = previous is not None and keys.shape == previous.shape and np.array_equal(
             keys, previous)
         if stable or objective - best <= tol * abs(objective):
             return best_root, n_pass, True
-        previous, feedback, best = keys, (X_root, y_root), max(best, objective)
+        previous, feedback, best = keys, (X_root, y_root, ids_root), max(best, objective)
     return best_root, max_passes, False

@@ -1,9 +1,7 @@
-"""Rows of support sets as they travel between Cascade nodes: one key per row, the union of
-sets without repeats, stacking, and the layout (CSR or dense) of the shards.
-
-Rows are identified by a key: dense rows by their bytes and label; sparse rows by their
-label, count of non-zeros, sum, and sum weighted by column (two different rows that agree
-on all four would be taken as one; real data does not do that).
+"""Rows of support sets as they travel between Cascade nodes: ``(X, y, ids)`` triples, where
+a row's id is its shard and its position there (``shard · 2**40 + row``). Ids, not contents,
+say which rows are the same: a data set may hold equal rows (Adult does, many), and each is
+an example of its own in the dual problem of the union.
 """
 
 from __future__ import annotations
@@ -11,33 +9,22 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["as_layout", "row_keys", "stack_rows", "unique_rows"]
+__all__ = ["ROWS_PER_SHARD", "as_layout", "row_ids", "stack_rows", "unique_rows"]
+
+#: ids of shard k are k * ROWS_PER_SHARD + row (2**40 rows per shard at most)
+ROWS_PER_SHARD = 2**40
 
 
-def row_keys(X, y) -> np.ndarray:
-    """One comparable key per row (module docstring), a 1-D array of raw bytes."""
-    labels = np.asarray(y)
-    if labels.dtype.kind in "OUS":  # text labels: hashed to a number each
-        labels = np.array([hash(str(v)) for v in labels], dtype=np.float64)
-    labels = labels.astype(np.float64)
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        columns = X.indices.astype(np.float64) + 1.0
-        weighted = sp.csr_matrix((X.data * columns, X.indices, X.indptr), shape=X.shape)
-        table = np.column_stack([
-            labels, np.diff(X.indptr).astype(np.float64),
-            np.asarray(X.sum(axis=1)).ravel(), np.asarray(weighted.sum(axis=1)).ravel()])
-    else:
-        table = np.column_stack([labels, np.asarray(X, dtype=np.float64)])
-    table = np.ascontiguousarray(table)
-    return table.view(np.dtype((np.void, table.dtype.itemsize * table.shape[1]))).ravel()
+def row_ids(shard_index: int, start: int, n: int) -> np.ndarray:
+    """The ids of rows ``start .. start + n - 1`` of shard ``shard_index``."""
+    return shard_index * ROWS_PER_SHARD + np.arange(start, start + n, dtype=np.int64)
 
 
-def unique_rows(X, y):
-    """``(X, y)`` without repeated rows (the first of each kept, order unchanged)."""
-    _, first = np.unique(row_keys(X, y), return_index=True)
+def unique_rows(X, y, ids):
+    """``(X, y, ids)`` without repeated ids (the first of each kept, order unchanged)."""
+    _, first = np.unique(ids, return_index=True)
     keep = np.sort(first)
-    return X[keep], np.asarray(y)[keep]
+    return X[keep], np.asarray(y)[keep], ids[keep]
 
 
 def as_layout(X, sparse: bool):
@@ -48,10 +35,11 @@ def as_layout(X, sparse: bool):
 
 
 def stack_rows(parts):
-    """Rows of several ``(X, y)`` parts, one after another (CSR if any is sparse)."""
+    """Rows of several ``(X, y, ids)`` parts, one after another (CSR if any is sparse)."""
     parts = [p for p in parts if p[1].shape[0]] or parts[:1]
-    if any(sp.issparse(X) for X, _ in parts):
-        X = sp.vstack([sp.csr_matrix(X) for X, _ in parts], format="csr")
+    if any(sp.issparse(p[0]) for p in parts):
+        X = sp.vstack([sp.csr_matrix(p[0]) for p in parts], format="csr")
     else:
-        X = np.vstack([np.asarray(X) for X, _ in parts])
-    return X, np.concatenate([np.asarray(y) for _, y in parts])
+        X = np.vstack([np.asarray(p[0]) for p in parts])
+    return (X, np.concatenate([np.asarray(p[1]) for p in parts]),
+            np.concatenate([np.asarray(p[2], dtype=np.int64) for p in parts]))

@@ -18,7 +18,7 @@ from sklearn.base import clone
 
 from .._params import check_params
 from ..kernels import FirstDataRule, resolve_gamma_from_sums, uses_gamma
-from .rows import row_keys, stack_rows, unique_rows
+from .rows import ROWS_PER_SHARD, row_ids, stack_rows, unique_rows
 from .shards import Layout, Shard, ShardError, read_shard, scan_shard
 
 __all__ = ["ScanTask", "TrainTask", "NodeTask", "run_task", "start_shared"]
@@ -82,12 +82,13 @@ class TrainTask:
 
 @dataclass
 class NodeTask:
-    """A Cascade node: ``estimator.fit`` (all its epochs) on in-memory rows, then
-    ``gamma`` given back to the user's value (``gamma_`` stays the shared one)."""
+    """A Cascade node: ``estimator.fit`` (all its epochs) on in-memory rows (with their
+    ids), then ``gamma`` given back to the user's value (``gamma_`` stays the shared one)."""
 
     estimator: object
     X: object
     y: np.ndarray
+    ids: np.ndarray
     name: str
     gamma: object = None
     attempt: int = 0
@@ -99,16 +100,17 @@ def _maybe_die(task, chunks_done: int) -> None:
         os._exit(KILLED_STATUS)
 
 
-def support_rows(model):
-    """``(X, y)``: the support vectors of a two-class kernel expansion with their labels
-    (``classes_[1]`` where the coefficient is positive), in a fixed shuffled order:
+def support_rows(model, ids):
+    """``(X, y, ids)``: the support vectors of a two-class kernel expansion with their labels
+    (``classes_[1]`` where the coefficient is positive) and ids (``ids`` of the rows it
+    learnt, in its stream order: ``support_`` indexes them), in a fixed shuffled order:
     ``support_vectors_`` lists one class first, and an online learner (LASVM) fed a
     stream sorted by class converges slowly."""
     rows = model.support_vectors_
     coef = model.dual_coef_[0]
     y = np.where(coef > 0, model.classes_[1], model.classes_[0])
     order = np.random.default_rng(coef.shape[0]).permutation(coef.shape[0])
-    return rows[order], y[order]
+    return rows[order], y[order], np.asarray(ids)[model.support_][order]
 
 
 def _scan(task: ScanTask):
@@ -119,42 +121,60 @@ def _scan(task: ScanTask):
 def _train(task: TrainTask):
     model = copy.deepcopy(task.model)  # Ray hands arrays over read-only
     n_rows = 0
-    known = None
+    head_ids = np.empty(0, dtype=np.int64)
+    skipped = []  # shard rows also in the head: learnt once (a set union)
     violators = []
     if task.head is not None and task.head[1].shape[0]:
-        model.partial_fit(*task.head)
-        known = row_keys(*task.head)
+        model.partial_fit(task.head[0], task.head[1])
+        head_ids = task.head[2]
     for done, (X, y) in enumerate(read_shard(task.shard, task.layout, task.chunk_size)):
         _maybe_die(task, done)
-        if known is not None:  # a fed-back row of this shard is learnt once (a set union)
-            new = ~np.isin(row_keys(X, y), known)
-            if not new.all():
-                n_rows += int((~new).sum())
-                X, y = X[new], np.asarray(y)[new]
-                if not y.shape[0]:
-                    continue
-        if task.root is not None:  # margin y f(x) < 1 off the support set: not optimal
-            signs = np.where(np.asarray(y) == task.root.classes_[1], 1.0, -1.0)
-            wrong = signs * task.root.decision_function(X) < 1.0 - KKT_TOL
-            if wrong.any():
-                violators.append((X[wrong], np.asarray(y)[wrong]))
-        try:
-            model.partial_fit(X, y)
-        except ValueError as exc:
-            raise ShardError(f"shard {task.shard.name}, rows {n_rows + 1}-{n_rows + X.shape[0]}"
-                             f": {exc}") from None
-        n_rows += X.shape[0]
+        y = np.asarray(y)
+        n_chunk = y.shape[0]
+        ids = row_ids(task.shard.index, n_rows, n_chunk)
+        if head_ids.shape[0]:
+            known = np.isin(ids, head_ids)
+            if known.any():
+                skipped.append(np.flatnonzero(known) + n_rows)
+                X, y, ids = X[~known], y[~known], ids[~known]
+        if y.shape[0]:
+            if task.root is not None:  # margin y f(x) < 1 off the support set: not optimal
+                signs = np.where(y == task.root.classes_[1], 1.0, -1.0)
+                wrong = signs * task.root.decision_function(X) < 1.0 - KKT_TOL
+                if wrong.any():
+                    violators.append((X[wrong], y[wrong], ids[wrong]))
+            try:
+                model.partial_fit(X, y)
+            except ValueError as exc:
+                raise ShardError(f"shard {task.shard.name}, rows {n_rows + 1}-"
+                                 f"{n_rows + X.shape[0]}: {exc}") from None
+        n_rows += n_chunk
     model.finish()
     if not task.support_only:
         return model, n_rows
-    rows = support_rows(model)
+    rows = support_rows(model, _learnt_ids(task.shard.index, head_ids, skipped,
+                                           model.support_))
     n_violators = sum(v[1].shape[0] for v in violators)
     if task.polish is not None:  # the one pass is approximate: refit its support ∪ head
-        parts = [task.head] if task.head is not None and task.head[1].shape[0] else []
+        parts = [task.head] if head_ids.shape[0] else []
         rows = unique_rows(*stack_rows(parts + [rows] + violators))
-        _, rows, _ = _node(NodeTask(task.polish, *rows, name=f"shard {task.shard.name}",
-                                    gamma=None))
+        _, rows, _ = _node(NodeTask(task.polish, *rows, name=f"shard {task.shard.name}"))
     return rows, n_rows, n_violators
+
+
+def _learnt_ids(shard_index, head_ids, skipped, positions):
+    """Ids of the rows a first-layer model learnt, indexed by its stream positions (only
+    those in ``positions`` are right): the head's, then the shard's rows less ``skipped``."""
+    h = head_ids.shape[0]
+    out = np.empty(int(positions.max()) + 1 if positions.shape[0] else 0, dtype=np.int64)
+    out[:h] = head_ids[: out.shape[0]]
+    if out.shape[0] > h:
+        kept = np.arange(out.shape[0] - h)  # the k-th kept row of the shard ...
+        gaps = np.concatenate(skipped) if skipped else np.empty(0, dtype=np.int64)
+        shifted = gaps - np.arange(gaps.shape[0])  # ... is row k + #(gaps at or before it)
+        out[h:] = shard_index * ROWS_PER_SHARD + kept + np.searchsorted(shifted, kept,
+                                                                         side="right")
+    return out
 
 
 def dual_objective(model) -> float:
@@ -170,11 +190,11 @@ def dual_objective(model) -> float:
 def _node(task: NodeTask):
     _maybe_die(task, 0)
     if np.unique(task.y).shape[0] < 2:  # nothing to learn: the rows go up as they are
-        return None, (task.X, task.y), 0.0
+        return None, (task.X, task.y, task.ids), 0.0
     model = task.estimator.fit(task.X, task.y)
     if task.gamma is not None:
         model.set_params(gamma=task.gamma)
-    return model, support_rows(model), dual_objective(model)
+    return model, support_rows(model, task.ids), dual_objective(model)
 
 
 def run_task(task):
