@@ -83,3 +83,14 @@ def test_equal_rows_of_the_data_stay_examples_of_their_own():
     X_test, _ = make_synthetic_a(1000, random_state=9)
     model = fit_sharded(LASVM(C=1.0, tau=1e-6, epochs=3), parts_of(X, y, 3), backend="serial")
     assert_matches_svc(model, X, y, X_test)
+
+
+def test_cascade_models_save_and_load(tmp_path):
+    from streamsvm import load, save
+
+    X, y = make_synthetic_a(600, random_state=3)
+    model = fit_sharded(LASVM(epochs=2), parts_of(X, y, 2), backend="serial")
+    save(model, tmp_path / "model.ssvm")
+    loaded = load(tmp_path / "model.ssvm")
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert loaded.gamma == "scale" and loaded.gamma_ == model.gamma_

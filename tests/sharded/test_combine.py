@@ -138,3 +138,18 @@ def test_the_model_does_not_depend_on_the_order_workers_finish_in(estimator):
     reversed_ = fit_sharded(estimator, parts, backend=ReversedBackend(), chunk_size=128)
     np.testing.assert_array_equal(in_order.coef_, reversed_.coef_)
     np.testing.assert_array_equal(in_order.decision_function(X), reversed_.decision_function(X))
+
+
+@pytest.mark.parametrize("estimator", [StreamSVM(), Pegasos(), Perceptron()],
+                         ids=lambda e: type(e).__name__)
+def test_sharded_models_save_load_and_go_on_learning(estimator, tmp_path):
+    from streamsvm import load, save
+
+    X, y = make_synthetic_a(900, random_state=5)
+    model = fit_sharded(estimator, split(X, y, 3), backend="serial")
+    save(model, tmp_path / "model.ssvm")
+    loaded = load(tmp_path / "model.ssvm")
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    model.partial_fit(X[:100], y[:100])
+    loaded.partial_fit(X[:100], y[:100])
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
