@@ -153,3 +153,34 @@ def test_sharded_models_save_load_and_go_on_learning(estimator, tmp_path):
     model.partial_fit(X[:100], y[:100])
     loaded.partial_fit(X[:100], y[:100])
     np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_union_of_blurred_ball_covers_covers_every_point_of_every_shard(kernel):
+    """Every example of every shard lies in the (1+ε)-expansion of some ball of the merged
+    cover (core points are inside their own balls and skipped), and the merged model is
+    within 1 point of one machine."""
+    from streamsvm import BlurredBallSVM
+
+    X, y = make_synthetic_a(3000, random_state=6)
+    X_test, y_test = make_synthetic_a(2000, random_state=7)
+    estimator = BlurredBallSVM(kernel=kernel, C=10.0, epsilon=0.1)
+    merged = fit_sharded(estimator, split(X, y, 3), backend="serial", chunk_size=500)
+    learner = merged.learners_[0]
+    rows = merged._prepare(X)
+    y_signed = np.where(y == merged._targets[0], merged._signs[0], -merged._signs[0])
+    F = learner.centre_products(rows)
+    self_values = np.ones(len(y)) if kernel == "rbf" else np.einsum("ij,ij->i", rows, rows)
+    dist2 = (self_values + 1.0 + learner.inv_C)[:, None] - 2 * y_signed[:, None] * F \
+        + learner.cnorm2[None, : learner.n_balls]
+    reach = ((1 + learner.epsilon) * learner.radius[: learner.n_balls]) ** 2
+    covered = (dist2 <= reach * (1 + 1e-9)).any(axis=1)
+    core = np.zeros(len(y), dtype=bool)
+    core[learner.pool_index[: learner.n_pool]] = True
+    assert covered[~core].all()
+    assert learner.n_balls >= 3 and merged.n_seen_ == 3000
+    one = BlurredBallSVM(kernel=kernel, C=10.0, epsilon=0.1).fit(X, y).score(X_test, y_test)
+    assert merged.score(X_test, y_test) >= one - 0.01
+    again = fit_sharded(estimator, split(X, y, 3), backend=ReversedBackend(), chunk_size=500)
+    np.testing.assert_array_equal(again.decision_function(X_test),
+                                  merged.decision_function(X_test))
