@@ -8,7 +8,8 @@
    the first data (:func:`~streamsvm.sharded.worker.start_shared`).
 3. Every shard continues a copy of that model, streaming (one chunk in memory at a time).
 4. The models are combined in shard order — so the result is bit for bit the same whatever
-   order the workers finish in: ball merge (StreamSVM), averaging (Pegasos, Perceptron), or
+   order the workers finish in: ball merge (StreamSVM), cover union (the Blurred Ball SVM),
+   averaging (Pegasos, Perceptron), or
    the Cascade SVM (LASVM, IncrementalSVM) whose feedback passes read the shards again.
 """
 
@@ -33,8 +34,8 @@ CASCADED = (LASVM, IncrementalSVM)
 
 
 def sharded_method(estimator) -> str:
-    """``'ball merge'``, ``'averaging'`` or ``'cascade'``: how ``estimator`` is learnt over
-    shards (``ValueError`` for the estimators that have none)."""
+    """``'ball merge'``, ``'cover union'``, ``'averaging'`` or ``'cascade'``: how
+    ``estimator`` is learnt over shards (``ValueError`` for the estimators that have none)."""
     if type(estimator) in CASCADED:
         return "cascade"
     if type(estimator) in MERGEABLE:
@@ -51,7 +52,7 @@ def fit_sharded(estimator, shards, *, backend="local", workers=None, chunk_size=
 
     Parameters
     ----------
-    estimator : StreamSVM, Pegasos, Perceptron, LASVM or IncrementalSVM
+    estimator : StreamSVM, BlurredBallSVM, Pegasos, Perceptron, LASVM or IncrementalSVM
     shards : a path or glob, a list of them (globs expanded in sorted order), or a list of
         ``(X, y)`` arrays. Their order is the combining order.
     backend : ``"local"`` (spawned processes, the default), ``"ray"`` (Ray tasks on the
