@@ -62,8 +62,9 @@ class Backend:
                 task = replace(task, kill_after_chunks=fault.after_chunks)
         return task
 
-    def run(self, tasks: list) -> list:
-        """The results of ``tasks``, in their order."""
+    def run(self, tasks: list, on_done=None) -> list:
+        """The results of ``tasks``, in their order; ``on_done(index, result)`` is called as
+        each task ends (in the order they end)."""
         results = [None] * len(tasks)
         attempts = [0] * len(tasks)
         pending = list(range(len(tasks)))
@@ -73,6 +74,8 @@ class Backend:
             for k, ok, value in self._run_batch(batch):
                 if ok:
                     results[pending[k]] = value
+                    if on_done is not None:
+                        on_done(pending[k], value)
                 else:
                     lost.append(pending[k])
             self.n_lost += len(lost)

@@ -86,16 +86,19 @@ def fit_sharded(estimator, shards, *, backend="local", workers=None, chunk_size=
                          f"learnt by {method}")
     if int(mixing_rounds) < 1 or int(max_passes) < 1 or int(chunk_size) < 1:
         raise ValueError("mixing_rounds, max_passes and chunk_size must be at least 1")
+    if weighting not in ("rows", "uniform"):
+        raise ValueError(f"weighting must be 'rows' or 'uniform'; got {weighting!r}")
     shards = resolve_shards(shards, format=format)
     timings = {} if timings is None else timings
     runner, owned = make_backend(backend, workers, max_retries)
     try:
         started = time.perf_counter()
-        summaries = runner.run([ScanTask(shard, chunk_size) for shard in shards])
-        if verbose:
-            for shard, summary in zip(shards, summaries, strict=True):
-                say(f"scanned shard {shard.index + 1}/{len(shards)} {shard.name}: "
+        def scanned(i, summary):
+            if verbose:
+                say(f"scanned shard {i + 1}/{len(shards)} {shards[i].name}: "
                     f"{summary.n_rows:,} rows")
+
+        summaries = runner.run([ScanTask(shard, chunk_size) for shard in shards], scanned)
         layout = reconcile(shards, summaries)
         model = start_shared(estimator, layout)
         timings["scan"] = time.perf_counter() - started
@@ -118,12 +121,13 @@ def fit_sharded(estimator, shards, *, backend="local", workers=None, chunk_size=
             for n_round in range(int(mixing_rounds)):
                 tasks = [TrainTask(shard, layout, copy.deepcopy(model), chunk_size)
                          for shard in shards]
-                results = runner.run(tasks)
-                if verbose:
-                    for shard, (_, n_rows) in zip(shards, results, strict=True):
-                        say(f"learnt shard {shard.index + 1}/{len(shards)} {shard.name}: "
-                            f"{n_rows:,} rows" + (f" (round {n_round + 1})"
-                                                  if mixing_rounds > 1 else ""))
+                def learnt(i, result, n_round=n_round):
+                    if verbose:
+                        say(f"learnt shard {i + 1}/{len(shards)} {shards[i].name}: "
+                            f"{result[1]:,} rows" + (f" (round {n_round + 1})"
+                                                     if mixing_rounds > 1 else ""))
+
+                results = runner.run(tasks, learnt)
                 models = [m for m, _ in results]
                 if method == "averaging":
                     model = combine(models, [n for _, n in results], weighting=weighting)
