@@ -257,10 +257,17 @@ class _TrainCommand(click.Command):
 @click.option("--resume", type=click.Path(dir_okay=False),
               help="continue training a saved model (ESTIMATOR may then be left out)")
 @click.option("--quiet", is_flag=True, help="no progress bar")
+@click.option("--shards", "shards", multiple=True, metavar="GLOB",
+              help="train over shards in parallel (files or globs, repeatable; see "
+                   "docs/sharded.md) instead of --data/--file")
+@click.option("--workers", type=click.IntRange(1), default=2, show_default=True,
+              help="worker processes for --shards (local backend)")
+@click.option("--backend", type=click.Choice(["local", "ray", "serial"]), default="local",
+              show_default=True, help="where --shards workers run (serial: this process)")
 @click.pass_context
 @_errors_as_one_line
 def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path,
-          resume, quiet):
+          resume, quiet, shards, workers, backend):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
     from ._params import check_params
     from .persistence import save
@@ -288,6 +295,12 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
                 check_params(model)
             except ValueError as exc:
                 raise CLIError(str(exc), EXIT_USAGE) from exc
+    if shards:
+        if data is not None or file is not None or resume:
+            raise CLIError("--shards replaces --data, --file and --resume", EXIT_USAGE)
+        _train_sharded(model, shards, fmt=fmt, chunk_size=chunk_size, workers=workers,
+                       backend=backend, quiet=quiet, save_path=save_path)
+        return
     source_options = dict(data=data, file=file, fmt=fmt, subset=subset, chunk_size=chunk_size,
                           n_samples=n_samples, seed=seed)
     stream = _open(source_options, getattr(model, "n_features_in_", None))
@@ -307,6 +320,31 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
         raise CLIError(f"{stream.description} holds no examples")
     model.finish()
     console.print(report.train_summary(name, seen, stream.description,
+                                       time.perf_counter() - start, _model_bytes(model)),
+                  highlight=False)
+    if save_path:
+        save(model, save_path)
+        console.print(f"saved to {save_path}", highlight=False)
+
+
+def _train_sharded(model, shards, *, fmt, chunk_size, workers, backend, quiet, save_path):
+    """``train --shards``: :func:`streamsvm.sharded.fit_sharded`, a line per shard."""
+    from .persistence import save
+    from .sharded import WorkerLostError, fit_sharded, sharded_method
+
+    name = type(model).__name__
+    try:
+        method = sharded_method(model)
+    except ValueError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from exc
+    start = time.perf_counter()
+    try:
+        model = fit_sharded(model, list(shards), backend=backend, workers=workers,
+                            chunk_size=chunk_size, format=fmt, verbose=0 if quiet else 1)
+    except WorkerLostError as exc:
+        raise CLIError(_one_line(exc)) from exc
+    source = f"{', '.join(shards)} ({method})"
+    console.print(report.train_summary(name, model.n_seen_, source,
                                        time.perf_counter() - start, _model_bytes(model)),
                   highlight=False)
     if save_path:

@@ -11,7 +11,12 @@ take ``Kernel.jit_params`` = ``(code, gamma, degree, coef0)`` and call the ``_co
 
 from ._core import LINEAR, POLY, RBF, SIGMOID
 from .cache import KernelCache
-from .first_data import FirstDataRule, centring_mean, fixed_by_first_data
+from .first_data import (
+    FirstDataRule,
+    centring_mean,
+    fixed_by_first_data,
+    resolve_gamma_from_sums,
+)
 from .spec import (
     KERNEL_CODES,
     KERNEL_NAMES,
@@ -38,6 +43,7 @@ __all__ = [
     "uses_gamma",
     "dense_blocks",
     "FirstDataRule",
+    "resolve_gamma_from_sums",
     "centring_mean",
     "fixed_by_first_data",
     "LINEAR",

@@ -3,12 +3,17 @@ fixes once, from the first data it sees, and when that makes it depend on the ch
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
 from .spec import Kernel, resolve_gamma, uses_gamma
 
-__all__ = ["FirstDataRule", "WARMUP_ROWS", "centring_mean", "fixed_by_first_data"]
+__all__ = [
+    "FirstDataRule", "WARMUP_ROWS", "centring_mean", "fixed_by_first_data",
+    "resolve_gamma_from_sums",
+]
 
 #: Examples ``learn_one`` gathers on a fresh model whose first data fix something
 #: (``gamma='scale'`` on a kernel with a gamma, a centring mean) before it fixes them and
@@ -20,6 +25,38 @@ WARMUP_ROWS = 32
 def centring_mean(X) -> np.ndarray:
     """Column means of X (dense or sparse) as a 1-D float64 array."""
     return np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+
+
+def resolve_gamma_from_sums(gamma, n_rows: int, n_features: int, entry_sum: float,
+                            entry_sqsum: float) -> float:
+    """:func:`~streamsvm.kernels.resolve_gamma` of data known only by its shape and the sums
+    of its entries and of their squares (e.g. the union of shards read by several workers):
+    ``Var = sqsum / N - (sum / N)²`` over its ``N = n_rows · n_features`` entries, the same
+    value as on the whole data up to rounding.
+
+    >>> X = np.array([[0.0, 2.0], [2.0, 0.0]])
+    >>> resolve_gamma_from_sums("scale", 2, 2, X.sum(), (X * X).sum())
+    0.5
+    """
+    if not isinstance(gamma, str):
+        return float(gamma)
+    if n_rows <= 0 or n_features <= 0:
+        raise ValueError(f"gamma={gamma!r} needs non-empty data to be resolved; got "
+                         f"{n_rows} rows of {n_features} features")
+    if gamma == "auto":
+        return 1.0 / n_features
+    if gamma != "scale":
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {gamma!r}")
+    n_entries = float(n_rows) * float(n_features)
+    mean = float(entry_sum) / n_entries
+    variance = max(float(entry_sqsum) / n_entries - mean * mean, 0.0)
+    if variance == 0:
+        return 1.0
+    value = float(1.0 / (n_features * variance))
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"gamma='scale' is not a positive finite number on this data "
+                         f"(Var(X) = {variance!r}); give gamma as a number")
+    return value
 
 
 def fixed_by_first_data(kernel, gamma) -> bool:
