@@ -30,14 +30,22 @@ def test_perceptron_matches_reference(fit_intercept, sparse):
 @pytest.mark.parametrize("k", [1, 7, 20])
 @pytest.mark.parametrize("project", [True, False])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_pegasos_matches_reference(k, project, sparse):
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_pegasos_matches_reference(k, project, sparse, fit_intercept):
+    """The bias is the weight of a constant feature 1 (regularised with w): the reference
+    runs on the rows with a column of ones appended."""
     X, y = linear_task(n=503)
+    X = X + 0.5  # off the origin, so the bias matters
     lam = 1e-2
-    w = naive.pegasos(X, y, lam, k, project)
-    model = Pegasos(alpha=lam, block_size=k, projection=project).fit(
-        sp.csr_matrix(X) if sparse else X, y
-    )
-    np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
+    rows = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+    w = naive.pegasos(rows, y, lam, k, project)
+    model = Pegasos(alpha=lam, block_size=k, projection=project,
+                    fit_intercept=fit_intercept).fit(sp.csr_matrix(X) if sparse else X, y)
+    np.testing.assert_allclose(model.coef_[0], w[: X.shape[1]], rtol=1e-9, atol=1e-12)
+    expected_bias = w[-1] if fit_intercept else 0.0
+    assert model.intercept_[0] == pytest.approx(expected_bias, rel=1e-9, abs=1e-12)
+    if fit_intercept:
+        assert abs(expected_bias) > 1e-3
 
 
 def test_pegasos_blocks_span_chunks():
@@ -57,7 +65,8 @@ def test_pegasos_projection_bounds_norm():
     X, y = linear_task(n=300)
     lam = 0.5
     model = Pegasos(alpha=lam, block_size=3).fit(X * 50, y)
-    assert np.linalg.norm(model.coef_) <= 1 / np.sqrt(lam) + 1e-12
+    weights = np.append(model.coef_[0], model.intercept_[0])  # the bias is projected too
+    assert np.linalg.norm(weights) <= 1 / np.sqrt(lam) + 1e-12
 
 
 def test_pegasos_learns_a_separable_problem():
