@@ -501,7 +501,11 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     normalize : bool, default=True
         Scale each (centred, augmented) row to unit norm.
     center : {"auto", True, False}, default="auto"
-        Subtract the mean of the first chunk ("auto": for dense input only).
+        Subtract the mean of the first chunk ("auto": for dense input only, as centring
+        densifies sparse rows). Measured with the default lookahead, one pass on raw Adult
+        (a9a) loses about a point without centring: median of 5 shuffles 82.7% dense
+        (centred) against 81.7% CSR (not centred); with ``lookahead=1`` the gap was 65.9%
+        against 73.7% the other way, both below the majority rate.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
