@@ -193,3 +193,21 @@ def test_lookahead_buffer_spans_chunks():
     chunked.finish()
     assert chunked.learners_[0].n_buffered == 0
     assert not np.allclose(chunked.coef_, before) or whole.learners_[0].n_buffered == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_default_lookahead_learns_where_algorithm1_stops(seed):
+    """On a 20-d half-space Algorithm 1's ball stops moving after a few dozen updates (test
+    accuracy 0.55-0.68); the default lookahead (Algorithm 2, L = 300) comes within 0.03 of
+    batch LinearSVC."""
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(seed)
+    direction = rng.normal(size=20)
+    X = rng.normal(size=(6000, 20))
+    y = np.where(X @ direction > 0, 1, -1)
+    train, test = slice(0, 4000), slice(4000, None)
+    reference = LinearSVC().fit(X[train], y[train]).score(X[test], y[test])
+    assert StreamSVM().lookahead == 300
+    assert StreamSVM().fit(X[train], y[train]).score(X[test], y[test]) >= reference - 0.03
+    assert StreamSVM(lookahead=1).fit(X[train], y[train]).score(X[test], y[test]) < 0.75
