@@ -126,9 +126,10 @@ class _PegasosLearner(LinearLearner):
 
 
 class Pegasos(LinearStreamClassifier):
-    """Pegasos (Shalev-Shwartz, Singer, Srebro & Cotter, "Pegasos: Primal Estimated
-    sub-GrAdient SOlver for SVM", 2011) as a single sweep over the stream.
+    """Pegasos (Shalev-Shwartz, Singer, Srebro & Cotter, 2011) as a single sweep over the stream.
 
+    The paper: "Pegasos: Primal Estimated sub-GrAdient SOlver for SVM", Mathematical
+    Programming 127, 2011 (first at ICML 2007, without Cotter).
     Minimises ``lambda/2 ||w||^2 + mean hinge loss`` by sub-gradient steps on blocks of
     ``block_size`` consecutive examples: with ``eta_t = 1/(lambda t)``,
     ``w <- (1 - eta_t lambda) w + eta_t/k sum_{A_t^+} y x`` over the examples of the block
