@@ -166,7 +166,7 @@ def main():
         "learning (see `blurred_table1.md`). A finite C keeps the points apart by their "
         "C^{-1/2} e coordinates: from C = 10 down, IJCNN reaches the paper's numbers and "
         "MNIST and w3a keep theirs. C = 3 is the default: within half a point of C = 1 on "
-        "IJCNN, MNIST and w3a, 1.2 points below it on Adult, at 7-8 times less CPU time; "
+        "IJCNN, MNIST and w3a, 1.2 points below it on Adult, at 6-10 times less CPU time; "
         "the lookahead 10 of the paper's second setting (the default) adds up to a point "
         "more and lifts the diabetes table below. "
         "Hard margin stays available as `C=np.inf`. On the diabetes table with progression "

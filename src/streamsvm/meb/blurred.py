@@ -412,8 +412,8 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         C = ∞ (the previous default), 86.0% with 100, 90.5% with 10, 90.7% with 3 and 90.6%
         with 1 (the paper: 89.64 / 90.82 with its ε = 1e-6, C = 1e5, which give 82.9 / 85.9
         here); on raw Adult 77.4, 78.3, 79.4, 81.9, 83.1%; on MNIST 8 vs 9 96.8, 96.8, 97.1,
-        97.2, 97.3%; C = 1 costs 7-8 times the CPU time of C = 3 (more balls and core
-        points), C = 3 5-6 times that of C = ∞ (``benchmarks/results/defaults_blurred.md``).
+        97.2, 97.3%; C = 1 costs 6-10 times the CPU time of C = 3 (more balls and core
+        points), C = 3 4-8 times that of C = ∞ (``benchmarks/results/defaults_blurred.md``).
     lookahead : int, default=10
         Algorithm 1's L: points are buffered L at a time, and a buffer holding an uncovered
         point becomes part of one new ball. 0 (and 1) process each point at once; the paper
