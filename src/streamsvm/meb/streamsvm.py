@@ -438,13 +438,16 @@ def _several_balls_need_linear_algorithm_1(model):
 
 
 class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
-    """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithm 1).
+    """One-pass L2-SVM by a streaming minimum enclosing ball (StreamSVM, Algorithms 1 and 2).
 
     Each example becomes the augmented point ``[y x; C^{-1/2} e_n]`` (eq. 7); the model is the
-    centre of a ball that encloses every point seen. A point outside the ball moves the
-    centre toward it in closed form (Zarrabi-Zadeh & Chan's update; a 3/2-approximation of
-    the minimum enclosing ball, whose centre is the L2-SVM solution). The ``e_n`` parts are
-    never stored, so the model is one weight vector, a radius and a scalar ``xi2``.
+    centre of a ball that encloses every point seen. With ``lookahead=1`` (Algorithm 1) a
+    point outside the ball moves the centre toward it in closed form (Zarrabi-Zadeh & Chan's
+    update; a 3/2-approximation of the minimum enclosing ball, whose centre is the L2-SVM
+    solution); by default (Algorithm 2, ``lookahead=300``) the points outside are buffered
+    and every 300 of them the ball is replaced by the exact enclosing ball of itself and the
+    buffer. The ``e_n`` parts are never stored, so the model is one weight vector, a radius
+    and a scalar ``xi2`` (and the buffer).
 
     Choose it for a fast, single-pass linear SVM whose memory does not grow with the stream.
 
@@ -453,8 +456,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     unit norm (``normalize``); the hyperplane passes through the origin, so where the data
     sit matters: ``center`` subtracts a mean fixed from the first chunk the model sees
     (dense input; sparse input is not centred with ``center="auto"``, which would densify
-    it). Measured on MNIST 0-vs-1 raw pixels, one pass gives 74–92% without centring and
-    about 99.3% with it (the paper: 99.34).
+    it). Measured on MNIST 0-vs-1 raw pixels, one pass of Algorithm 1 gives 74–92% without
+    centring and about 99.3% with it (the paper: 99.34).
 
     Parameters
     ----------
