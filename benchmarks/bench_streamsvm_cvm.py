@@ -59,7 +59,7 @@ def main():
             order = np.random.default_rng(seed).permutation(len(y))
             accs.append(100 * StreamSVM(lookahead=L).fit(X[order], y[order]).score(Xt, yt))
         stream[L] = float(np.mean(accs))
-    reference = StreamSVM().fit(X, y)  # the same centring and unit rows for CVM
+    reference = StreamSVM(lookahead=1).fit(X, y)  # the same centring and unit rows for CVM
     P, Pt = reference._prepare(X), reference._prepare(Xt)
     curve, n_core = cvm_curve(P, y.astype(float), Pt, yt, 1.0, args.passes)
     passes = np.arange(1, args.passes + 1)

@@ -24,10 +24,12 @@ import numpy as np
 from _common import write_markdown
 
 ESTIMATORS = {
-    "StreamSVM (Algo-1)": "from streamsvm import StreamSVM; model = StreamSVM()",
+    "StreamSVM (Algo-1)": "from streamsvm import StreamSVM; model = StreamSVM(lookahead=1)",
     "StreamSVM (Algo-2, L=10)": "from streamsvm import StreamSVM; model = StreamSVM(lookahead=10)",
     "Perceptron": "from streamsvm import Perceptron; model = Perceptron()",
-    "Pegasos k=1": "from streamsvm import Pegasos; model = Pegasos()",
+    "Pegasos k=1": (
+        "from streamsvm import Pegasos; model = Pegasos(alpha=1e-4, fit_intercept=False)"
+    ),
     "sklearn SGDClassifier (hinge, 1 epoch)": (
         "from sklearn.linear_model import SGDClassifier; model = SGDClassifier()"
     ),

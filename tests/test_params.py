@@ -324,8 +324,10 @@ def test_set_params_on_an_unfitted_model_defers_the_check():
 def test_cross_parameter_rule_refuses_and_rolls_back():
     X, y = _data(40)
     with pytest.raises(ValueError, match=message_shape("StreamSVM", "n_balls", 3)):
-        StreamSVM(n_balls=3, kernel="rbf").fit(X, y)
-    model = StreamSVM(n_balls=3).fit(X, y)
+        StreamSVM(n_balls=3, kernel="rbf", lookahead=1).fit(X, y)
+    with pytest.raises(ValueError, match=message_shape("StreamSVM", "n_balls", 3)):
+        StreamSVM(n_balls=3).fit(X, y)  # the default lookahead is Algorithm 2's
+    model = StreamSVM(n_balls=3, lookahead=1).fit(X, y)
     before = _decisions(model)
     with pytest.raises(ValueError, match=message_shape("StreamSVM", "n_balls", 3)):
         model.set_params(lookahead=5)

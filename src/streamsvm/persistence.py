@@ -62,12 +62,14 @@ __all__ = [
     "ModelFileError",
     "MOVED_CLASSES",
     "STATE_MIGRATIONS",
+    "ADDED_PARAMETERS",
 ]
 
 FORMAT = "streamsvm-model"
 #: 1: streamsvm 0.1.0; 2: the header declares every array's dtype and shape; 3: learners
-#: saved without caches and spare capacity, IncrementalSVM's Gram matrix rebuilt on load.
-FORMAT_VERSION = 3
+#: saved without caches and spare capacity, IncrementalSVM's Gram matrix rebuilt on load;
+#: 4: Pegasos has a bias (``fit_intercept``).
+FORMAT_VERSION = 4
 _HEADER = "__streamsvm_header__"
 
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
@@ -93,15 +95,29 @@ def _lasvm_rows_without_positions(state: dict, params: dict) -> None:
     state.setdefault("stream_offset", 0)
 
 
+def _pegasos_without_bias(state: dict, params: dict) -> None:
+    """Before format 4, Pegasos had no bias: its weights ``v`` are the features' only."""
+    state.setdefault("fit_intercept", False)
+
+
 STATE_MIGRATIONS: dict[tuple[int, str], Callable[[dict, dict], None]] = {
     (3, "streamsvm.budget._machine.Machine"): _machine_saved_its_gram,
     (3, "streamsvm.lasvm.learner._Learner"): _lasvm_rows_without_positions,
     (3, "streamsvm.active.learner._ActiveLearner"): _lasvm_rows_without_positions,
+    (4, "streamsvm.linear.pegasos._PegasosLearner"): _pegasos_without_bias,
+}
+
+#: Constructor parameters added in a format version, with the value that gives the behaviour
+#: of the files written before it (a new parameter's default may differ):
+#: ``(version, estimator class path) -> {name: value}``, used where a file of an older format
+#: does not name the parameter.
+ADDED_PARAMETERS: dict[tuple[int, str], dict] = {
+    (4, "streamsvm.linear.pegasos.Pegasos"): {"fit_intercept": False},
 }
 
 _HEADER_KEYS_V1 = {"format", "format_version", "library_version", "estimator", "params", "state"}
 _HEADER_KEYS = {1: _HEADER_KEYS_V1, 2: _HEADER_KEYS_V1 | {"arrays"}}
-_HEADER_KEYS[3] = _HEADER_KEYS[2]
+_HEADER_KEYS[3] = _HEADER_KEYS[4] = _HEADER_KEYS[2]
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned ints, floats, unicode strings
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _CLASS_PATH = re.compile(r"streamsvm(\.[A-Za-z_][A-Za-z0-9_]*)+")
@@ -574,6 +590,11 @@ class _Loader:
             clash = sorted(set(params) & set(state))
             if clash:
                 raise _Problem(f"the state repeats the parameters {clash}")
+        path = f"{cls.__module__}.{cls.__qualname__}"
+        for (introduced, target), added in sorted(ADDED_PARAMETERS.items()):
+            if target == path and self.version < introduced:
+                for name, value in added.items():
+                    params.setdefault(name, value)
         spec = _Spec(cls, state)
         _migrate(spec, self.version, params)
         try:

@@ -30,14 +30,22 @@ def test_perceptron_matches_reference(fit_intercept, sparse):
 @pytest.mark.parametrize("k", [1, 7, 20])
 @pytest.mark.parametrize("project", [True, False])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_pegasos_matches_reference(k, project, sparse):
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_pegasos_matches_reference(k, project, sparse, fit_intercept):
+    """The bias is the weight of a constant feature 1 (regularised with w): the reference
+    runs on the rows with a column of ones appended."""
     X, y = linear_task(n=503)
+    X = X + 0.5  # off the origin, so the bias matters
     lam = 1e-2
-    w = naive.pegasos(X, y, lam, k, project)
-    model = Pegasos(alpha=lam, block_size=k, projection=project).fit(
-        sp.csr_matrix(X) if sparse else X, y
-    )
-    np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
+    rows = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
+    w = naive.pegasos(rows, y, lam, k, project)
+    model = Pegasos(alpha=lam, block_size=k, projection=project,
+                    fit_intercept=fit_intercept).fit(sp.csr_matrix(X) if sparse else X, y)
+    np.testing.assert_allclose(model.coef_[0], w[: X.shape[1]], rtol=1e-9, atol=1e-12)
+    expected_bias = w[-1] if fit_intercept else 0.0
+    assert model.intercept_[0] == pytest.approx(expected_bias, rel=1e-9, abs=1e-12)
+    if fit_intercept:
+        assert abs(expected_bias) > 1e-3
 
 
 def test_pegasos_blocks_span_chunks():
@@ -57,7 +65,8 @@ def test_pegasos_projection_bounds_norm():
     X, y = linear_task(n=300)
     lam = 0.5
     model = Pegasos(alpha=lam, block_size=3).fit(X * 50, y)
-    assert np.linalg.norm(model.coef_) <= 1 / np.sqrt(lam) + 1e-12
+    weights = np.append(model.coef_[0], model.intercept_[0])  # the bias is projected too
+    assert np.linalg.norm(weights) <= 1 / np.sqrt(lam) + 1e-12
 
 
 def test_pegasos_learns_a_separable_problem():
@@ -96,3 +105,28 @@ def test_refused_chunk_with_nan_in_its_last_row_leaves_the_model_bit_identical(m
     with pytest.raises(ValueError, match=r"NaN \(first at row 296\)"):
         model.partial_fit(sp.csr_matrix(bad) if sparse else bad, y[203:])
     assert pickle.dumps(model, protocol=5) == before
+
+
+def test_pegasos_defaults_keep_the_minority_class_of_an_imbalanced_table():
+    """Issue 18: with lambda = 1e-4 and no bias, Pegasos in a pipeline on scikit-learn's
+    diabetes table (progression > 250, 15% positive, rows in file order) predicted against
+    the minority (balanced accuracy 0.31); the defaults (1e-2, a bias) come within 0.05 of
+    LinearSVC's."""
+    from sklearn.datasets import load_diabetes
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    data = load_diabetes()
+    X, y = data.data, np.where(data.target > 250, 1, -1)
+    order = np.random.default_rng(0).permutation(len(y))
+    test, train = np.sort(order[: len(y) * 3 // 10]), np.sort(order[len(y) * 3 // 10 :])
+
+    def balanced(model):
+        model = make_pipeline(StandardScaler(), model).fit(X[train], y[train])
+        return balanced_accuracy_score(y[test], model.predict(X[test]))
+
+    reference = balanced(LinearSVC())
+    assert balanced(Pegasos()) >= reference - 0.05
+    assert balanced(Pegasos(alpha=1e-4, fit_intercept=False)) <= 0.55  # the old defaults

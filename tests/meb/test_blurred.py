@@ -140,7 +140,7 @@ def test_dropping_small_balls_never_uncovers_a_point():
     Xn = unit_rows(X)
     order = np.argsort(np.linalg.norm(Xn - Xn[0], axis=1))
     X, y = X[order], y[order]
-    model = BlurredBallSVM(epsilon=0.6, C=np.inf, center=False)
+    model = BlurredBallSVM(epsilon=0.6, C=np.inf, center=False, lookahead=0)
     dropped_at = []
     for i in range(X.shape[0]):
         before = model.n_dropped_ if i else 0
@@ -329,3 +329,23 @@ def test_multiclass_gives_one_cover_per_class():
     assert model.n_balls_.shape == (3,)
     assert len(model.radii_) == 3
     assert model.decision_function(X).shape == (300, 3)
+
+
+def test_default_finite_C_keeps_learning_where_the_hard_margin_stops():
+    """Issue 18: with C = ∞ (the previous default) the balls of data that are not separable
+    shrink towards the origin and the cover stops learning; on a 20-d half-space with 10% of
+    the training labels flipped the defaults (C = 3, lookahead 10) are clearly more accurate,
+    on average over three streams, than the hard margin with lookahead 0."""
+    default, hard = [], []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        direction = rng.normal(size=20)
+        X = rng.normal(size=(6000, 20))
+        y = np.where(X @ direction > 0, 1, -1)
+        noisy = np.where(rng.random(4000) < 0.1, -y[:4000], y[:4000])
+        default.append(BlurredBallSVM().fit(X[:4000], noisy).score(X[4000:], y[4000:]))
+        hard.append(BlurredBallSVM(C=np.inf, lookahead=0).fit(X[:4000], noisy)
+                    .score(X[4000:], y[4000:]))
+    assert BlurredBallSVM().C == 3.0 and BlurredBallSVM().lookahead == 10
+    assert min(default) > 0.75
+    assert np.mean(default) > np.mean(hard) + 0.1

@@ -32,7 +32,7 @@ def test_merged_ball_encloses_both_halves(cut):
     X, y = make_synthetic_c(200, random_state=cut)
     y = y.astype(float)
     C = 2.0
-    params = dict(C=C, center=False, normalize=False, fit_intercept=False)
+    params = dict(C=C, center=False, normalize=False, fit_intercept=False, lookahead=1)
     left = StreamSVM(**params).fit(X[:cut], y[:cut])
     right = StreamSVM(**params).fit(X[cut:], y[cut:])
     both = merge(left, right)

@@ -52,7 +52,8 @@ def test_balls_cover_every_point_and_the_gram_is_kept(n_balls):
 def test_as_many_balls_as_points_is_the_exact_ball():
     X, y = make_synthetic_c(50, random_state=3)
     _, _, _, points = naive.streamsvm_algorithm1(X, y.astype(float), 1.0)
-    model = StreamSVM(n_balls=50, center=False, normalize=False, fit_intercept=False).fit(X, y)
+    model = StreamSVM(n_balls=50, lookahead=1, center=False, normalize=False,
+                      fit_intercept=False).fit(X, y)
     assert model.radius_ == pytest.approx(exact_meb_radius(points), rel=1e-6)
 
 

@@ -12,7 +12,9 @@ from tests.conftest import data_file
 
 
 def raw(**params):
-    """StreamSVM on the raw rows (no centring, no scaling), comparable to the reference."""
+    """StreamSVM on the raw rows (no centring, no scaling), comparable to the reference
+    (Algorithm 1 unless a lookahead is given)."""
+    params.setdefault("lookahead", 1)
     return StreamSVM(center=False, normalize=False, fit_intercept=False, **params)
 
 
@@ -91,7 +93,7 @@ def test_mapping_fused_into_algorithm1_equals_the_reference_on_mapped_rows(
     be the reference run on the rows mapped beforehand."""
     X, y = make_synthetic_c(300, random_state=8)
     X = X + 3.0
-    model = StreamSVM(fit_intercept=fit_intercept, normalize=normalize, C=2.0)
+    model = StreamSVM(fit_intercept=fit_intercept, normalize=normalize, C=2.0, lookahead=1)
     model.partial_fit(X[:120], y[:120], classes=[-1, 1]).partial_fit(X[120:], y[120:])
     centre, radius, _, _ = naive.streamsvm_algorithm1(model._prepare(X), y.astype(float), 2.0)
     width = model.coef_.shape[1]
@@ -118,8 +120,9 @@ def test_mapping_fused_into_algorithm2_equals_lookahead_on_mapped_rows(fit_inter
 def test_centring_matters_for_an_unbiased_hyperplane():
     X, y = make_synthetic_a(4000, random_state=5)
     X = X + np.array([6.0, -4.0])
-    centred = StreamSVM(fit_intercept=False).fit(X, y).score(X, y)
-    uncentred = StreamSVM(center=False, fit_intercept=False).fit(X, y).score(X, y)
+    # Algorithm 1, where the docs' measurement of centring was made
+    centred = StreamSVM(fit_intercept=False, lookahead=1).fit(X, y).score(X, y)
+    uncentred = StreamSVM(center=False, fit_intercept=False, lookahead=1).fit(X, y).score(X, y)
     assert centred > 0.93
     assert centred > uncentred + 0.1
 
@@ -190,3 +193,21 @@ def test_lookahead_buffer_spans_chunks():
     chunked.finish()
     assert chunked.learners_[0].n_buffered == 0
     assert not np.allclose(chunked.coef_, before) or whole.learners_[0].n_buffered == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_default_lookahead_learns_where_algorithm1_stops(seed):
+    """On a 20-d half-space Algorithm 1's ball stops moving after a few dozen updates (test
+    accuracy 0.55-0.68); the default lookahead (Algorithm 2, L = 300) comes within 0.03 of
+    batch LinearSVC."""
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(seed)
+    direction = rng.normal(size=20)
+    X = rng.normal(size=(6000, 20))
+    y = np.where(X @ direction > 0, 1, -1)
+    train, test = slice(0, 4000), slice(4000, None)
+    reference = LinearSVC().fit(X[train], y[train]).score(X[test], y[test])
+    assert StreamSVM().lookahead == 300
+    assert StreamSVM().fit(X[train], y[train]).score(X[test], y[test]) >= reference - 0.03
+    assert StreamSVM(lookahead=1).fit(X[train], y[train]).score(X[test], y[test]) < 0.75

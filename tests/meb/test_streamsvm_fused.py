@@ -36,7 +36,8 @@ def test_dense_fused_pass_equals_the_reference_on_mapped_rows(fit_intercept, nor
     rows; the fused loop sums each row's norm and dot product in another order, so equal to
     1e-12 relative, not bit for bit."""
     X, y = _stream()
-    model = StreamSVM(C=2.0, fit_intercept=fit_intercept, normalize=normalize, center=center)
+    model = StreamSVM(C=2.0, fit_intercept=fit_intercept, normalize=normalize, center=center,
+                      lookahead=1)
     _learnt_in_chunks(model, X, y)
     centre, radius, updates, _ = naive.streamsvm_algorithm1(model._prepare(X), y.astype(float),
                                                             2.0)
@@ -56,7 +57,7 @@ def test_csr_fused_pass_equals_the_mapped_matrix_path(fit_intercept, normalize):
     where the sums are exact, as on Adult's 0/1 features)."""
     X, y = _stream(seed=3)
     X = sp.csr_matrix(X)
-    model = StreamSVM(C=2.0, fit_intercept=fit_intercept, normalize=normalize)
+    model = StreamSVM(C=2.0, fit_intercept=fit_intercept, normalize=normalize, lookahead=1)
     _learnt_in_chunks(model, X, y)
     mapped = map_rows(X, None, fit_intercept, normalize)
     reference = _StreamSVMLearner(mapped.shape[1], None, C=2.0, lookahead=1, tol=1e-8)

@@ -21,7 +21,8 @@ def raw_kernel(kind, **params):
 def test_rbf_matches_reference(C):
     X, y = make_checkerboard(70, random_state=1)
     y = y.astype(float)
-    model = StreamSVM(kernel="rbf", gamma=0.7, C=C, center=False, fit_intercept=False).fit(X, y)
+    model = StreamSVM(kernel="rbf", gamma=0.7, C=C, center=False, fit_intercept=False,
+                      lookahead=1).fit(X, y)
     beta, radius = naive.streamsvm_kernel_algorithm1(X, y, C, raw_kernel("rbf", gamma=0.7))
     learner = model.learners_[0]
     n = learner.n_stored
@@ -40,7 +41,7 @@ def test_intercept_is_the_kernel_plus_one():
     X, y = make_checkerboard(80, random_state=5)
     y = y.astype(float)
     rbf = raw_kernel("rbf", gamma=0.7)
-    model = StreamSVM(kernel="rbf", gamma=0.7, C=3.0, center=False).fit(X, y)
+    model = StreamSVM(kernel="rbf", gamma=0.7, C=3.0, center=False, lookahead=1).fit(X, y)
     beta, radius = naive.streamsvm_kernel_algorithm1(X, y, 3.0, lambda a, b: rbf(a, b) + 1.0)
     learner = model.learners_[0]
     n = learner.n_stored

@@ -44,7 +44,7 @@ def _rbf(task: Task, **more) -> dict:
 #: How each estimator of the library is set up in the suite: label -> (estimator, params).
 #: An estimator of the registry that is missing here runs with its defaults.
 OUR_SETTINGS: dict[str, tuple[str, Callable[[Task], dict]]] = {
-    "StreamSVM (Algo-1)": ("StreamSVM", lambda t: {}),
+    "StreamSVM (Algo-1)": ("StreamSVM", lambda t: {"lookahead": 1}),
     "StreamSVM (L=10)": ("StreamSVM", lambda t: {"lookahead": 10}),
     "Perceptron": ("Perceptron", lambda t: {}),
     "Pegasos (k=1)": ("Pegasos", lambda t: {}),

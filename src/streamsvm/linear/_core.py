@@ -74,21 +74,28 @@ def _pegasos_finish_block(lam, project, scale, sqnorm_v, v):
 
 
 @njit(cache=True)
-def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins):
-    """Pegasos (Shalev-Shwartz et al. 2007) over complete blocks of ``block_size`` rows.
+def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins, intercept):
+    """Pegasos (Shalev-Shwartz, Singer, Srebro & Cotter 2011, Fig. 2 with blocks) over the
+    complete blocks of ``block_size`` rows.
 
     Per block A_t: ``w <- (1 - 1/t) w + (eta_t / k) sum_{A_t^+} y x`` with
     ``eta_t = 1/(lam t)`` and ``A_t^+`` the rows of the block with margin ``y w·x < 1``
     (measured with ``w`` at the block's start), then the optional projection onto
-    ``||w|| <= 1/sqrt(lam)``. ``w = scale * v`` so that the shrink costs O(1).
+    ``||w|| <= 1/sqrt(lam)``. ``w = scale * v`` so that the shrink costs O(1). With
+    ``intercept``, every row carries a constant feature 1 whose weight is ``v[-1]`` (the
+    paper's first way to incorporate a bias: a regularised one), without writing the row out.
     Only ``X.shape[0] // block_size`` blocks are processed. Returns
     ``(scale, sqnorm_v, t, n_updates)``.
     """
     n_updates = 0
     k = block_size
+    d = X.shape[1]
+    w = v[:d]
+    one = 1.0 if intercept else 0.0
     for start in range(0, X.shape[0] - k + 1, k):
         for i in range(k):
-            margins[i] = y[start + i] * scale * _dot_dense(v, X[start + i])
+            bias = v[d] if intercept else 0.0
+            margins[i] = y[start + i] * scale * (_dot_dense(w, X[start + i]) + bias)
         t += 1
         eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
         for i in range(k):
@@ -96,23 +103,32 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
                 n_updates += 1
                 row = X[start + i]
                 c = eta * y[start + i] / (k * scale)
-                sqnorm_v += 2.0 * c * _dot_dense(v, row) + c * c * _dot_dense(row, row)
-                for j in range(row.shape[0]):
+                bias = v[d] if intercept else 0.0
+                sqnorm_v += (2.0 * c * (_dot_dense(w, row) + bias)
+                             + c * c * (_dot_dense(row, row) + one))
+                for j in range(d):
                     v[j] += c * row[j]
+                if intercept:
+                    v[d] += c
         scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
     return scale, sqnorm_v, t, n_updates
 
 
 @njit(cache=True)
-def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size, project, margins):
-    """:func:`pegasos_dense` for CSR rows."""
+def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size, project,
+                margins, intercept):
+    """:func:`pegasos_dense` for CSR rows (the bias weight ``v[-1]`` with ``intercept``)."""
     n_updates = 0
     k = block_size
     n = indptr.shape[0] - 1
+    last = v.shape[0] - 1
+    one = 1.0 if intercept else 0.0
     for start in range(0, n - k + 1, k):
         for i in range(k):
             r = start + i
-            margins[i] = y[r] * scale * _dot_csr(v, indices, data, indptr[r], indptr[r + 1])
+            bias = v[last] if intercept else 0.0
+            margins[i] = y[r] * scale * (_dot_csr(v, indices, data, indptr[r], indptr[r + 1])
+                                         + bias)
         t += 1
         eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
         for i in range(k):
@@ -121,11 +137,14 @@ def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size
                 r = start + i
                 lo, hi = indptr[r], indptr[r + 1]
                 c = eta * y[r] / (k * scale)
-                xx = 0.0
+                xx = one
                 for p in range(lo, hi):
                     xx += data[p] * data[p]
-                sqnorm_v += 2.0 * c * _dot_csr(v, indices, data, lo, hi) + c * c * xx
+                bias = v[last] if intercept else 0.0
+                sqnorm_v += 2.0 * c * (_dot_csr(v, indices, data, lo, hi) + bias) + c * c * xx
                 for p in range(lo, hi):
                     v[indices[p]] += c * data[p]
+                if intercept:
+                    v[last] += c
         scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
     return scale, sqnorm_v, t, n_updates
