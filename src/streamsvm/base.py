@@ -37,6 +37,7 @@ from sklearn.exceptions import NotFittedError
 
 from . import progress
 from ._params import CheckedParamsMixin, check_params
+from ._threads import compiled_threads
 from ._validation import (
     check_declared_classes,
     check_features,
@@ -481,6 +482,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         every few seconds, where that gives the very same model (:meth:`_exact_in_pieces`);
         otherwise in one call, announced. The first use of an estimator in a process is
         announced too (it may compile). ``verbose >= 2`` also marks the start and the end."""
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            self._learn_reporting_threads(X, y, whole_pass=whole_pass)
+
+    def _learn_reporting_threads(self, X, y, *, whole_pass: bool) -> None:
         first = progress.first_use(self._name)
         verbose = getattr(self, "verbose", 0) or 0
         if not verbose:
@@ -577,8 +582,9 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self._check_fitted()
-        for learner in self.learners_:
-            learner.finish()
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            for learner in self.learners_:
+                learner.finish()
         return self
 
     def learn_one(self, x, y):
@@ -611,10 +617,11 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         )
         self._check_row_norms(X, sqnorms)
         X = self._prepare(X)
-        scores = [
-            sign * learner.decision_function(X)
-            for learner, sign in zip(self.learners_, self._signs, strict=True)
-        ]
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            scores = [
+                sign * learner.decision_function(X)
+                for learner, sign in zip(self.learners_, self._signs, strict=True)
+            ]
         return scores[0] if len(scores) == 1 else np.column_stack(scores)
 
     def predict(self, X):

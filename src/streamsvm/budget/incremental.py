@@ -7,7 +7,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import _num_samples
 
-from .._params import VERBOSE, Interval, check_param_values, check_params
+from .._params import N_JOBS, VERBOSE, Interval, check_param_values, check_params
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
 from ._common import KernelStreamClassifier
@@ -92,6 +92,10 @@ class IncrementalSVM(KernelStreamClassifier):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -126,13 +130,14 @@ class IncrementalSVM(KernelStreamClassifier):
 
     _parameter_constraints = {
         "verbose": VERBOSE,
+        "n_jobs": N_JOBS,
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9,
-                 verbose=0):
+                 verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -140,6 +145,7 @@ class IncrementalSVM(KernelStreamClassifier):
         self.coef0 = coef0
         self.tol = tol
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -1,0 +1,90 @@
+"""Threads of the compiled loops: ``n_jobs`` -> numba's thread count, BLAS held at one thread.
+
+The kernel estimators take ``n_jobs`` as scikit-learn does: ``None`` is one thread, a positive
+count that many (at most the cores numba may use, ``numba.config.NUMBA_NUM_THREADS``), ``-1``
+every core, ``-2`` all but one, and so on. :func:`compiled_threads` sets numba's thread count
+for the duration of one call (``fit``, ``partial_fit``, ``decision_function``, ``finish``)
+and puts the previous count back; numba's count is per calling thread, so estimators used from
+different Python threads do not disturb each other. The compiled loops ask
+``numba.get_num_threads()`` and run their ``prange`` paths only above a size threshold
+(``lasvm/_parallel_core.py``, ``kernels/_core.py``); their blocks are fixed and each block is
+summed in order, so the result does not depend on the thread count (``docs/performance.md``).
+
+While more than one thread runs, BLAS is held at one thread (threadpoolctl) so that NumPy
+calls inside a call do not add their own threads on top of numba's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numba
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.ufunc.parallel import _launch_threads
+
+__all__ = ["compiled_threads", "effective_n_jobs", "threads_now"]
+
+# The threading layer registers its C functions (``get_num_threads`` among them) as symbols
+# that compiled code links against; loaded from numba's cache, such code needs them at once.
+_launch_threads()
+
+
+@intrinsic
+def threads_now(typingctx):
+    """Numba's thread count of the calling thread, inside compiled code (what
+    ``numba.get_num_threads()`` returns in Python). numba's own jitted ``get_num_threads``
+    calls through a ctypes pointer, which keeps every function that uses it out of the
+    on-disk cache; this calls the threading layer's symbol by name, which caches."""
+    _launch_threads()
+
+    def codegen(context, builder, signature, args):
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(32), []), "get_num_threads")
+        return builder.sext(builder.call(function, []), ir.IntType(64))
+
+    return types.int64(), codegen
+
+
+def available_threads() -> int:
+    """The most threads numba's parallel loops can use (``NUMBA_NUM_THREADS``)."""
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def effective_n_jobs(n_jobs) -> int:
+    """The thread count ``n_jobs`` asks for: None -> 1, ``k > 0`` -> ``min(k, cores)``,
+    ``-1`` -> every core, ``-k`` -> ``cores + 1 - k`` (at least 1)."""
+    cores = available_threads()
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs=0 asks for no thread; use None, a positive count or -1")
+    if n_jobs < 0:
+        return max(1, cores + 1 + n_jobs)
+    return min(n_jobs, cores)
+
+
+@contextlib.contextmanager
+def compiled_threads(n_jobs) -> Iterator[int]:
+    """Run the block with numba's thread count set from ``n_jobs`` (and BLAS at one thread
+    when that is more than one); the previous count is restored on exit. Yields the count."""
+    threads = effective_n_jobs(n_jobs)
+    previous = numba.get_num_threads()
+    if threads == previous == 1:  # the common case costs two C calls
+        yield 1
+        return
+    numba.set_num_threads(threads)
+    try:
+        if threads > 1:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1, user_api="blas"):
+                yield threads
+        else:
+            yield threads
+    finally:
+        numba.set_num_threads(previous)
