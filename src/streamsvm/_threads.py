@@ -12,12 +12,19 @@ summed in order, so the result does not depend on the thread count (``docs/perfo
 
 While more than one thread runs, BLAS is held at one thread (threadpoolctl) so that NumPy
 calls inside a call do not add their own threads on top of numba's.
+
+One-vs-rest problems are independent: :func:`for_each` trains the binary learners of one call
+side by side on Python threads (the compiled loops that matter release the GIL), each with its
+share of the threads, when the threading layer is thread-safe (OpenMP, TBB; numba's workqueue
+is not, and then they run one after the other). No process pool: numba's threading layers are
+not fork-safe.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 from llvmlite import ir
@@ -26,7 +33,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
 
-__all__ = ["compiled_threads", "effective_n_jobs", "threads_now"]
+__all__ = ["compiled_threads", "effective_n_jobs", "for_each", "threads_now"]
 
 # The threading layer registers its C functions (``get_num_threads`` among them) as symbols
 # that compiled code links against; loaded from numba's cache, such code needs them at once.
@@ -88,3 +95,34 @@ def compiled_threads(n_jobs) -> Iterator[int]:
             yield threads
     finally:
         numba.set_num_threads(previous)
+
+
+def _layer_is_thread_safe() -> bool:
+    try:
+        return numba.threading_layer() in ("omp", "tbb")
+    except ValueError:  # no parallel region has run yet: the layer is not chosen
+        return False
+
+
+def for_each(function: Callable, items: Sequence, n_jobs) -> None:
+    """``function(item)`` for every item (independent one-vs-rest learners), on up to
+    ``effective_n_jobs(n_jobs)`` Python threads, each running its compiled loops with an equal
+    share of the threads; in order on the calling thread when one thread is asked for, there is
+    one item, or the threading layer is not thread-safe. The first error is raised after every
+    call has ended."""
+    threads = effective_n_jobs(n_jobs)
+    if threads == 1 or len(items) < 2 or not _layer_is_thread_safe():
+        for item in items:
+            function(item)
+        return
+    workers = min(threads, len(items))
+    share = max(1, threads // workers)
+
+    def run(item):
+        with compiled_threads(share):
+            function(item)
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="streamsvm") as pool:
+        futures = [pool.submit(run, item) for item in items]
+    for future in futures:
+        future.result()

@@ -37,7 +37,7 @@ from sklearn.exceptions import NotFittedError
 
 from . import progress
 from ._params import CheckedParamsMixin, check_params
-from ._threads import compiled_threads
+from ._threads import compiled_threads, for_each
 from ._validation import (
     check_declared_classes,
     check_features,
@@ -465,7 +465,8 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _learn(self, X, y, *, whole_pass: bool) -> None:
-        for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
+        def learn(job):  # one-vs-rest learners are independent: in parallel with n_jobs
+            learner, target, sign = job
             y_binary = np.where(y == target, sign, -sign).astype(np.float64)
             self._record_before(learner, X, y_binary)
             if whole_pass:
@@ -473,6 +474,9 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             else:
                 learner.partial_fit(X, y_binary)
             self._record_after(learner, X, y_binary)
+
+        jobs = list(zip(self.learners_, self._targets, self._signs, strict=True))
+        for_each(learn, jobs, getattr(self, "n_jobs", None))
         self.n_seen_ += X.shape[0]
 
     def _learn_reporting(self, X, y, *, whole_pass: bool) -> None:
@@ -617,11 +621,14 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         )
         self._check_row_norms(X, sqnorms)
         X = self._prepare(X)
-        with compiled_threads(getattr(self, "n_jobs", None)):
-            scores = [
-                sign * learner.decision_function(X)
-                for learner, sign in zip(self.learners_, self._signs, strict=True)
-            ]
+        scores = [None] * len(self.learners_)
+
+        def score(position):
+            scores[position] = self._signs[position] * self.learners_[position].decision_function(X)
+
+        n_jobs = getattr(self, "n_jobs", None)
+        with compiled_threads(n_jobs):
+            for_each(score, range(len(scores)), n_jobs)
         return scores[0] if len(scores) == 1 else np.column_stack(scores)
 
     def predict(self, X):

@@ -261,7 +261,7 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
     return pool[start]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, delta_max, Cp,
                  Cn, store, kern, svs, cache, work, cnt, st, rng):
     """LASVM online iterations (step 2) over the examples of ``pool[start:end]``: pick one
@@ -370,7 +370,7 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
 

@@ -59,7 +59,7 @@ def _decision_rows_dense_blocks(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree
                                          coef0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
     """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` (eq. 2) for dense X and support vectors;
     rows on several threads when worth it, each row's sum over S in order (the same bits)."""
@@ -103,7 +103,7 @@ def _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_indptr, sv_indices
                                  degree, coef0, ws, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decision_rows_csr(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data, SV_sq, coef,
                       b, code, gamma, degree, coef0, ws, out):
     """:func:`decision_rows_dense` for CSR X and CSR support vectors (scatter/gather; ``ws``
