@@ -22,13 +22,12 @@ not fork-safe.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
@@ -75,26 +74,55 @@ def effective_n_jobs(n_jobs) -> int:
     return min(n_jobs, cores)
 
 
-@contextlib.contextmanager
-def compiled_threads(n_jobs) -> Iterator[int]:
-    """Run the block with numba's thread count set from ``n_jobs`` (and BLAS at one thread
-    when that is more than one); the previous count is restored on exit. Yields the count."""
-    threads = effective_n_jobs(n_jobs)
-    previous = numba.get_num_threads()
-    if threads == previous == 1:  # the common case costs two C calls
-        yield 1
-        return
-    numba.set_num_threads(threads)
-    try:
-        if threads > 1:
+@intrinsic
+def _set_threads(typingctx, count):
+    """Set numba's thread count of the calling thread (the threading layer's symbol, as
+    :func:`threads_now`); ``count`` must lie in 1 .. NUMBA_NUM_THREADS."""
+    _launch_threads()
+
+    def codegen(context, builder, signature, args):
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(32)]), "set_num_threads")
+        builder.call(function, [builder.trunc(args[0], ir.IntType(32))])
+        return context.get_dummy_value()
+
+    return types.none(types.int64), codegen
+
+
+@njit(cache=True)
+def _swap_threads(count):
+    """Set the calling thread's count to ``count``; returns the count it had (one compiled
+    call: about a tenth of ``numba.get_num_threads`` and ``numba.set_num_threads``)."""
+    previous = threads_now()
+    if count != previous:
+        _set_threads(count)
+    return previous
+
+
+class compiled_threads:  # lower case: used as ``with compiled_threads(n_jobs):``
+    """Context manager: numba's thread count set from ``n_jobs`` for the block (and BLAS at one
+    thread when that is more than one); the previous count is restored on exit. ``as`` gives
+    the count. Costs about a microsecond with ``n_jobs=None``."""
+
+    __slots__ = ("threads", "_previous", "_blas")
+
+    def __init__(self, n_jobs):
+        self.threads = 1 if n_jobs is None else effective_n_jobs(n_jobs)
+
+    def __enter__(self) -> int:
+        self._previous = _swap_threads(self.threads)
+        self._blas = None
+        if self.threads > 1:
             from threadpoolctl import threadpool_limits
 
-            with threadpool_limits(limits=1, user_api="blas"):
-                yield threads
-        else:
-            yield threads
-    finally:
-        numba.set_num_threads(previous)
+            self._blas = threadpool_limits(limits=1, user_api="blas")
+        return self.threads
+
+    def __exit__(self, *exc_info) -> None:
+        if self._blas is not None:
+            self._blas.restore_original_limits()
+        if self._previous != self.threads:
+            _swap_threads(self._previous)
 
 
 def _layer_is_thread_safe() -> bool:
@@ -110,7 +138,7 @@ def for_each(function: Callable, items: Sequence, n_jobs) -> None:
     share of the threads; in order on the calling thread when one thread is asked for, there is
     one item, or the threading layer is not thread-safe. The first error is raised after every
     call has ended."""
-    threads = effective_n_jobs(n_jobs)
+    threads = 1 if n_jobs is None else effective_n_jobs(n_jobs)
     if threads == 1 or len(items) < 2 or not _layer_is_thread_safe():
         for item in items:
             function(item)
