@@ -20,7 +20,8 @@ since speed-ups measured on a busy machine are distorted (other processes take t
 threads wait for).
 
 Run: ``python benchmarks/threads/bench_threads.py`` (about 3 minutes on 2 cores with the
-default subsets; ``--full`` uses all of Adult and 20,000 MNIST rows). Writes
+default subsets; ``--size full`` uses all of Adult and 20,000 MNIST rows, ``--size quick``
+is a smoke test). Writes
 ``benchmarks/threads/results.md`` and, with matplotlib, ``benchmarks/threads/speedup.png``.
 """
 
@@ -58,16 +59,21 @@ def subsample(X, y, n, seed=0):
     return X[keep], y[keep]
 
 
-def problems(full: bool):
+#: training rows of Adult and MNIST by run size (the 10-feature problem keeps its 13,000)
+SIZES = {"quick": (3_000, 1_500), "default": (12_000, 5_000), "full": (None, 20_000)}
+
+
+def problems(size: str):
     """``name -> (X, y, X_test, y_test, params)``."""
     out = {}
+    n_adult, n_mnist = SIZES[size]
     X, y = load_dataset("adult")
     Xt, yt = load_dataset("adult", subset="test")
-    X, y = subsample(X, y, None if full else 12_000)
+    X, y = subsample(X, y, n_adult)
     out["Adult"] = (X, y, Xt[:4000], yt[:4000], dict(C=1.0, gamma=0.05))
     X, y = load_dataset("mnist-8vrest")
     Xt, yt = load_dataset("mnist-8vrest", subset="test")
-    X, y = subsample(X, y, 20_000 if full else 5_000)
+    X, y = subsample(X, y, n_mnist)
     scale = 1.0 / 255.0 if X.max() > 1.0 else 1.0
     out["MNIST 8 vs rest"] = (X * scale, y, Xt[:2000] * scale, yt[:2000],
                               dict(C=100.0, gamma=0.001))
@@ -95,7 +101,9 @@ def time_fit(make, X, y, repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--full", action="store_true", help="all of Adult, 20,000 MNIST rows")
+    parser.add_argument("--size", choices=list(SIZES), default="default",
+                        help="training rows of Adult and MNIST: quick 3,000 / 1,500 (a smoke "
+                        "test), default 12,000 / 5,000, full all of Adult / 20,000")
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     counts = thread_counts()
@@ -106,7 +114,8 @@ def main():
         f"`{numba.config.THREADING_LAYER}` · load average {load:.1f} at the start · "
         f"Python {platform.python_version()}_",
         "",
-        "LASVM, RBF kernel, tau = 0.001, one epoch in file order and the finishing step; "
+        f"Run size `{args.size}`. LASVM, RBF kernel, tau = 0.001, one epoch in file order and "
+        "the finishing step; "
         f"wall seconds best of {args.repeats} (compilation excluded), CPU seconds of that run "
         "(all threads). Speed-up = wall(n_jobs=1) / wall(n_jobs). Every thread count fitted "
         "the same model (support set and coefficients bit for bit; checked).",
@@ -117,7 +126,7 @@ def main():
     ]
     lines = list(header)
     curves = {}
-    for name, (X, y, Xt, yt, params) in problems(args.full).items():
+    for name, (X, y, Xt, yt, params) in problems(args.size).items():
         LASVM(**params).fit(X[:300], y[:300])  # compiles (or loads the cache)
         base = None
         curves[name] = []
