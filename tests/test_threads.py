@@ -10,7 +10,13 @@ import scipy.sparse as sp
 from numba import njit
 from threadpoolctl import threadpool_info
 
-from streamsvm._threads import available_threads, compiled_threads, effective_n_jobs, threads_now
+from streamsvm._threads import (
+    available_threads,
+    compiled_threads,
+    effective_n_jobs,
+    for_each,
+    threads_now,
+)
 from streamsvm.active import ActiveSVM
 from streamsvm.budget import IncrementalSVM
 from streamsvm.kernels._core import (
@@ -62,6 +68,32 @@ def test_compiled_threads_sets_and_restores_the_count():
     with pytest.raises(RuntimeError), compiled_threads(2):
         raise RuntimeError
     assert numba.get_num_threads() == before
+
+
+def test_for_each_runs_learners_side_by_side_and_raises_their_error():
+    import threading
+
+    ran = {}
+    barrier = threading.Barrier(2, timeout=60)
+
+    def job(item):  # both must be running at once to pass the barrier
+        ran[item] = (threading.get_ident(), numba.get_num_threads())
+        barrier.wait()
+
+    if CORES > 1 and numba.threading_layer() in ("omp", "tbb"):
+        for_each(job, ["a", "b"], 2)
+        assert ran["a"][0] != ran["b"][0]
+        assert ran["a"][1] == ran["b"][1] == 1  # each its share of the two threads
+    seen = []
+    for_each(seen.append, [1, 2, 3], None)  # one thread: in order, on the caller's thread
+    assert seen == [1, 2, 3]
+
+    def fail(item):
+        if item == 2:
+            raise KeyError(item)
+
+    with pytest.raises(KeyError):
+        for_each(fail, [1, 2, 3], 2)
 
 
 def test_kernel_estimators_declare_n_jobs():
