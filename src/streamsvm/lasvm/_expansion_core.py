@@ -298,16 +298,39 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
         m += 1
         if m == PREFETCH:
             break
-    for j in range(ncol):
-        s = perm[j]
-        if s < 0:
-            continue  # a hole: dots_to_columns writes 0
-        column_dots(Xd, s, j, ids, slots, m, rows)
     gen = svs[SV_GMETA][0]
+    if parallel_worth(ncol, m * Xd.shape[1]):
+        cnt[KEVALS] += prefetch_columns_in_blocks(Xd, sq, ids, slots, m, ncol, perm, kern, rows)
+    else:
+        for j in range(ncol):
+            s = perm[j]
+            if s < 0:
+                continue  # a hole: dots_to_columns writes 0
+            column_dots(Xd, s, j, ids, slots, m, rows)
+        for b in range(m):
+            cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
     for b in range(m):
-        cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
         cache_set_length(slot_meta, slots[b], ncol)
         row_gen[ids[b]] = gen
+
+
+@njit(cache=True, parallel=True)
+def prefetch_columns_in_blocks(Xd, sq, ids, slots, m, ncol, perm, kern, rows):
+    """:func:`prefetch_rows`' columns on several threads: fixed blocks of ``PARALLEL_BLOCK``
+    columns, each computed as the one-thread loops compute it (the same bits). Returns the
+    number of kernel values computed."""
+    n_blocks = (ncol + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
+    live = np.zeros(n_blocks, dtype=np.int64)
+    for blk in prange(n_blocks):
+        lo = blk * PARALLEL_BLOCK
+        hi = min(lo + PARALLEL_BLOCK, ncol)
+        for j in range(lo, hi):
+            s = perm[j]
+            if s >= 0:
+                column_dots(Xd, s, j, ids, slots, m, rows)
+        for b in range(m):
+            live[blk] += dots_to_columns(rows[slots[b]], lo, hi, sq[ids[b]], sq, perm, kern)
+    return live.sum()
 
 
 @njit(cache=True)
