@@ -10,14 +10,19 @@ different Python threads do not disturb each other. The compiled loops ask
 (``lasvm/_parallel_core.py``, ``kernels/_core.py``); their blocks are fixed and each block is
 summed in order, so the result does not depend on the thread count (``docs/performance.md``).
 
-While more than one thread runs, BLAS is held at one thread (threadpoolctl) so that NumPy
-calls inside a call do not add their own threads on top of numba's.
+BLAS: the parallel loops call none (their bodies are plain numba loops), so numba's threads
+never run beside BLAS threads of their own making, and the BLAS thread count is left as it
+is: the bits of NumPy's products depend on it (OpenBLAS splits its sums by thread), and a model
+must not depend on ``n_jobs``.
 
 One-vs-rest problems are independent: :func:`for_each` trains the binary learners of one call
-side by side on Python threads (the compiled loops that matter release the GIL), each with its
-share of the threads, when the threading layer is thread-safe (OpenMP, TBB; numba's workqueue
-is not, and then they run one after the other). No process pool: numba's threading layers are
-not fork-safe.
+side by side on Python threads, each with its share of the threads, for estimators whose
+learners' compiled loops release the GIL (``StreamClassifier._learners_release_gil``: the
+LASVM family) and when the threading layer is thread-safe (OpenMP, TBB; numba's workqueue is
+not, and then they run one after the other). Meanwhile BLAS is held at one thread
+(threadpoolctl), so that learners side by side do not each start a BLAS pool; those learners
+do their work in compiled loops, not in BLAS, so this changes no result. No process pool:
+numba's threading layers are not fork-safe.
 """
 
 from __future__ import annotations
@@ -100,27 +105,19 @@ def _swap_threads(count):
 
 
 class compiled_threads:  # lower case: used as ``with compiled_threads(n_jobs):``
-    """Context manager: numba's thread count set from ``n_jobs`` for the block (and BLAS at one
-    thread when that is more than one); the previous count is restored on exit. ``as`` gives
-    the count. Costs about a microsecond with ``n_jobs=None``."""
+    """Context manager: numba's thread count set from ``n_jobs`` for the block; the previous
+    count is restored on exit. ``as`` gives the count. Costs about a microsecond."""
 
-    __slots__ = ("threads", "_previous", "_blas")
+    __slots__ = ("threads", "_previous")
 
     def __init__(self, n_jobs):
         self.threads = 1 if n_jobs is None else effective_n_jobs(n_jobs)
 
     def __enter__(self) -> int:
         self._previous = _swap_threads(self.threads)
-        self._blas = None
-        if self.threads > 1:
-            from threadpoolctl import threadpool_limits
-
-            self._blas = threadpool_limits(limits=1, user_api="blas")
         return self.threads
 
     def __exit__(self, *exc_info) -> None:
-        if self._blas is not None:
-            self._blas.restore_original_limits()
         if self._previous != self.threads:
             _swap_threads(self._previous)
 
@@ -135,9 +132,9 @@ def _layer_is_thread_safe() -> bool:
 def for_each(function: Callable, items: Sequence, n_jobs) -> None:
     """``function(item)`` for every item (independent one-vs-rest learners), on up to
     ``effective_n_jobs(n_jobs)`` Python threads, each running its compiled loops with an equal
-    share of the threads; in order on the calling thread when one thread is asked for, there is
-    one item, or the threading layer is not thread-safe. The first error is raised after every
-    call has ended."""
+    share of the threads, BLAS at one thread meanwhile; in order on the calling thread when
+    one thread is asked for, there is one item, or the threading layer is not thread-safe.
+    The first error is raised after every call has ended."""
     threads = 1 if n_jobs is None else effective_n_jobs(n_jobs)
     if threads == 1 or len(items) < 2 or not _layer_is_thread_safe():
         for item in items:
@@ -150,7 +147,10 @@ def for_each(function: Callable, items: Sequence, n_jobs) -> None:
         with compiled_threads(share):
             function(item)
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="streamsvm") as pool:
+    from threadpoolctl import threadpool_limits
+
+    with (threadpool_limits(limits=1, user_api="blas"),
+          ThreadPoolExecutor(max_workers=workers, thread_name_prefix="streamsvm") as pool):
         futures = [pool.submit(run, item) for item in items]
     for future in futures:
         future.result()

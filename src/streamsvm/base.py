@@ -464,6 +464,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         self._learn_reporting(X, y, whole_pass=False)
         return self
 
+    #: whether the learners' compiled loops release the GIL, so that one-vs-rest learners gain
+    #: from running side by side on Python threads (``streamsvm._threads.for_each``)
+    _learners_release_gil: bool = False
+
+    def _side_by_side_jobs(self):
+        """``n_jobs`` for :func:`~streamsvm._threads.for_each` over the learners (None: one
+        after the other, which is all that learners holding the GIL can do)."""
+        return getattr(self, "n_jobs", None) if self._learners_release_gil else None
+
     def _learn(self, X, y, *, whole_pass: bool) -> None:
         def learn(job):  # one-vs-rest learners are independent: in parallel with n_jobs
             learner, target, sign = job
@@ -476,7 +485,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
             self._record_after(learner, X, y_binary)
 
         jobs = list(zip(self.learners_, self._targets, self._signs, strict=True))
-        for_each(learn, jobs, getattr(self, "n_jobs", None))
+        for_each(learn, jobs, self._side_by_side_jobs())
         self.n_seen_ += X.shape[0]
 
     def _learn_reporting(self, X, y, *, whole_pass: bool) -> None:
@@ -626,9 +635,8 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator):
         def score(position):
             scores[position] = self._signs[position] * self.learners_[position].decision_function(X)
 
-        n_jobs = getattr(self, "n_jobs", None)
-        with compiled_threads(n_jobs):
-            for_each(score, range(len(scores)), n_jobs)
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            for_each(score, range(len(scores)), self._side_by_side_jobs())
         return scores[0] if len(scores) == 1 else np.column_stack(scores)
 
     def predict(self, X):

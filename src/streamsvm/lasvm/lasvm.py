@@ -29,6 +29,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
 
     _learner_class = _Learner
     _algorithm = "lasvm"
+    _learners_release_gil = True  # their online and finishing loops are nogil
 
     # built-in kernels only: the loops are compiled
     _parameter_constraints = {
