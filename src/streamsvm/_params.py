@@ -30,6 +30,7 @@ __all__ = [
     "IsNone",
     "IsInstance",
     "LabelPair",
+    "N_JOBS",
     "Options",
     "RANDOM_STATE",
     "VERBOSE",
@@ -223,6 +224,9 @@ RANDOM_STATE = [IsNone(), Interval(numbers.Integral, 0, None),
                 IsInstance(np.random.RandomState, "a numpy.random.RandomState")]
 #: ``verbose``: 0 silent, 1 progress lines (``streamsvm.progress``), 2 also start and end
 VERBOSE = [Interval(numbers.Integral, 0, None)]
+#: ``n_jobs`` of the kernel estimators (scikit-learn's convention): None = 1 thread, a positive
+#: count, or -1 = every core, -2 = all but one ... (``streamsvm._threads``)
+N_JOBS = [IsNone(), Interval(numbers.Integral, 1, None), Interval(numbers.Integral, None, -1)]
 
 
 def _either(parts: list[str]) -> str:

@@ -38,6 +38,7 @@ from sklearn.exceptions import NotFittedError
 from . import progress
 from ._params import CheckedParamsMixin, check_params
 from ._river import RiverClassifier
+from ._threads import compiled_threads, for_each
 from ._validation import (
     check_declared_classes,
     check_features,
@@ -571,12 +572,22 @@ class StreamClassifier(
         if type(self.__dict__.get("_collapse_warned", False)) is not bool:
             raise ValueError("the collapse warning's flag is not a bool")
 
+    #: whether the learners' compiled loops release the GIL, so that one-vs-rest learners gain
+    #: from running side by side on Python threads (``streamsvm._threads.for_each``)
+    _learners_release_gil: bool = False
+
+    def _side_by_side_jobs(self):
+        """``n_jobs`` for :func:`~streamsvm._threads.for_each` over the learners (None: one
+        after the other, which is all that learners holding the GIL can do)."""
+        return getattr(self, "n_jobs", None) if self._learners_release_gil else None
 
     def _learn(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
         per_class = self._class_weight_vector()
         rows = (self._row_weights(y, sample_weight, per_class) if self._weighting == "rows"
                 else None)
-        for learner, target, sign in zip(self.learners_, self._targets, self._signs, strict=True):
+
+        def learn(job):  # one-vs-rest learners are independent: in parallel with n_jobs
+            learner, target, sign = job
             y_binary = np.where(y == target, sign, -sign).astype(np.float64)
             if self._weighting == "sides":
                 learner.set_side_weights(*self._side_weights(per_class, target, sign))
@@ -587,6 +598,9 @@ class StreamClassifier(
             else:
                 learner.partial_fit(X, y_binary, **weighted)
             self._record_after(learner, X, y_binary, sample_weight)
+
+        jobs = list(zip(self.learners_, self._targets, self._signs, strict=True))
+        for_each(learn, jobs, self._side_by_side_jobs())
         self.n_seen_ += X.shape[0]
 
     def _learn_reporting(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
@@ -596,6 +610,11 @@ class StreamClassifier(
         every few seconds, where that gives the very same model (:meth:`_exact_in_pieces`);
         otherwise in one call, announced. The first use of an estimator in a process is
         announced too (it may compile). ``verbose >= 2`` also marks the start and the end."""
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            self._learn_reporting_threads(X, y, whole_pass=whole_pass,
+                                          sample_weight=sample_weight)
+
+    def _learn_reporting_threads(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
         first = progress.first_use(self._name)
         verbose = getattr(self, "verbose", 0) or 0
         if not verbose:
@@ -696,8 +715,9 @@ class StreamClassifier(
         if self._warmup_y:  # a stream that ended during learn_one's warm-up
             self._learn_warmup()
         self._check_fitted()
-        for learner in self.learners_:
-            learner.finish()
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            for learner in self.learners_:
+                learner.finish()
         return self
 
     # ------------------------------------------------------------------ River's dict path
@@ -884,10 +904,13 @@ class StreamClassifier(
         )
         self._check_row_norms(X, sqnorms)
         X = self._prepare(X)
-        scores = [
-            sign * learner.decision_function(X)
-            for learner, sign in zip(self.learners_, self._signs, strict=True)
-        ]
+        scores = [None] * len(self.learners_)
+
+        def score(position):
+            scores[position] = self._signs[position] * self.learners_[position].decision_function(X)
+
+        with compiled_threads(getattr(self, "n_jobs", None)):
+            for_each(score, range(len(scores)), self._side_by_side_jobs())
         return scores[0] if len(scores) == 1 else np.column_stack(scores)
 
     def predict(self, X):

@@ -91,6 +91,10 @@ class ActiveSVM(_KernelSVMBase):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -128,7 +132,7 @@ class ActiveSVM(_KernelSVMBase):
         "verbose": VERBOSE,
         **{name: _KernelSVMBase._parameter_constraints[name]
            for name in ("C", "kernel", "gamma", "degree", "coef0", "tau", "cache_size",
-                        "random_state")},
+                        "random_state", "n_jobs")},
         "pool_size": [Options("full"), Interval(numbers.Integral, 1, None)],
         "stopping": [Options(*STOPPING_RULES)],
         "window": [Interval(numbers.Integral, 1, None)],
@@ -150,7 +154,7 @@ class ActiveSVM(_KernelSVMBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  pool_size=59, stopping="sv_count", window=100, tolerance=0.02,
                  margin_span=None, max_labels=None, class_weight=None, finishing=True,
-                 cache_size=100.0, random_state=None, verbose=0):
+                 cache_size=100.0, random_state=None, verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -168,6 +172,7 @@ class ActiveSVM(_KernelSVMBase):
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     _support_positions_missing = ("its learner stores pools and queried rows without their "
                                   "stream positions")

@@ -6,7 +6,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._params import VERBOSE, Interval, check_param_values, check_params
+from .._params import N_JOBS, VERBOSE, Interval, check_param_values, check_params
 from ..base import BinaryLearner, SampleWeightMixin
 from ..kernels import dense_blocks
 from ..weights import CLASS_WEIGHT
@@ -101,6 +101,10 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -135,6 +139,7 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
 
     _parameter_constraints = {
         "verbose": VERBOSE,
+        "n_jobs": N_JOBS,
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -142,7 +147,7 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9,
-                 class_weight=None, verbose=0):
+                 class_weight=None, verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -151,6 +156,7 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
         self.tol = tol
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     @property
     def _expected_failed_checks(self) -> dict:

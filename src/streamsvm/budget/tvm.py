@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import VERBOSE, Boolean, Interval, IsNone, Options
+from .._params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
 from . import _state as state
@@ -165,6 +165,10 @@ class TwinVectorMachine(KernelStreamClassifier):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -198,6 +202,7 @@ class TwinVectorMachine(KernelStreamClassifier):
 
     _parameter_constraints = {
         "verbose": VERBOSE,
+        "n_jobs": N_JOBS,
         "budget": [Interval(Integral, 2, None)],
         "C": [Interval(Real, 0, None, closed="neither")],
         **KernelStreamClassifier._kernel_constraints,
@@ -213,7 +218,7 @@ class TwinVectorMachine(KernelStreamClassifier):
 
     def __init__(self, *, budget=100, C=100.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
                  m1=1.0, m2=2.0, eta=0.2, merging="input", one_sided=True, rejection=True,
-                 merge_tries=None, scale_C=True, verbose=0):
+                 merge_tries=None, scale_C=True, verbose=0, n_jobs=None):
         self.budget = budget
         self.C = C
         self.kernel = kernel
@@ -229,6 +234,7 @@ class TwinVectorMachine(KernelStreamClassifier):
         self.merge_tries = merge_tries
         self.scale_C = scale_C
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])

@@ -39,10 +39,19 @@ about ten times slower (``benchmarks/bench_kernels.py`` measures both). The merg
 for a single pair of CSR vectors (:func:`kernel_csr`), where no workspace is at hand.
 
 The LRU cache of kernel rows and its compiled functions are in :mod:`streamsvm.kernels.cache`.
+
+**Threads.** :func:`kernel_row_dense` computes its row in parallel (``prange`` over fixed blocks
+of ``PARALLEL_BLOCK`` rows) when numba has more than one thread (``numba.get_num_threads()``,
+set per call from an estimator's ``n_jobs`` by :mod:`streamsvm._threads`) and the row costs at
+least ``PARALLEL_MIN_WORK`` multiply-adds; every value is computed by the same code either way,
+so the row is bit for bit the same whatever the thread count. Below the threshold the cost of
+waking the threads exceeds the gain.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
+
+from .._threads import threads_now
 
 __all__ = [
     "LINEAR",
@@ -50,6 +59,9 @@ __all__ = [
     "POLY",
     "SIGMOID",
     # scalar kernels
+    "PARALLEL_BLOCK",
+    "PARALLEL_MIN_WORK",
+    "parallel_worth",
     "exp_nonpositive",
     "kernel_from_dot",
     "dot_dense",
@@ -84,6 +96,11 @@ POLY = 2
 SIGMOID = 3
 
 _DOT_FLAGS = {"reassoc", "contract"}  # lets LLVM vectorise the dense dot reductions
+
+#: rows per block of the parallel kernel rows (fixed: the blocks never depend on the threads)
+PARALLEL_BLOCK = 256
+#: the least work (multiply-adds, about rows x (features + 8)) that is run on several threads
+PARALLEL_MIN_WORK = 1 << 16
 
 # exp_nonpositive: exp(x) = 2^k exp(r), k = round(x / ln 2), |r| <= ln(2) / 2, ln 2 split in
 # a high part with trailing zero bits (k * _LN2_HI is exact) and the rest
@@ -308,17 +325,51 @@ def _dots_to_kernel(out, x_sqnorm, block_sqnorms, code, gamma, degree, coef0):
 
 
 @njit(cache=True)
+def parallel_worth(n_rows, n_features):
+    """Whether a loop over ``n_rows`` rows of ``n_features`` values runs on several threads:
+    numba has more than one (``streamsvm._threads``) and the work reaches
+    ``PARALLEL_MIN_WORK``."""
+    return (n_rows > PARALLEL_BLOCK and n_rows * (n_features + 8) >= PARALLEL_MIN_WORK
+            and threads_now() > 1)
+
+
+@njit(cache=True)
+def _kernel_row_dense_serial(x, x_sqnorm, block, block_sqnorms, code, gamma, degree, coef0,
+                             row):
+    for j in range(row.shape[0]):
+        row[j] = dot_dense(x, block[j])
+    _dots_to_kernel(row, x_sqnorm, block_sqnorms, code, gamma, degree, coef0)
+
+
+@njit(cache=True, parallel=True)
+def _kernel_row_dense_blocks(x, x_sqnorm, block, block_sqnorms, code, gamma, degree, coef0,
+                             row):
+    """:func:`_kernel_row_dense_serial` over fixed blocks of ``PARALLEL_BLOCK`` rows, one
+    block per task (the same values, computed by the same code)."""
+    n = row.shape[0]
+    for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
+        lo = b * PARALLEL_BLOCK
+        hi = min(lo + PARALLEL_BLOCK, n)
+        _kernel_row_dense_serial(x, x_sqnorm, block[lo:hi], block_sqnorms[lo:hi], code, gamma,
+                                 degree, coef0, row[lo:hi])
+
+
+@njit(cache=True)
 def kernel_row_dense(x, x_sqnorm, block, block_sqnorms, code, gamma, degree, coef0, out):
     """``out[j] = k(x, block[j])`` for a dense ``x`` (d,) and a C-contiguous block (n, d).
 
     ``block_sqnorms`` (n,) holds ``‖block[j]‖²``; ``out`` has at least n entries (only the
-    first n are written). Returns ``out[:n]``.
+    first n are written). Returns ``out[:n]``. On several threads above the threshold of
+    :func:`parallel_worth` (the same bits).
     """
     n = block.shape[0]
     row = out[:n]
-    for j in range(n):
-        row[j] = dot_dense(x, block[j])
-    _dots_to_kernel(row, x_sqnorm, block_sqnorms, code, gamma, degree, coef0)
+    if parallel_worth(n, block.shape[1]):
+        _kernel_row_dense_blocks(x, x_sqnorm, block, block_sqnorms, code, gamma, degree,
+                                 coef0, row)
+    else:
+        _kernel_row_dense_serial(x, x_sqnorm, block, block_sqnorms, code, gamma, degree,
+                                 coef0, row)
     return row
 
 

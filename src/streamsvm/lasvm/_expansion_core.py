@@ -40,15 +40,17 @@ slots are named below: ``STORE_*``, ``SV_*``, ``WORK_*``, ``KERN_*``; the cache'
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..kernels._core import (
+    PARALLEL_BLOCK,
     RBF,
     dot_dense,
     dot_rows,
     dot_rows4,
     exp_nonpositive,
     kernel_from_dot,
+    parallel_worth,
 )
 from ..kernels.cache import (
     CACHE_ID_META,
@@ -170,7 +172,10 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     if slot >= 0:
         valid = sync_row(rid, slot, ncol, valid, store[STORE_ROW_GEN], svs, cache, scratch)
     target = scratch if slot < 0 else rows[slot]
-    if valid < ncol:
+    if valid < ncol and parallel_worth(ncol - valid, _row_width(rid, store, sparse)):
+        cnt[KEVALS] += columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target)
+        cache_set_length(slot_meta, slot, ncol)
+    elif valid < ncol:
         x_sq = sq[rid]
         if sparse:
             for p in range(indptr[rid], indptr[rid + 1]):
@@ -192,6 +197,54 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
         cnt[KEVALS] += dots_to_columns(target, valid, ncol, x_sq, sq, perm, kern)
         cache_set_length(slot_meta, slot, ncol)
     return target[:ncol]
+
+
+@njit(cache=True)
+def _row_width(rid, store, sparse):
+    """Values per stored row, for the cost of a kernel row: the features of a dense row, the
+    stored values of example ``rid`` for CSR (about what a column of its row costs)."""
+    if sparse:
+        indptr = store[STORE_INDPTR]
+        return indptr[rid + 1] - indptr[rid]
+    return store[STORE_XD].shape[1]
+
+
+@njit(cache=True, parallel=True)
+def columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target):
+    """:func:`kernel_row`'s columns ``valid .. ncol - 1`` on several threads: fixed blocks of
+    ``PARALLEL_BLOCK`` columns, each computed as the one-thread loop computes it (the same
+    bits); for CSR, ``x`` is scattered into ``ws`` once and only read inside the blocks.
+    Returns the number of kernel values computed."""
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
+    sparse = kern[KERN_SPARSE]
+    x_sq = sq[rid]
+    if sparse:
+        for p in range(indptr[rid], indptr[rid + 1]):
+            ws[indices[p]] = data[p]
+    n_blocks = (ncol - valid + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
+    live = np.zeros(n_blocks, dtype=np.int64)
+    for b in prange(n_blocks):
+        lo = valid + b * PARALLEL_BLOCK
+        hi = min(lo + PARALLEL_BLOCK, ncol)
+        if sparse:
+            for j in range(lo, hi):
+                s = perm[j]
+                dot = 0.0
+                if s >= 0:
+                    for p in range(indptr[s], indptr[s + 1]):
+                        dot += ws[indices[p]] * data[p]
+                target[j] = dot
+        else:
+            x = Xd[rid]
+            for j in range(lo, hi):
+                s = perm[j]
+                target[j] = dot_dense(x, Xd[s]) if s >= 0 else 0.0
+        live[b] = dots_to_columns(target, lo, hi, x_sq, sq, perm, kern)
+    if sparse:
+        for p in range(indptr[rid], indptr[rid + 1]):
+            ws[indices[p]] = 0.0
+    return live.sum()
 
 
 @njit(cache=True)
@@ -245,16 +298,39 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt):
         m += 1
         if m == PREFETCH:
             break
-    for j in range(ncol):
-        s = perm[j]
-        if s < 0:
-            continue  # a hole: dots_to_columns writes 0
-        column_dots(Xd, s, j, ids, slots, m, rows)
     gen = svs[SV_GMETA][0]
+    if parallel_worth(ncol, m * Xd.shape[1]):
+        cnt[KEVALS] += prefetch_columns_in_blocks(Xd, sq, ids, slots, m, ncol, perm, kern, rows)
+    else:
+        for j in range(ncol):
+            s = perm[j]
+            if s < 0:
+                continue  # a hole: dots_to_columns writes 0
+            column_dots(Xd, s, j, ids, slots, m, rows)
+        for b in range(m):
+            cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
     for b in range(m):
-        cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
         cache_set_length(slot_meta, slots[b], ncol)
         row_gen[ids[b]] = gen
+
+
+@njit(cache=True, parallel=True)
+def prefetch_columns_in_blocks(Xd, sq, ids, slots, m, ncol, perm, kern, rows):
+    """:func:`prefetch_rows`' columns on several threads: fixed blocks of ``PARALLEL_BLOCK``
+    columns, each computed as the one-thread loops compute it (the same bits). Returns the
+    number of kernel values computed."""
+    n_blocks = (ncol + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
+    live = np.zeros(n_blocks, dtype=np.int64)
+    for blk in prange(n_blocks):
+        lo = blk * PARALLEL_BLOCK
+        hi = min(lo + PARALLEL_BLOCK, ncol)
+        for j in range(lo, hi):
+            s = perm[j]
+            if s >= 0:
+                column_dots(Xd, s, j, ids, slots, m, rows)
+        for b in range(m):
+            live[blk] += dots_to_columns(rows[slots[b]], lo, hi, sq[ids[b]], sq, perm, kern)
+    return live.sum()
 
 
 @njit(cache=True)

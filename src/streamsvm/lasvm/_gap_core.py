@@ -200,7 +200,7 @@ def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, c
     st[GAP_TARGET] = target
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv, tau, C, Cp,
                   Cn, store, kern, svs, cache, work, cnt, st):
     """Online iterations of LASVM-G / -NC / -I / FULL SVM over ``pool[start:end]`` in order.

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from .._random import rand_below
+from ..kernels._core import parallel_worth
 from ..kernels.cache import CACHE_ID_META
 from ._expansion_core import (
     B_,
@@ -41,6 +42,7 @@ from ._expansion_core import (
     remove,
     reorder,
 )
+from ._parallel_core import GRADIENT_MIN_PARALLEL, gradient_step
 
 # selection criteria
 RANDOM = 0
@@ -113,8 +115,7 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return False  # a step below rounding: a numerical stall, not a move
-    for s in range(n):
-        g[s] -= lam * (ri[s] - rj[s])
+    gradient_step(g, lam, ri, rj, n)
     return True
 
 
@@ -126,6 +127,9 @@ def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
+    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):  # the same values, in two passes
+        gradient_step(g, lam, ri, rj, n)
+        return extremes(n, svs)
     best_i = -1
     best_j = -1
     gmax = -np.inf
@@ -257,7 +261,7 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
     return pool[start]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, delta_max, Cp,
                  Cn, store, kern, svs, cache, work, cnt, st, rng):
     """LASVM online iterations (step 2) over the examples of ``pool[start:end]``: pick one
@@ -366,7 +370,7 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
 

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import RANDOM_STATE, VERBOSE, Boolean, Interval, IsNone, Options
+from .._params import N_JOBS, RANDOM_STATE, VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..support import SupportVectorsMixin
@@ -35,6 +35,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
     _weighting_refusal = ("LASVM keeps one box per side of each binary problem (C times the "
                           "class weight); a box per example is not implemented. Use "
                           "class_weight, or IncrementalSVM for sample weights")
+    _learners_release_gil = True  # their online and finishing loops are nogil
 
     # built-in kernels only: the loops are compiled
     _parameter_constraints = {
@@ -47,6 +48,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
         "shuffle": [Boolean()],
         "random_state": RANDOM_STATE,
         "class_weight": CLASS_WEIGHT,
+        "n_jobs": N_JOBS,
     }
 
     def _learner_options(self) -> dict:
@@ -170,6 +172,10 @@ class LASVM(_KernelSVMBase):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -207,7 +213,7 @@ class LASVM(_KernelSVMBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, selection="random", n_candidates=50, n_seed=5, delta_max=None,
                  finishing=True, finishing_selection="second-order", cache_size=100.0,
-                 shuffle=False, random_state=None, class_weight=None, verbose=0):
+                 shuffle=False, random_state=None, class_weight=None, verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -226,6 +232,7 @@ class LASVM(_KernelSVMBase):
         self.random_state = random_state
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def _learner_options(self):
         return {

@@ -34,6 +34,7 @@ from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
 from . import _expansion_core as _expansion
 from . import _gap_core, _lasvm_core
+from . import _parallel_core as _parallel
 
 _INITIAL_CAPACITY = 64
 _DECISION_BLOCK = 2048
@@ -442,7 +443,7 @@ class _Learner(BinaryLearner):
                 block = X[a : a + _DECISION_BLOCK]
                 data = block.data.astype(np.float64)
                 x_sq = sqnorms_csr(block.indptr, data, np.empty(block.shape[0]))
-                _expansion.decision_rows_csr(block.indptr, block.indices, data, x_sq, sv_indptr,
+                _parallel.decision_rows_csr(block.indptr, block.indices, data, x_sq, sv_indptr,
                                         sv_indices, sv_data, self.sq[ids], coef, b, code,
                                         gamma, degree, coef0, ws, out[a : a + block.shape[0]])
             return out
@@ -452,7 +453,7 @@ class _Learner(BinaryLearner):
             block = block.toarray() if sp.issparse(block) else block
             block = np.ascontiguousarray(block, dtype=np.float64)
             x_sq = sqnorms_dense(block, np.empty(block.shape[0]))
-            _expansion.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
+            _parallel.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
                                       degree, coef0, out[a : a + block.shape[0]])
         return out
 

@@ -100,6 +100,10 @@ _COMMON_DOC = """
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 """
 
 _CLEAN_DOC = """    clean_every : int, default=300
@@ -141,7 +145,7 @@ class LASVMG(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0, shuffle=False,
-                 random_state=None, class_weight=None, verbose=0):
+                 random_state=None, class_weight=None, verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -156,6 +160,7 @@ class LASVMG(_GapBase):
         self.random_state = random_state
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
 
 class LASVMNC(_GapBase):
@@ -177,7 +182,7 @@ class LASVMNC(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  s=-1.0, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
-                 shuffle=False, random_state=None, class_weight=None, verbose=0):
+                 shuffle=False, random_state=None, class_weight=None, verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -193,6 +198,7 @@ class LASVMNC(_GapBase):
         self.random_state = random_state
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
 
 class LASVMI(LASVMNC):
@@ -224,7 +230,7 @@ class FullSVM(_GapBase):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, cache_size=100.0, shuffle=False, random_state=None, class_weight=None,
-                 verbose=0):
+                 verbose=0, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -237,3 +243,4 @@ class FullSVM(_GapBase):
         self.random_state = random_state
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs

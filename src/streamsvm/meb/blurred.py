@@ -30,7 +30,8 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import VERBOSE, Boolean, Interval, IsNone, Options
+from .._params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
+from .._threads import compiled_threads
 from .._validation import check_features, check_labels
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
@@ -444,6 +445,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -477,6 +482,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     )
     _parameter_constraints = {
         "verbose": VERBOSE,
+        "n_jobs": N_JOBS,
         "epsilon": [Interval(Real, 0, 1, closed="right")],
         "C": [Interval(Real, 0, math.inf, closed="right")],
         "lookahead": [Interval(Integral, 0, None)],
@@ -512,6 +518,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         center="auto",
         tol=None,
         verbose=0,
+        n_jobs=None,
     ):
         self.epsilon = epsilon
         self.C = C
@@ -525,6 +532,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         self.center = center
         self.tol = tol
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     @property
     def _tol(self) -> float:
@@ -566,10 +574,11 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
                                     estimator_name=self._name, return_sqnorms=True)
         self._check_row_norms(X, sqnorms)
         X = self._prepare(X)
-        scores = [
-            sign * learner.decision(X, classifier)
-            for learner, sign in zip(self.learners_, self._signs, strict=True)
-        ]
+        with compiled_threads(self.n_jobs):
+            scores = [
+                sign * learner.decision(X, classifier)
+                for learner, sign in zip(self.learners_, self._signs, strict=True)
+            ]
         return scores[0] if len(scores) == 1 else np.column_stack(scores)
 
     # ------------------------------------------------------------------ the cover

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import VERBOSE, Boolean, Interval, Options
+from .._params import N_JOBS, VERBOSE, Boolean, Interval, Options
 from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
@@ -513,6 +513,10 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+    n_jobs : int or None, default None
+        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
+        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
+        (``docs/performance.md``). Every value learns the very same model.
 
     Attributes
     ----------
@@ -546,6 +550,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     _learner_params = ("C", "lookahead", "tol")
     _parameter_constraints = {
         "verbose": VERBOSE,
+        "n_jobs": N_JOBS,
         "C": [Interval(Real, 0, math.inf, closed="right")],
         **kernel_parameter_constraints(),
         "lookahead": [Interval(Integral, 1, None)],
@@ -586,6 +591,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         center="auto",
         tol=1e-8,
         verbose=0,
+        n_jobs=None,
     ):
         self.C = C
         self.kernel = kernel
@@ -599,6 +605,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         self.normalize = normalize
         self.center = center
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -1,0 +1,241 @@
+"""``n_jobs`` (``streamsvm._threads``): the thread count of the compiled loops is set per call
+and put back, BLAS is held at one thread meanwhile, and every parallel loop gives the very
+same bits as one thread: the kernel rows (``kernels._core``, LASVM's ``kernel_row``), LASVM's
+gradient steps and batch decisions (``lasvm/_parallel_core.py``), and whole fitted models."""
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numba import njit
+from threadpoolctl import threadpool_info
+
+from streamsvm._threads import (
+    available_threads,
+    compiled_threads,
+    effective_n_jobs,
+    for_each,
+    threads_now,
+)
+from streamsvm.active import ActiveSVM
+from streamsvm.budget import IncrementalSVM, TwinVectorMachine
+from streamsvm.kernels._core import (
+    LINEAR,
+    POLY,
+    RBF,
+    SIGMOID,
+    _kernel_row_dense_blocks,
+    _kernel_row_dense_serial,
+    kernel_row_dense,
+    parallel_worth,
+    sqnorms_dense,
+)
+from streamsvm.lasvm import LASVM, LASVMG
+from streamsvm.lasvm import _parallel_core as par
+from streamsvm.meb.blurred import BlurredBallSVM
+from streamsvm.meb.streamsvm import StreamSVM
+from streamsvm.registry import available_estimators
+
+CORES = available_threads()
+N_JOBS = [2, -1]  # compared with n_jobs=1
+
+
+@njit(cache=True)
+def _threads_inside():
+    return threads_now()
+
+
+def test_effective_n_jobs_follows_scikit_learn():
+    assert effective_n_jobs(None) == 1
+    assert effective_n_jobs(1) == 1
+    assert effective_n_jobs(-1) == CORES
+    assert effective_n_jobs(-2) == max(1, CORES - 1)
+    assert effective_n_jobs(-10 * CORES) == 1
+    assert effective_n_jobs(10 * CORES) == CORES
+    with pytest.raises(ValueError, match="n_jobs=0"):
+        effective_n_jobs(0)
+
+
+def test_compiled_threads_sets_and_restores_the_count():
+    before = numba.get_num_threads()
+    for n_jobs, expected in ((None, 1), (1, 1), (-1, CORES), (2, min(2, CORES))):
+        with compiled_threads(n_jobs) as threads:
+            assert threads == expected
+            assert numba.get_num_threads() == expected
+            assert _threads_inside() == expected  # what the compiled loops see
+        assert numba.get_num_threads() == before
+    with pytest.raises(RuntimeError), compiled_threads(2):
+        raise RuntimeError
+    assert numba.get_num_threads() == before
+
+
+def test_for_each_runs_learners_side_by_side_and_raises_their_error():
+    import threading
+
+    ran = {}
+    barrier = threading.Barrier(2, timeout=60)
+
+    def job(item):  # both must be running at once to pass the barrier
+        blas = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+        ran[item] = (threading.get_ident(), numba.get_num_threads(), blas)
+        barrier.wait()
+
+    if CORES > 1 and numba.threading_layer() in ("omp", "tbb"):
+        for_each(job, ["a", "b"], 2)
+        assert ran["a"][0] != ran["b"][0]
+        assert ran["a"][1] == ran["b"][1] == 1  # each its share of the two threads
+        assert set(ran["a"][2]) <= {1}  # and BLAS at one thread meanwhile
+    seen = []
+    for_each(seen.append, [1, 2, 3], None)  # one thread: in order, on the caller's thread
+    assert seen == [1, 2, 3]
+
+    def fail(item):
+        if item == 2:
+            raise KeyError(item)
+
+    with pytest.raises(KeyError):
+        for_each(fail, [1, 2, 3], 2)
+
+
+def test_kernel_estimators_declare_n_jobs():
+    """Every kernel estimator takes n_jobs except the fixed-budget baselines (rows of at most
+    ``budget`` values: never worth a thread) and DistributedL2SVM (its sites are its
+    parallelism)."""
+    without = {"Perceptron", "Pegasos", "RandomBudgetSVM", "Forgetron", "BudgetPerceptron",
+               "DistributedL2SVM"}
+    for name, cls in available_estimators().items():
+        params = cls().get_params()
+        assert ("n_jobs" in params) == (name not in without), name
+        if name not in without:
+            assert params["n_jobs"] is None
+            assert "n_jobs" in cls._parameter_constraints
+
+
+# ------------------------------------------------------------------ the compiled loops
+@pytest.mark.parametrize("code", [LINEAR, RBF, POLY, SIGMOID])
+def test_kernel_row_in_blocks_is_bit_identical(code):
+    rng = np.random.default_rng(code)
+    block = rng.normal(size=(3000, 40)) / 6
+    x = rng.normal(size=40) / 6
+    sq = sqnorms_dense(block, np.empty(3000))
+    xsq = float(x @ x)
+    serial = np.empty(3000)
+    blocks = np.empty(3000)
+    _kernel_row_dense_serial(x, xsq, block, sq, code, 0.3, 3, 0.5, serial)
+    with compiled_threads(2):
+        assert parallel_worth(3000, 40) == (CORES > 1)
+        _kernel_row_dense_blocks(x, xsq, block, sq, code, 0.3, 3, 0.5, blocks)
+        dispatched = kernel_row_dense(x, xsq, block, sq, code, 0.3, 3, 0.5, np.empty(3000))
+    assert serial.tobytes() == blocks.tobytes() == dispatched.tobytes()
+    if code == RBF:  # and the values are the kernel's
+        np.testing.assert_allclose(serial, np.exp(-0.3 * ((block - x) ** 2).sum(axis=1)),
+                                   rtol=1e-12)
+
+
+def test_gradient_step_in_blocks_is_bit_identical():
+    rng = np.random.default_rng(1)
+    n = par.GRADIENT_MIN_PARALLEL + 1000
+    g, ri, rj = rng.normal(size=(3, n))
+    expected = g - 0.37 * (ri - rj)
+    for n_jobs in (1, 2):
+        got = g.copy()
+        with compiled_threads(n_jobs):
+            par.gradient_step(got, 0.37, ri, rj, n)
+        assert got.tobytes() == expected.tobytes()
+
+
+def test_decisions_in_blocks_are_bit_identical():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(1200, 30)) / 5
+    SV = rng.normal(size=(300, 30)) / 5
+    coef = rng.normal(size=300)
+    X_sq, SV_sq = (X * X).sum(axis=1), (SV * SV).sum(axis=1)
+    args = (coef, 0.25, RBF, 0.5, 3, 0.0)
+    out = {}
+    for n_jobs in (1, 2):
+        with compiled_threads(n_jobs):
+            out[n_jobs, "dense"] = par.decision_rows_dense(X, X_sq, SV, SV_sq, *args,
+                                                           np.empty(1200))
+            Xc, Sc = sp.csr_matrix(X), sp.csr_matrix(SV)
+            out[n_jobs, "csr"] = par.decision_rows_csr(
+                Xc.indptr, Xc.indices, Xc.data, X_sq, Sc.indptr.astype(np.int64), Sc.indices,
+                Sc.data, SV_sq, *args, np.zeros(30), np.empty(1200))
+    reference = np.exp(-0.5 * ((X[:, None, :] - SV[None]) ** 2).sum(axis=2)) @ coef + 0.25
+    for layout in ("dense", "csr"):
+        assert out[1, layout].tobytes() == out[2, layout].tobytes()
+        np.testing.assert_allclose(out[1, layout], reference, rtol=1e-10, atol=1e-10)
+
+
+# ------------------------------------------------------------------ whole models
+def _problem(n=900, d=120, seed=0):
+    """Noisy labels: most rows become members of S, so its kernel rows reach the threshold."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) / np.sqrt(d)
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) / np.sqrt(d) > 0, 1, -1)
+    y[: n // 3] = np.where(np.arange(n // 3) % 3 == 0, 2, y[: n // 3])  # three classes
+    return X, y
+
+
+def assert_same_model(make, X, y, n_jobs, X_test):
+    one = make(n_jobs=None).fit(X, y)
+    many = make(n_jobs=n_jobs).fit(X, y)
+    for attribute in ("support_vectors_", "dual_coef_", "intercept_"):
+        ours, theirs = getattr(one, attribute), getattr(many, attribute)
+        if sp.issparse(ours):
+            ours, theirs = ours.toarray(), theirs.toarray()
+        assert ours.shape == theirs.shape and ours.tobytes() == theirs.tobytes(), attribute
+    np.testing.assert_allclose(many.decision_function(X_test), one.decision_function(X_test),
+                               rtol=0, atol=1e-9)
+    return one
+
+
+MODELS = {
+    "LASVM": lambda **kw: LASVM(C=10.0, gamma=1.0, **kw),
+    "LASVM-sparse": lambda **kw: LASVM(C=10.0, gamma=1.0, **kw),
+    "LASVMG": lambda **kw: LASVMG(C=10.0, gamma=1.0, **kw),
+    "IncrementalSVM": lambda **kw: IncrementalSVM(C=10.0, gamma=1.0, **kw),
+    "ActiveSVM": lambda **kw: ActiveSVM(C=10.0, gamma=1.0, random_state=0, **kw),
+}
+
+
+@pytest.mark.parametrize("n_jobs", N_JOBS)
+@pytest.mark.parametrize("name", list(MODELS))
+def test_models_are_identical_for_every_n_jobs(name, n_jobs):
+    # IncrementalSVM's rows run over every example seen: fewer, wider rows reach the threshold
+    n, d = (400, 250) if name == "IncrementalSVM" else (900, 120)
+    X, y = _problem(n=n, d=d)
+    X_test = _problem(n=300, d=d, seed=1)[0]
+    if name == "LASVM-sparse":
+        X[np.abs(X) < 0.02] = 0.0
+        X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
+    one = assert_same_model(MODELS[name], X, y, n_jobs, X_test)
+    if CORES > 1 and name != "ActiveSVM":  # the parallel kernel rows were used
+        rows = n if name == "IncrementalSVM" else int(one.n_support_.max())
+        width = X.nnz // X.shape[0] if sp.issparse(X) else d
+        with compiled_threads(2):
+            assert parallel_worth(rows, width)
+
+
+ONE_VS_REST = {
+    "TwinVectorMachine": lambda **kw: TwinVectorMachine(budget=40, gamma=1.0, **kw),
+    "BlurredBallSVM": lambda **kw: BlurredBallSVM(kernel="rbf", gamma=1.0, C=10.0, **kw),
+    "StreamSVM": lambda **kw: StreamSVM(kernel="rbf", gamma=1.0, **kw),
+}
+
+
+@pytest.mark.parametrize("name", list(ONE_VS_REST))
+def test_one_vs_rest_side_by_side_gives_the_same_decisions(name):
+    """Learners whose compiled loops hold the GIL run one after the other (side by side they
+    would only queue for it), with their kernel rows on the threads: the same model, learnt in
+    chunks, and the same decisions (BLAS keeps its threads: NumPy's products, which the Blurred
+    Ball SVM's decisions use, give other bits with another BLAS thread count)."""
+    X, y = _problem(n=300, d=20)
+    X_test = _problem(n=100, d=20, seed=1)[0]
+    decisions = []
+    for n_jobs in (None, 2):
+        model = ONE_VS_REST[name](n_jobs=n_jobs)
+        for part in np.array_split(np.arange(300), 3):
+            model.partial_fit(X[part], y[part], classes=[-1, 1, 2])
+        decisions.append(model.decision_function(X_test))
+    assert decisions[0].shape == (100, 3)
+    assert decisions[0].tobytes() == decisions[1].tobytes()
