@@ -325,3 +325,14 @@ def test_a_file_whose_vocabulary_does_not_name_the_features_is_refused(tmp_path)
     streamsvm.save(model, tmp_path / "bad.npz")
     with pytest.raises(streamsvm.persistence.ModelFileError, match="vocabulary"):
         streamsvm.load(tmp_path / "bad.npz")
+
+
+def test_a_model_saved_with_fixed_feature_names_reads_them_as_its_vocabulary():
+    """Files written before vocabularies hold ``_feature_names`` (the first dict's keys, in
+    its order): they become the vocabulary, and new keys grow the model from there."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.2], [0.1, 0.8]])
+    model = streamsvm.Perceptron().fit(X, [1, 0, 1, 0])
+    model._feature_names = ["b", "a"]  # column 0 is "b"
+    assert model.predict_one({"b": 1.0, "a": 0.0}) == model.predict(X[:1])[0] == 1
+    model.learn_one({"c": 1.0, "a": 1.0}, 0)
+    assert model._vocabulary.keys == ["b", "a", "c"] and model.n_features_in_ == 3

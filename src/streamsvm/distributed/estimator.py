@@ -380,10 +380,9 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
                 vocabulary.learn(x)
                 return vocabulary.row(x)
             if learn and vocabulary.new_keys(x) and not getattr(self, "_warned_new_keys", False):
-                warnings.warn(f"{type(self).__name__} does not grow its feature space after "
-                              f"its first {self._learn_one_warmup()} examples; new keys such as "
-                              f"{vocabulary.new_keys(x)[:3]} count as 0", UserWarning,
-                              stacklevel=3)
+                warnings.warn(f"{type(self).__name__} keeps the features of its first data "
+                              f"({width}); new keys such as {vocabulary.new_keys(x)[:3]} count "
+                              "as 0", UserWarning, stacklevel=3)
                 self._warned_new_keys = True
             return vocabulary.row(x, width)
         if isinstance(x, Mapping) and width is None and not integral_keys(x):
