@@ -71,7 +71,7 @@ model = streamsvm.Perceptron()
 for i in range(40):
     model.learn_one({"a": float(i % 2), "b": 1.0 - i % 2}, i % 2)
 assert model.predict_one({"a": 1.0}) == 1
-check_estimator(clone(model))
+check_estimator(clone(model), expected_failed_checks=model._expected_failed_checks)
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
