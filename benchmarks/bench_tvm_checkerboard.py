@@ -53,7 +53,7 @@ def checkpoints(n_max):
 
 
 def run_tvm(n_max, Xt, yt, log):
-    model = TwinVectorMachine(budget=100, C=C, gamma=GAMMA)
+    model = TwinVectorMachine(budget=100, C=C, gamma=GAMMA, scale_C=True)
     marks = checkpoints(n_max)
     curve = []
     seen = 0

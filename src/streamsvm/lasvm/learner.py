@@ -329,11 +329,19 @@ class _Learner(BinaryLearner):
                                             self.rng_state)
             else:
                 status = _gap_core.lasvmg_online(pool, pstate, left, self.variant, self.s,
+                                             self._gap_seeds(),
                                              self.clean_every, self.max_non_sv, self.tau,
                                              self.C, self.Cp, self.Cn, *args)
             if status != _expansion.NEED_GROW:
                 return
             self._grow_expansion()
+
+    def _gap_seeds(self) -> int:
+        """Seeds of LASVM-NC / LASVM-I (the ramp variants, whose first model must have seen
+        both classes); LASVM-G and FULL SVM keep the convex hinge from the first example and
+        take none (their results, and saved models, stay as they were)."""
+        ramp = (_gap_core.VARIANT_NC, _gap_core.VARIANT_I)
+        return self.n_seed if self.variant in ramp else 0
 
     def process_examples(self, ids) -> None:
         """One online iteration per stored id, in the given order (no selection)."""
