@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import RANDOM_STATE, VERBOSE, Interval
+from .._params import RANDOM_STATE, VERBOSE, Interval, Options
 from ..base import BinaryLearner
 from ..kernels import Kernel, dense_blocks
 from . import _baselines_core as bcore
@@ -216,12 +216,16 @@ class _ForgetronLearner(_KernelPerceptronLearner):
 
 
 class _BudgetPerceptronLearner(_KernelPerceptronLearner):
-    def __init__(self, n_features, rng, *, budget, jit_kernel, beta):
+    #: removal rule (``bcore.REMOVE_*``); files written before it existed used the margin rule
+    removal = bcore.REMOVE_MARGIN
+
+    def __init__(self, n_features, rng, *, budget, jit_kernel, beta, removal="errors"):
         super().__init__(n_features, rng, budget=budget, jit_kernel=jit_kernel)
         self.coef = np.zeros(self.budget + 1)
         self.fsv = np.zeros(self.budget + 1)
         self.state = np.array([0, self.budget], dtype=np.int64)
         self.beta = float(beta)
+        self.removal = {"margin": bcore.REMOVE_MARGIN, "errors": bcore.REMOVE_ERRORS}[removal]
 
     _slot_arrays = ("Vsq", "coef", "fsv")
     #: state = [n, B]: bounds of each (checked after loading)
@@ -231,13 +235,16 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
         super()._check_restored()
         if int(self.state[1]) != self.budget:
             raise ValueError("the stored budget does not match the learner's")
+        if self.removal not in (bcore.REMOVE_MARGIN, bcore.REMOVE_ERRORS):
+            raise ValueError(f"unknown removal rule {self.removal!r}")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
             sq = np.einsum("ij,ij->i", dense, dense)
             self.n_updates += int(bcore.budget_perceptron_run(
                 self.V, self.Vsq, self.coef, self.fsv, self.state, dense, sq,
-                np.ascontiguousarray(labels, dtype=np.float64), self.beta, *self.jit_kernel))
+                np.ascontiguousarray(labels, dtype=np.float64), self.beta, int(self.removal),
+                *self.jit_kernel))
         self.n_seen += X.shape[0]
 
     def _n(self):
@@ -311,16 +318,28 @@ class Forgetron(KernelStreamClassifier):
 
 
 class BudgetPerceptron(KernelStreamClassifier):
-    """Budget kernel perceptron (Crammer, Kandola & Singer, NIPS 2004): an example with
-    ``y f(x) <= beta`` becomes a support vector (coefficient ``y``); when ``budget`` are
-    stored, the one whose removal hurts least, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``,
-    is removed first. Cost O(B d) per example (O(B d) more per update), memory O(B d).
+    """Budget kernel perceptron (Koby Crammer, Jaz Kandola & Yoram Singer, "Online
+    Classification on a Budget", NIPS 2003): an example with ``y f(x) <= beta`` becomes a
+    support vector (coefficient ``y``); when ``budget`` are stored, one is removed (see
+    ``removal``). Cost O(B d) per example; an update with a full budget costs O(B d) more
+    with the margin rule, O(B^2 d) with the error rule; memory O(B d).
 
     Parameters
     ----------
     budget : int, default=100
     beta : float, default=0.0
         Margin below which an example is added.
+    removal : {"errors", "margin"}, default="errors"
+        Which stored example leaves a full budget. ``"margin"``: the paper's rule, the one
+        whose margin without itself is largest, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``
+        (removed before the new example is added). ``"errors"``: the one whose removal
+        leaves the fewest stored examples (the new one included) misclassified, ties broken
+        by the margin rule (Jason Weston, Antoine Bordes & Léon Bottou, "Online (and
+        Offline) on an Even Tighter Budget", AISTATS 2005). Chosen because the margin rule
+        keeps exactly the examples that the others misclassify: on noisy data the budget
+        fills with label noise and the model inverts (Banana, standardised, defaults:
+        balanced accuracy 0.50 with the margin rule, 0.81 with the error rule; Forgetron
+        0.82).
     kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
@@ -339,19 +358,22 @@ class BudgetPerceptron(KernelStreamClassifier):
 
     _learner_class = _BudgetPerceptronLearner
     _bounded_memory = True
-    _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
+    _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5},
+                    {"budget": 8, "removal": "margin"}]
 
     _parameter_constraints = {
         "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
         "beta": [Interval(Real)],
+        "removal": [Options("errors", "margin")],
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
-                 verbose=0):
+    def __init__(self, *, budget=100, beta=0.0, removal="errors", kernel="rbf", gamma="scale",
+                 degree=3, coef0=1.0, verbose=0):
         self.budget = budget
         self.beta = beta
+        self.removal = removal
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -370,7 +392,8 @@ class BudgetPerceptron(KernelStreamClassifier):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
         return _BudgetPerceptronLearner(self.n_features_in_, rng, budget=int(self.budget),
-                                        jit_kernel=self._jit_kernel, beta=float(self.beta))
+                                        jit_kernel=self._jit_kernel, beta=float(self.beta),
+                                        removal=self.removal)
 
     _support_positions_missing = "the kernel perceptrons do not record stream positions"
 
