@@ -58,7 +58,7 @@ class _Learner(BinaryLearner):
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
                  finishing=True, second_order=True, shrink_every=1000, s=-1.0,
-                 clean_every=300, max_non_sv=300):
+                 clean_every=300, max_non_sv=300, ramp_seeds=0):
         super().__init__(n_features, rng)
         self.algorithm = algorithm
         self.variant = {"g": _gap_core.VARIANT_G, "nc": _gap_core.VARIANT_NC,
@@ -80,6 +80,7 @@ class _Learner(BinaryLearner):
         self.shrink_every = int(shrink_every)
         self.second_order = bool(second_order)
         self.s = float(s)
+        self.ramp_seeds = int(ramp_seeds)
         self.clean_every = int(clean_every)
         self.max_non_sv = int(max_non_sv)
         self.sparse = None  # fixed by the first data
@@ -336,12 +337,14 @@ class _Learner(BinaryLearner):
                 return
             self._grow_expansion()
 
+    #: seeds of LASVM-NC / LASVM-I (the ramp variants, whose first model must have seen both
+    #: classes) before the ramp applies; LASVM-G and FULL SVM take none. Files written
+    #: before it existed continue unseeded, as they were learnt.
+    ramp_seeds = 0
+
     def _gap_seeds(self) -> int:
-        """Seeds of LASVM-NC / LASVM-I (the ramp variants, whose first model must have seen
-        both classes); LASVM-G and FULL SVM keep the convex hinge from the first example and
-        take none (their results, and saved models, stay as they were)."""
         ramp = (_gap_core.VARIANT_NC, _gap_core.VARIANT_I)
-        return self.n_seed if self.variant in ramp else 0
+        return self.ramp_seeds if self.variant in ramp else 0
 
     def process_examples(self, ids) -> None:
         """One online iteration per stored id, in the given order (no selection)."""

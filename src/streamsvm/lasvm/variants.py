@@ -58,7 +58,7 @@ class _GapBase(_KernelSVMBase):
         if hasattr(self, "s"):
             options["s"] = float(self.s)
         if hasattr(self, "n_seed"):
-            options["n_seed"] = int(self.n_seed)
+            options["ramp_seeds"] = int(self.n_seed)
         return options
 
     @property
