@@ -147,7 +147,7 @@ def test_beats_random_on_noisy_checkerboard():
     X, y = make_noisy_checkerboard(6000, random_state=1, standardize=True)
     Xt = make_noisy_checkerboard(2000, random_state=2, standardize=True, noise=0.0)[0]
     yt = make_noisy_checkerboard(2000, random_state=2, standardize=True, noise=0.0)[1]
-    tvm = TwinVectorMachine(budget=50, gamma=GAMMA).fit(X, y)
+    tvm = TwinVectorMachine(budget=50, C=100.0, gamma=GAMMA, scale_C=True).fit(X, y)
     first = IncrementalSVM(C=100.0, gamma=GAMMA).fit(X[:50], y[:50])
     assert tvm.score(Xt, yt) > first.score(Xt, yt) + 0.1
 
@@ -246,15 +246,28 @@ def test_C_is_the_bound_of_each_original_example(stream):
 
 
 def test_same_label_merging_keeps_every_twin_one_label():
-    """With ``same_label_merging`` a twin only absorbs twins of its own majority label, and
-    new twins hold one example: no twin ever holds both labels. Without it (the paper's
-    rule) an imbalanced stream whose f is negative everywhere merges the minority into
-    the majority's twins."""
+    """With ``same_label_merging`` (and no Rejection, so no fallback to the paper's pairs) a
+    twin only absorbs twins of its own majority label, and new twins hold one example: no
+    twin ever holds both labels. Without it (the paper's rule) an imbalanced stream whose f
+    is negative everywhere merges the minority into the majority's twins."""
     rng = np.random.default_rng(0)
     y = np.where(rng.random(3000) < 0.1, 1, -1)
     X = rng.normal(size=(3000, 2)) + 0.8 * y[:, None]
-    pure = TwinVectorMachine(budget=20, gamma=0.5).fit(X, y)
+    pure = TwinVectorMachine(budget=20, gamma=0.5, rejection=False).fit(X, y)
     W = pure.twin_weights_
     assert pure.n_merges_ > 0 and np.all(W.min(axis=1) == 0)
-    mixed = TwinVectorMachine(budget=20, gamma=0.5, same_label_merging=False).fit(X, y)
+    mixed = TwinVectorMachine(budget=20, gamma=0.5, rejection=False,
+                              same_label_merging=False).fit(X, y)
     assert np.any(mixed.twin_weights_.min(axis=1) > 0)
+
+
+def test_merging_goes_on_when_rejection_refuses_every_same_label_pair():
+    """On the noisy checkerboard, label-pure twins at their bounds make f bumpy between
+    them and Rejection refused every same-label pair after about 10,000 examples, so the
+    model stopped learning; the fallback to the paper's pairs keeps it merging."""
+    X, y = make_noisy_checkerboard(12_000, random_state=0, standardize=True)
+    model = TwinVectorMachine(budget=100, C=100.0, gamma=GAMMA, scale_C=True)
+    model.partial_fit(X[:10_000], y[:10_000], classes=[-1, 1])
+    merges, rejections = model.n_merges_, model.n_rejections_
+    model.partial_fit(X[10_000:], y[10_000:])
+    assert model.n_merges_ - merges > 10 * (model.n_rejections_ - rejections)

@@ -175,7 +175,10 @@ class TwinVectorMachine(KernelStreamClassifier):
         C) one-sided merging is global, and the minority's twins are averaged into the
         majority's (IJCNN, C = 1 per example: 90.5% and g-means 0.22 without, 93.1% and
         g-means 0.63 with; SVC 94.0% / 0.64); on the paper's settings it changes Table 3's
-        accuracies by less than a point. False: the paper's rule.
+        accuracies by less than a point. When Rejection refuses every same-label pair
+        (label-pure twins at their bounds make f bumpy between them: on N-Checkerboard
+        every merge after 10,000 examples was refused and the model froze), the paper's
+        pairs of the region are tried. False: the paper's rule.
     rejection : bool, default=True
     merge_tries : int or None, default=None
         Pairs Rejection tries, in order of distortion ("the next best merging
