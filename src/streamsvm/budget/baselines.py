@@ -216,16 +216,18 @@ class _ForgetronLearner(_KernelPerceptronLearner):
 
 
 class _BudgetPerceptronLearner(_KernelPerceptronLearner):
-    #: removal rule (``bcore.REMOVE_*``); files written before it existed used the margin rule
+    """The budget perceptron with the margin rule (Crammer, Kandola & Singer); models saved
+    before the error rule existed are of this class and continue with it."""
+
+    #: removal rule (``bcore.REMOVE_*``), fixed by the class
     removal = bcore.REMOVE_MARGIN
 
-    def __init__(self, n_features, rng, *, budget, jit_kernel, beta, removal="errors"):
+    def __init__(self, n_features, rng, *, budget, jit_kernel, beta):
         super().__init__(n_features, rng, budget=budget, jit_kernel=jit_kernel)
         self.coef = np.zeros(self.budget + 1)
         self.fsv = np.zeros(self.budget + 1)
         self.state = np.array([0, self.budget], dtype=np.int64)
         self.beta = float(beta)
-        self.removal = {"margin": bcore.REMOVE_MARGIN, "errors": bcore.REMOVE_ERRORS}[removal]
 
     _slot_arrays = ("Vsq", "coef", "fsv")
     #: state = [n, B]: bounds of each (checked after loading)
@@ -235,8 +237,6 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
         super()._check_restored()
         if int(self.state[1]) != self.budget:
             raise ValueError("the stored budget does not match the learner's")
-        if self.removal not in (bcore.REMOVE_MARGIN, bcore.REMOVE_ERRORS):
-            raise ValueError(f"unknown removal rule {self.removal!r}")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
@@ -252,6 +252,12 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
 
     def _coefficients(self):
         return self.coef[: self._n()]
+
+
+class _BudgetPerceptronErrorsLearner(_BudgetPerceptronLearner):
+    """The budget perceptron with the error rule (Weston, Bordes & Bottou)."""
+
+    removal = bcore.REMOVE_ERRORS
 
 
 class Forgetron(KernelStreamClassifier):
@@ -391,9 +397,10 @@ class BudgetPerceptron(KernelStreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        return _BudgetPerceptronLearner(self.n_features_in_, rng, budget=int(self.budget),
-                                        jit_kernel=self._jit_kernel, beta=float(self.beta),
-                                        removal=self.removal)
+        learner = (_BudgetPerceptronErrorsLearner if self.removal == "errors"
+                   else _BudgetPerceptronLearner)
+        return learner(self.n_features_in_, rng, budget=int(self.budget),
+                       jit_kernel=self._jit_kernel, beta=float(self.beta))
 
     _support_positions_missing = "the kernel perceptrons do not record stream positions"
 

@@ -58,7 +58,7 @@ class _Learner(BinaryLearner):
     def __init__(self, n_features, rng, *, algorithm, C, jit_kernel, tau, cache_size, epochs,
                  shuffle, selection=_lasvm_core.RANDOM, n_candidates=50, n_seed=5, delta_max=0.0,
                  finishing=True, second_order=True, shrink_every=1000, s=-1.0,
-                 clean_every=300, max_non_sv=300, ramp_seeds=0):
+                 clean_every=300, max_non_sv=300):
         super().__init__(n_features, rng)
         self.algorithm = algorithm
         self.variant = {"g": _gap_core.VARIANT_G, "nc": _gap_core.VARIANT_NC,
@@ -80,7 +80,6 @@ class _Learner(BinaryLearner):
         self.shrink_every = int(shrink_every)
         self.second_order = bool(second_order)
         self.s = float(s)
-        self.ramp_seeds = int(ramp_seeds)
         self.clean_every = int(clean_every)
         self.max_non_sv = int(max_non_sv)
         self.sparse = None  # fixed by the first data
@@ -337,14 +336,11 @@ class _Learner(BinaryLearner):
                 return
             self._grow_expansion()
 
-    #: seeds of LASVM-NC / LASVM-I (the ramp variants, whose first model must have seen both
-    #: classes) before the ramp applies; LASVM-G and FULL SVM take none. Files written
-    #: before it existed continue unseeded, as they were learnt.
-    ramp_seeds = 0
-
     def _gap_seeds(self) -> int:
-        ramp = (_gap_core.VARIANT_NC, _gap_core.VARIANT_I)
-        return self.ramp_seeds if self.variant in ramp else 0
+        """Examples of each class that seed S before the LASVM-G family's ramp test: none
+        here (LASVM-G, FULL SVM, and LASVM-NC / LASVM-I models saved before the seeds);
+        :class:`streamsvm.lasvm.variants._RampSeededLearner` takes ``n_seed``."""
+        return 0
 
     def process_examples(self, ids) -> None:
         """One online iteration per stored id, in the given order (no selection)."""

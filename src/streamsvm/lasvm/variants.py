@@ -42,6 +42,16 @@ import numpy as np
 from .._params import Interval
 from . import _expansion_core as _expansion
 from .lasvm import _KernelSVMBase
+from .learner import _Learner
+
+
+class _RampSeededLearner(_Learner):
+    """The learner of LASVM-NC / LASVM-I: the first ``n_seed`` examples of each class seed S
+    before the ramp test (:func:`._gap_core.lasvmg_online`). A separate class, so that
+    models saved before the seeds (class ``_Learner``) continue unseeded, as learnt."""
+
+    def _gap_seeds(self) -> int:
+        return self.n_seed
 
 
 class _GapBase(_KernelSVMBase):
@@ -58,7 +68,7 @@ class _GapBase(_KernelSVMBase):
         if hasattr(self, "s"):
             options["s"] = float(self.s)
         if hasattr(self, "n_seed"):
-            options["ramp_seeds"] = int(self.n_seed)
+            options["n_seed"] = int(self.n_seed)
         return options
 
     @property
@@ -171,6 +181,7 @@ class LASVMNC(_GapBase):
     """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC
 
     _algorithm = "nc"
+    _learner_class = _RampSeededLearner
     _parameter_constraints = {
         **_GapBase._parameter_constraints,
         **_CLEAN_CONSTRAINTS,
