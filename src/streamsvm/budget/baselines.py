@@ -388,7 +388,7 @@ class BudgetPerceptron(KernelStreamClassifier):
 
     @property
     def _expected_failed_checks(self) -> dict:
-        if self.kernel != "rbf":
+        if self.kernel != "rbf" or self.removal == "errors":  # the error rule passes it
             return {}
         return {"check_classifiers_train": (
             "one pass of a budget kernel perceptron without bias on the check's small toy "
