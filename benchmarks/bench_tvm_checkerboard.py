@@ -53,7 +53,8 @@ def checkpoints(n_max):
 
 
 def run_tvm(n_max, Xt, yt, log):
-    model = TwinVectorMachine(budget=100, C=C, gamma=GAMMA)
+    model = TwinVectorMachine(budget=100, C=C, gamma=GAMMA, scale_C=True,  # the paper's rules
+                              same_label_merging=False)
     marks = checkpoints(n_max)
     curve = []
     seen = 0

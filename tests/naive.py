@@ -292,13 +292,27 @@ def self_tuned_forgetron(X, y, budget, gamma):
     return np.array([v for v, _, _ in svs]), np.array([s * yy for _, yy, s in svs])
 
 
-def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0):
-    """Budget kernel perceptron (Crammer, Kandola & Singer 2004), RBF kernel, written out.
-    Returns the set of stored rows (as tuples) and their coefficients by row."""
+def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0, removal="margin"):
+    """Budget kernel perceptron (Crammer, Kandola & Singer 2003), RBF kernel, written out;
+    ``removal="errors"``: Weston, Bordes & Bottou's (2005) rule, the stored example whose
+    removal leaves the fewest stored examples misclassified (ties: the largest margin
+    without itself), after the new one is added. Returns the set of stored rows (as tuples)
+    and their coefficients by row."""
     svs = []  # [x, coef]
     for x, label in zip(X, y, strict=True):
         f = sum(a * _rbf(v, x, gamma) for v, a in svs)
         if label * f > beta:
+            continue
+        if removal == "errors":
+            svs.append([x, float(label)])
+            if len(svs) > budget:
+                fs = [sum(b * _rbf(u, v, gamma) for u, b in svs) for v, _ in svs]
+                keys = []
+                for i, (v, a) in enumerate(svs[:-1]):
+                    errors = sum(np.sign(b) * (fs[j] - a * _rbf(v, u, gamma)) <= 0
+                                 for j, (u, b) in enumerate(svs))
+                    keys.append((errors, -np.sign(a) * (fs[i] - a * _rbf(v, v, gamma))))
+                svs.pop(min(range(len(keys)), key=keys.__getitem__))
             continue
         if len(svs) == budget:
             scores = []

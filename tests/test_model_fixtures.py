@@ -38,3 +38,16 @@ def test_file_of_0_1_0_loads_and_answers_as_it_did(name):
         model.decision_function(expected["X_query"]), expected["decision_after_resume"],
         rtol=1e-9, atol=1e-12,
     )
+
+
+@pytest.mark.parametrize("name, parameter, old_behaviour", [
+    ("tvm_midstream", "same_label_merging", False),
+    ("pegasos_multiclass", "fit_intercept", False),
+])
+def test_parameters_added_later_report_the_behaviour_the_file_was_learnt_with(
+        name, parameter, old_behaviour):
+    """A parameter added after 0.1.0 reads, on an old file, as the value that reproduces it
+    (persistence.ADDED_PARAMETERS), not as today's default."""
+    model = streamsvm.load(FIXTURES / f"{name}.npz")
+    assert model.get_params()[parameter] == old_behaviour
+    assert type(model)().get_params()[parameter] != old_behaviour

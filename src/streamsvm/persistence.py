@@ -68,8 +68,10 @@ __all__ = [
 FORMAT = "streamsvm-model"
 #: 1: streamsvm 0.1.0; 2: the header declares every array's dtype and shape; 3: learners
 #: saved without caches and spare capacity, IncrementalSVM's Gram matrix rebuilt on load;
-#: 4: Pegasos has a bias (``fit_intercept``).
-FORMAT_VERSION = 4
+#: 4: Pegasos has a bias (``fit_intercept``); 5: the Twin Vector Machine merges same-label
+#: twins first, the BudgetPerceptron removes by errors, LASVM-NC/-I seed S (new parameters
+#: whose old behaviour files of version < 5 keep).
+FORMAT_VERSION = 5
 _HEADER = "__streamsvm_header__"
 
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
@@ -113,11 +115,15 @@ STATE_MIGRATIONS: dict[tuple[int, str], Callable[[dict, dict], None]] = {
 #: does not name the parameter.
 ADDED_PARAMETERS: dict[tuple[int, str], dict] = {
     (4, "streamsvm.linear.pegasos.Pegasos"): {"fit_intercept": False},
+    (5, "streamsvm.budget.tvm.TwinVectorMachine"): {"same_label_merging": False},
+    (5, "streamsvm.budget.baselines.BudgetPerceptron"): {"removal": "margin"},
+    (5, "streamsvm.lasvm.variants.LASVMNC"): {"n_seed": 0},
+    (5, "streamsvm.lasvm.variants.LASVMI"): {"n_seed": 0},
 }
 
 _HEADER_KEYS_V1 = {"format", "format_version", "library_version", "estimator", "params", "state"}
 _HEADER_KEYS = {1: _HEADER_KEYS_V1, 2: _HEADER_KEYS_V1 | {"arrays"}}
-_HEADER_KEYS[3] = _HEADER_KEYS[4] = _HEADER_KEYS[2]
+_HEADER_KEYS[3] = _HEADER_KEYS[4] = _HEADER_KEYS[5] = _HEADER_KEYS[2]
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned ints, floats, unicode strings
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _CLASS_PATH = re.compile(r"streamsvm(\.[A-Za-z_][A-Za-z0-9_]*)+")

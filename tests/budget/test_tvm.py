@@ -63,7 +63,7 @@ def test_model_is_the_exact_svm_on_the_weighted_twins(stream, params):
 
 def test_budget_and_constant_C_times_weight(stream):
     X, y = stream
-    model = TwinVectorMachine(budget=25, C=10.0, gamma=GAMMA)
+    model = TwinVectorMachine(budget=25, C=10.0, gamma=GAMMA, scale_C=True)
     for start in range(0, 3000, 250):
         model.partial_fit(X[start : start + 250], y[start : start + 250], classes=[-1, 1])
         assert model.n_twins_ <= 25
@@ -106,18 +106,22 @@ def test_large_budget_equals_incremental_svm(stream, scale_C):
                                atol=1e-7)
 
 
+@pytest.mark.parametrize("same_label", [True, False])
 @pytest.mark.parametrize("one_sided", [True, False])
-def test_remembered_neighbours_match_brute_force(stream, one_sided):
+def test_remembered_neighbours_match_brute_force(stream, one_sided, same_label):
     X, y = stream
-    model = TwinVectorMachine(budget=25, gamma=GAMMA, one_sided=one_sided).fit(X[:800], y[:800])
+    model = TwinVectorMachine(budget=25, gamma=GAMMA, one_sided=one_sided,
+                              same_label_merging=same_label).fit(X[:800], y[:800])
     learner = model.learners_[0]
     m, tw, opts = learner.machine.m, learner.tw, learner.opts
     n = learner.n_twins
     fq = np.array([tcore.twin_f(m, tw, j) for j in range(n)])
     side = np.where(fq > 0, 1, -1) if one_sided else np.zeros(n, dtype=np.int64)
+    Q, W = learner.twins()
+    if same_label:
+        side = 2 * side + (W[:, 0] >= W[:, 1])
     nz = np.zeros(tw[state.TW_PIVOTS].shape[1], np.int64)
     tcore._update_neighbours(m, tw, opts, side.astype(np.int64), nz)
-    Q, W = learner.twins()
     who, best = naive.tvm_best_neighbours(Q, W, side)
     np.testing.assert_allclose(tw[state.TW_NEIGHBOUR_DIST][:n], best, rtol=1e-10)
 
@@ -143,7 +147,7 @@ def test_beats_random_on_noisy_checkerboard():
     X, y = make_noisy_checkerboard(6000, random_state=1, standardize=True)
     Xt = make_noisy_checkerboard(2000, random_state=2, standardize=True, noise=0.0)[0]
     yt = make_noisy_checkerboard(2000, random_state=2, standardize=True, noise=0.0)[1]
-    tvm = TwinVectorMachine(budget=50, gamma=GAMMA).fit(X, y)
+    tvm = TwinVectorMachine(budget=50, C=100.0, gamma=GAMMA, scale_C=True).fit(X, y)
     first = IncrementalSVM(C=100.0, gamma=GAMMA).fit(X[:50], y[:50])
     assert tvm.score(Xt, yt) > first.score(Xt, yt) + 0.1
 
@@ -227,3 +231,43 @@ def test_merge_search_work_is_bounded_on_sparse_high_dimensional_data(merging):
     else:
         brute = 2.0 - 2.0 * rbf_kernel(Q, gamma=0.5)
         np.testing.assert_allclose(tw[state.TW_DIST], brute, rtol=1e-9, atol=1e-12)
+
+
+def test_C_is_the_bound_of_each_original_example(stream):
+    """Default (``scale_C=False``): C stays SVC's C, and the model is SVC on the weighted
+    twins with that C (a twin of weight s has the bound s C, as s copies of its pivot)."""
+    X, y = stream
+    model = TwinVectorMachine(budget=20, C=3.0, gamma=GAMMA).fit(X[:1500], y[:1500])
+    assert model.n_merges_ > 0 and model.C_ == 3.0
+    Xt, yt, wt = weighted_twins(model)
+    svc = SVC(C=3.0, gamma=GAMMA, tol=1e-12).fit(Xt, yt, sample_weight=wt)
+    np.testing.assert_allclose(model.decision_function(X[:200]), svc.decision_function(X[:200]),
+                               atol=1e-5)
+
+
+def test_same_label_merging_keeps_every_twin_one_label():
+    """With ``same_label_merging`` (and no Rejection, so no fallback to the paper's pairs) a
+    twin only absorbs twins of its own majority label, and new twins hold one example: no
+    twin ever holds both labels. Without it (the paper's rule) an imbalanced stream whose f
+    is negative everywhere merges the minority into the majority's twins."""
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(3000) < 0.1, 1, -1)
+    X = rng.normal(size=(3000, 2)) + 0.8 * y[:, None]
+    pure = TwinVectorMachine(budget=20, gamma=0.5, rejection=False).fit(X, y)
+    W = pure.twin_weights_
+    assert pure.n_merges_ > 0 and np.all(W.min(axis=1) == 0)
+    mixed = TwinVectorMachine(budget=20, gamma=0.5, rejection=False,
+                              same_label_merging=False).fit(X, y)
+    assert np.any(mixed.twin_weights_.min(axis=1) > 0)
+
+
+def test_merging_goes_on_when_rejection_refuses_every_same_label_pair():
+    """On the noisy checkerboard, label-pure twins at their bounds make f bumpy between
+    them and Rejection refused every same-label pair after about 10,000 examples, so the
+    model stopped learning; the fallback to the paper's pairs keeps it merging."""
+    X, y = make_noisy_checkerboard(12_000, random_state=0, standardize=True)
+    model = TwinVectorMachine(budget=100, C=100.0, gamma=GAMMA, scale_C=True)
+    model.partial_fit(X[:10_000], y[:10_000], classes=[-1, 1])
+    merges, rejections = model.n_merges_, model.n_rejections_
+    model.partial_fit(X[10_000:], y[10_000:])
+    assert model.n_merges_ - merges > 10 * (model.n_rejections_ - rejections)

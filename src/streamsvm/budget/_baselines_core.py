@@ -127,16 +127,70 @@ def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, g
 
 
 # ------------------------------------------------------------------ budget kernel perceptron
+#: removal rules of :func:`budget_perceptron_run`
+REMOVE_MARGIN = 0  # Crammer, Kandola & Singer 2003: the largest margin without itself
+REMOVE_ERRORS = 1  # Weston, Bordes & Bottou 2005: the fewest errors on the cache without it
+
+
 @njit(cache=True)
-def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, code, gamma, degree,
-                          coef0):
-    """Budget kernel perceptron (Crammer, Kandola & Singer 2004) over a chunk.
+def _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0):
+    """Take stored example ``who`` out of the ``n`` stored ones: ``fsv -= coef_who K(v_who, .)``
+    and the last slot moves into its place. Returns the new count."""
+    kernel_row_dense(V[who], Vsq[who], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+    for i in range(n):
+        fsv[i] -= coef[who] * krow[i]
+    last = n - 1
+    V[who, :] = V[last, :]
+    Vsq[who] = Vsq[last]
+    coef[who] = coef[last]
+    fsv[who] = fsv[last]
+    return n - 1
+
+
+@njit(cache=True)
+def _fewest_errors(V, Vsq, coef, fsv, n, krow, code, gamma, degree, coef0):
+    """Among the first ``n - 1`` stored examples (the last is the one just added), the one
+    whose removal leaves the fewest stored examples misclassified, ``y_j (f(v_j) - a_i
+    K(v_i, v_j)) <= 0`` over all n (itself included); ties go to the largest margin without
+    itself (the margin rule). O(n^2 d)."""
+    best_err = n + 1
+    best_margin = -np.inf
+    who = 0
+    for i in range(n - 1):
+        kernel_row_dense(V[i], Vsq[i], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+        errors = 0
+        for j in range(n):
+            yj = 1.0 if coef[j] > 0 else -1.0
+            if yj * (fsv[j] - coef[i] * krow[j]) <= 0.0:
+                errors += 1
+        yi = 1.0 if coef[i] > 0 else -1.0
+        margin = yi * (fsv[i] - coef[i] * krow[i])
+        if errors < best_err or (errors == best_err and margin > best_margin):
+            best_err = errors
+            best_margin = margin
+            who = i
+    return who
+
+
+@njit(cache=True)
+def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, removal, code, gamma,
+                          degree, coef0):
+    """Budget kernel perceptron (Crammer, Kandola & Singer 2003) over a chunk.
 
     ``f(x) = sum_i coef_i K(v_i, x)``. An example with ``y f(x) <= beta`` is added with
-    ``coef = y``; when the B slots are full, first the stored example whose removal costs
-    least is removed: ``argmax_i y_i (f(v_i) - coef_i K(v_i, v_i))``, the margin of ``v_i``
-    under the model without it. ``fsv[i] = f(v_i)`` is kept up to date in O(B) per change
-    (``state = [n, B]``). Returns the number of updates."""
+    ``coef = y``; when the B slots are full one stored example is removed:
+
+    * ``REMOVE_MARGIN`` (the paper's rule), before adding: the one whose margin without
+      itself is largest, ``argmax_i y_i (f(v_i) - coef_i K(v_i, v_i))``;
+    * ``REMOVE_ERRORS`` (Weston, Bordes & Bottou 2005), after adding: the one whose removal
+      leaves the fewest stored examples misclassified (ties: the margin rule), never the new
+      one. The margin rule keeps exactly the examples the others misclassify, so on noisy
+      data the cache fills with label noise and the model inverts (Banana: balanced
+      accuracy 0.44-0.50); counting errors removes an outlier once it misleads more of its
+      neighbours than it supports.
+
+    ``fsv[i] = f(v_i)`` is kept up to date in O(B) per change (``state = [n, B]``). Returns
+    the number of updates."""
     B = state[1]
     krow = np.zeros(V.shape[0])
     updates = 0
@@ -150,7 +204,7 @@ def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, code, gamma,
         if y[r] * f > beta:
             continue
         updates += 1
-        if n == B:
+        if n == B and removal == REMOVE_MARGIN:
             best = -np.inf
             who = 0
             for i in range(n):
@@ -160,16 +214,7 @@ def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, code, gamma,
                 if score > best:
                     best = score
                     who = i
-            kernel_row_dense(V[who], Vsq[who], V[:n], Vsq[:n], code, gamma, degree, coef0,
-                             krow)
-            for i in range(n):
-                fsv[i] -= coef[who] * krow[i]
-            last = n - 1
-            V[who, :] = V[last, :]
-            Vsq[who] = Vsq[last]
-            coef[who] = coef[last]
-            fsv[who] = fsv[last]
-            n -= 1
+            n = _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0)
             # the row of the new example over the remaining slots
             f = 0.0
             kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
@@ -181,5 +226,9 @@ def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, code, gamma,
         Vsq[n] = sq[r]
         coef[n] = y[r]
         fsv[n] = f + y[r] * kernel_dense(X[r], sq[r], X[r], sq[r], code, gamma, degree, coef0)
-        state[0] = n + 1
+        n += 1
+        if n > B:  # REMOVE_ERRORS: the slot B + 1 holds the new example
+            who = _fewest_errors(V, Vsq, coef, fsv, n, krow, code, gamma, degree, coef0)
+            n = _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0)
+        state[0] = n
     return updates

@@ -71,6 +71,12 @@ from ._state import (
     TW_WEIGHT_POS,
 )
 
+#: bits of ``opts[O_ONE_SIDED]``: merge within the region of ``sign f(q)`` (Sec. 4.2.3), and
+#: only twins whose majority labels agree (files written before the second bit merge as the
+#: paper does)
+ONE_SIDED_REGION = 1
+ONE_SIDED_LABEL = 2
+
 
 # ------------------------------------------------------------------ kernel rows
 @njit(cache=True)
@@ -484,10 +490,21 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
         _add_twin(m, tw, k_far, krow, nz)
         tst[T_REPL] += 1
         return
+    one_sided = opts[O_ONE_SIDED] & ONE_SIDED_REGION
+    same_label = opts[O_ONE_SIDED] & ONE_SIDED_LABEL
     for j in range(n):  # third case: merge the best pair (one-sided: within a region)
-        side[j] = (1 if fq[j] > 0 else -1) if opts[O_ONE_SIDED] else 0
+        side[j] = (1 if fq[j] > 0 else -1) if one_sided else 0
+        if same_label:  # and first only twins whose majority labels agree
+            side[j] = 2 * side[j] + (1 if wp[j] >= wn[j] else 0)
     _update_neighbours(m, tw, opts, side, nz)
     i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz)
+    if i < 0 and same_label:
+        # every same-label pair failed Rejection (label-pure twins at their bounds make f
+        # bumpy between them, e.g. label noise): the paper's pairs of the region
+        for k in range(n):
+            side[k] = (1 if fq[k] > 0 else -1) if one_sided else 0
+        _update_neighbours(m, tw, opts, side, nz)
+        i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz)
     if i < 0:
         tst[T_REJECT] += 1
         return

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import RANDOM_STATE, VERBOSE, Interval
+from .._params import RANDOM_STATE, VERBOSE, Interval, Options
 from ..base import BinaryLearner
 from ..kernels import Kernel, dense_blocks
 from . import _baselines_core as bcore
@@ -220,6 +220,12 @@ class _ForgetronLearner(_KernelPerceptronLearner):
 
 
 class _BudgetPerceptronLearner(_KernelPerceptronLearner):
+    """The budget perceptron with the margin rule (Crammer, Kandola & Singer); models saved
+    before the error rule existed are of this class and continue with it."""
+
+    #: removal rule (``bcore.REMOVE_*``), fixed by the class
+    removal = bcore.REMOVE_MARGIN
+
     def __init__(self, n_features, rng, *, budget, jit_kernel, beta):
         super().__init__(n_features, rng, budget=budget, jit_kernel=jit_kernel)
         self.coef = np.zeros(self.budget + 1)
@@ -241,7 +247,8 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
             sq = np.einsum("ij,ij->i", dense, dense)
             self.n_updates += int(bcore.budget_perceptron_run(
                 self.V, self.Vsq, self.coef, self.fsv, self.state, dense, sq,
-                np.ascontiguousarray(labels, dtype=np.float64), self.beta, *self.jit_kernel))
+                np.ascontiguousarray(labels, dtype=np.float64), self.beta, int(self.removal),
+                *self.jit_kernel))
         self.n_seen += X.shape[0]
 
     def _n(self):
@@ -249,6 +256,12 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
 
     def _coefficients(self):
         return self.coef[: self._n()]
+
+
+class _BudgetPerceptronErrorsLearner(_BudgetPerceptronLearner):
+    """The budget perceptron with the error rule (Weston, Bordes & Bottou)."""
+
+    removal = bcore.REMOVE_ERRORS
 
 
 class Forgetron(KernelStreamClassifier):
@@ -319,16 +332,28 @@ class Forgetron(KernelStreamClassifier):
 
 
 class BudgetPerceptron(KernelStreamClassifier):
-    """Budget kernel perceptron (Crammer, Kandola & Singer, NIPS 2004): an example with
-    ``y f(x) <= beta`` becomes a support vector (coefficient ``y``); when ``budget`` are
-    stored, the one whose removal hurts least, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``,
-    is removed first. Cost O(B d) per example (O(B d) more per update), memory O(B d).
+    """Budget kernel perceptron (Koby Crammer, Jaz Kandola & Yoram Singer, "Online
+    Classification on a Budget", NIPS 2003): an example with ``y f(x) <= beta`` becomes a
+    support vector (coefficient ``y``); when ``budget`` are stored, one is removed (see
+    ``removal``). Cost O(B d) per example; an update with a full budget costs O(B d) more
+    with the margin rule, O(B^2 d) with the error rule; memory O(B d).
 
     Parameters
     ----------
     budget : int, default=100
     beta : float, default=0.0
         Margin below which an example is added.
+    removal : {"errors", "margin"}, default="errors"
+        Which stored example leaves a full budget. ``"margin"``: the paper's rule, the one
+        whose margin without itself is largest, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``
+        (removed before the new example is added). ``"errors"``: the one whose removal
+        leaves the fewest stored examples (the new one included) misclassified, ties broken
+        by the margin rule (Jason Weston, Antoine Bordes & Léon Bottou, "Online (and
+        Offline) on an Even Tighter Budget", AISTATS 2005). Chosen because the margin rule
+        keeps exactly the examples that the others misclassify: on noisy data the budget
+        fills with label noise and the model inverts (Banana, standardised, defaults:
+        balanced accuracy 0.50 with the margin rule, 0.81 with the error rule; Forgetron
+        0.82).
     kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
@@ -351,19 +376,22 @@ class BudgetPerceptron(KernelStreamClassifier):
         "not implemented"
     )
     _bounded_memory = True
-    _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5}]
+    _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5},
+                    {"budget": 8, "removal": "margin"}]
 
     _parameter_constraints = {
         "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
         "beta": [Interval(Real)],
+        "removal": [Options("errors", "margin")],
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, beta=0.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
-                 verbose=0):
+    def __init__(self, *, budget=100, beta=0.0, removal="errors", kernel="rbf", gamma="scale",
+                 degree=3, coef0=1.0, verbose=0):
         self.budget = budget
         self.beta = beta
+        self.removal = removal
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -372,7 +400,7 @@ class BudgetPerceptron(KernelStreamClassifier):
 
     @property
     def _expected_failed_checks(self) -> dict:
-        if self.kernel != "rbf":
+        if self.kernel != "rbf" or self.removal == "errors":  # the error rule passes it
             return {}
         return {"check_classifiers_train": (
             "one pass of a budget kernel perceptron without bias on the check's small toy "
@@ -381,8 +409,10 @@ class BudgetPerceptron(KernelStreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        return _BudgetPerceptronLearner(self.n_features_in_, rng, budget=int(self.budget),
-                                        jit_kernel=self._jit_kernel, beta=float(self.beta))
+        learner = (_BudgetPerceptronErrorsLearner if self.removal == "errors"
+                   else _BudgetPerceptronLearner)
+        return learner(self.n_features_in_, rng, budget=int(self.budget),
+                       jit_kernel=self._jit_kernel, beta=float(self.beta))
 
     _support_positions_missing = "the kernel perceptrons do not record stream positions"
 

@@ -19,6 +19,8 @@ from ._expansion_core import (
     N_REPROCESS_STEPS,
     N_SKIPPED,
     NEED_GROW,
+    SEED_NEG,
+    SEED_POS,
     SINCE_CLEAN,
     STORE_KD,
     STORE_POS,
@@ -201,11 +203,17 @@ def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, c
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
-def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv, tau, C, Cp,
-                  Cn, store, kern, svs, cache, work, cnt, st):
+def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, max_non_sv, tau,
+                  C, Cp, Cn, store, kern, svs, cache, work, cnt, st):
     """Online iterations of LASVM-G / -NC / -I / FULL SVM over ``pool[start:end]`` in order.
 
-    For a fresh example: score ``z = y f(x)``; LASVM-I skips it if ``z > 1`` or ``z < s``;
+    The first ``n_seed`` fresh examples of each class seed S (alpha = 0, hinge box, no ramp
+    test: LASVM's initialisation, "seed S with a few examples of each class", which the
+    paper's variants inherit). Without it, an early model that has seen a run of one class
+    scores every example of the other below ``s`` (e.g. MNIST-8 in file order with a nearly
+    flat RBF kernel: f(x) close to -1 everywhere after the first negatives), and LASVM-NC /
+    LASVM-I never admit the second class. For a later fresh example: score
+    ``z = y f(x)``; LASVM-I skips it if ``z > 1`` or ``z < s``;
     LASVM-NC sets ``beta = C`` if ``z < s`` (eq. 17) and the box of eq. 18; compute the gap
     target (eq. 8), PROCESS (single coefficient), then REPROCESS while the gap (eq. 9)
     exceeds ``max(C, target)``. Every ``clean_every`` examples CLEAN (not FULL SVM)."""
@@ -231,10 +239,16 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, clean_every, max_non_sv
                 f += alpha[s] * row[s]
             y = ys[k]
             z = y * f
-            if variant == VARIANT_I and (z > 1.0 or z < s_ramp):
+            seed_slot = SEED_POS if y > 0 else SEED_NEG
+            c = Cp if y > 0 else Cn
+            if cnt[seed_slot] < n_seed:
+                # LASVM's step 1 (the paper's initialisation): the first examples of each
+                # class seed S with alpha = 0 and the hinge box, before any ramp test
+                insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
+                cnt[seed_slot] += 1
+            elif variant == VARIANT_I and (z > 1.0 or z < s_ramp):
                 cnt[N_SKIPPED] += 1
             else:
-                c = Cp if y > 0 else Cn
                 beta = c if (variant == VARIANT_NC and z < s_ramp) else 0.0
                 target = gap_target(store, svs, cnt, Cp, Cn)
                 p = insert(k, y - f, min(0.0, c * y) - beta * y, max(0.0, c * y) - beta * y,

