@@ -185,10 +185,11 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
             for p in range(indptr[rid], indptr[rid + 1]):
                 ws[indices[p]] = 0.0
         else:
-            x = Xd[rid]
+            # dot_rows, not dot_dense(Xd[rid], Xd[s]): a view per column costs reference
+            # counting, which on 10 features took longer than the dot product (same bits)
             for j in range(valid, ncol):
                 s = perm[j]
-                target[j] = dot_dense(x, Xd[s]) if s >= 0 else 0.0
+                target[j] = dot_rows(Xd, rid, Xd, s) if s >= 0 else 0.0
         cnt[KEVALS] += dots_to_columns(target, valid, ncol, x_sq, sq, perm, kern)
         cache_set_length(slot_meta, slot, ncol)
     return target[:ncol]
@@ -471,21 +472,24 @@ def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0,
 
 
 @njit(cache=True)
-def decision_rows_csr(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data, SV_sq, coef,
-                      b, code, gamma, degree, coef0, ws, out):
-    """:func:`decision_rows_dense` for CSR X and CSR support vectors (scatter/gather)."""
-    n_sv = sv_indptr.shape[0] - 1
+def decision_rows_csr(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq, coef, b,
+                      code, gamma, degree, coef0, out):
+    """:func:`decision_rows_dense` for CSR X and the support vectors by feature (CSC:
+    ``sv_colptr``, ``sv_rows``, ``sv_vals``): each stored value of a row of X is multiplied
+    into the dot products of the support vectors that have that feature, so a row costs
+    O(the support vectors' values on its features) instead of O(all their values). The
+    same bits as scattering the row and gathering each support vector: each dot product
+    adds the same products in the same (feature) order, and the gather's other terms are
+    zeros, which do not change a sum."""
+    n_sv = SV_sq.shape[0]
     dots = np.empty(n_sv)
     for r in range(indptr.shape[0] - 1):
+        dots[:] = 0.0
         for p in range(indptr[r], indptr[r + 1]):
-            ws[indices[p]] = data[p]
-        for s in range(n_sv):
-            dot = 0.0
-            for p in range(sv_indptr[s], sv_indptr[s + 1]):
-                dot += ws[sv_indices[p]] * sv_data[p]
-            dots[s] = dot
+            q = indices[p]
+            value = data[p]
+            for t in range(sv_colptr[q], sv_colptr[q + 1]):
+                dots[sv_rows[t]] += value * sv_vals[t]
         out[r] = _kernel_values_sum(dots, X_sq[r], SV_sq, coef, code, gamma, degree,
                                     coef0) + b
-        for p in range(indptr[r], indptr[r + 1]):
-            ws[indices[p]] = 0.0
     return out
