@@ -85,7 +85,7 @@ REGIMES = {
         Regime("mnist-8v9", "high dimension, dense", _dataset("mnist-8v9", 6_000), 0.02,
                10.0),
         Regime("reuters", "sparse", _dataset("reuters-moneyfx"), 0.5, 1.0),
-        Regime("w3a", "sparse", _dataset("w3a"), 1.0 / 300, 1.0),
+        Regime("w3a", "sparse", _dataset("w3a", 10_000), 1.0 / 300, 1.0),
     ]
 }
 

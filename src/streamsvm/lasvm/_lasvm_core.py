@@ -132,8 +132,8 @@ def _update_and_scan(lam, ri, rj, n, svs):
 
 @njit(cache=True)
 def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
-    """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
-    two; the finishing step's inner loop)."""
+    """:func:`pair_step` followed by the next :func:`extremes` (the finishing step's inner
+    loop)."""
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
