@@ -219,6 +219,7 @@ def main(argv=None):
                         ", ".join(REGIMES))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="lasvm_vs_svc.md")
+    parser.add_argument("--label", default="", help="added to the title (e.g. the code's commit)")
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(REGIMES)
     results = []
@@ -231,7 +232,8 @@ def main(argv=None):
     lines = report(results, args.repeats)
     lines += ["", "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data python "
               "benchmarks/bench_lasvm_vs_svc.py`."]
-    path = write_markdown(args.out, "LASVM against SVC per regime (issue 20)", lines)
+    title = "LASVM against SVC per regime (issue 20)" + (f", {args.label}" if args.label else "")
+    path = write_markdown(args.out, title, lines)
     print(f"wrote {path}")
 
 

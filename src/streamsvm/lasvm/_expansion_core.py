@@ -117,7 +117,7 @@ N_GENERATIONS = 32  #: layouts of S (column permutations) kept for the lazy upda
 CURVATURE_FLOOR = 1e-12  #: smallest curvature a direction search divides by
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
     """Turn the dot products ``target[j] = x·x_perm[j]`` (``lo <= j < hi``) into kernel
     values in place, and the holes of S (``perm[j] < 0``) into 0; returns the number of
@@ -153,7 +153,7 @@ def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
     return live
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     """``K(x_rid, x_perm[p])`` for positions ``p < ncol``, through the cache (row id ``rid``).
 
@@ -335,7 +335,7 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     cnt[N_COLS] = n_new
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
     """Bring the cached row of ``rid`` (in ``slot``) to the current layout of S by applying
     the column permutations logged since it was last used (:func:`reorder`); each keeps the

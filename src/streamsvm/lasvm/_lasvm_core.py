@@ -54,7 +54,7 @@ AUTOACTIVE_MAX = 100  #: ... or at this many samples
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def extremes(n, svs):
     """``(i, g_max, j, g_min)``: argmax g with alpha < B and argmin g with alpha > A over
     positions < n (-1 and -inf/+inf when there is none). Gradients within ``TIE`` of the best
@@ -76,7 +76,7 @@ def extremes(n, svs):
     return i, gmax, j, gmin
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
     """The clipped SMO step on the pair (i, j): moves ``alpha[i]`` up and ``alpha[j]`` down by
     ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
@@ -119,7 +119,7 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _update_and_scan(lam, ri, rj, n, svs):
     """The gradient update of a pair step, ``g_s -= lam (K_is - K_js)`` for positions < n,
     then the :func:`extremes` of the new gradients. Two passes: the update alone is
