@@ -93,7 +93,7 @@ STAT_LAST_SLOT = 4  #: slot returned by the latest acquire, -1 if none
 N_STATS = 8
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unlink(slot_meta, slot):
     prev = slot_meta[slot, SLOT_PREV]
     nxt = slot_meta[slot, SLOT_NEXT]
@@ -101,7 +101,7 @@ def _unlink(slot_meta, slot):
     slot_meta[nxt, SLOT_PREV] = prev
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _link_before(slot_meta, slot, anchor):
     """Insert ``slot`` just before ``anchor``; before a sentinel = at the MRU end."""
     prev = slot_meta[anchor, SLOT_PREV]
@@ -117,7 +117,7 @@ def _link_first(slot_meta, slot, sentinel):
     _link_before(slot_meta, slot, slot_meta[sentinel, SLOT_NEXT])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _list_sentinel(slot_meta, pinned):
     n_slots = slot_meta.shape[0] - 2
     return n_slots + 1 if pinned else n_slots
@@ -148,7 +148,7 @@ def cache_peek(id_meta, row_id):
     return id_meta[row_id, ID_SLOT]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_victim(slot_meta, last_slot):
     """LRU unpinned slot, else LRU pinned slot, skipping ``last_slot``."""
     n_slots = slot_meta.shape[0] - 2
@@ -161,7 +161,7 @@ def _choose_victim(slot_meta, last_slot):
     return -1  # unreachable with n_slots >= 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cache_acquire(rows, slot_meta, id_meta, stats, row_id, n_columns):
     """Get the slot of row ``row_id`` for its first ``n_columns`` columns.
 
@@ -210,7 +210,7 @@ def cache_acquire(rows, slot_meta, id_meta, stats, row_id, n_columns):
     return slot, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cache_set_length(slot_meta, slot, n_columns):
     """Record that ``rows[slot, :n_columns]`` is valid (never shortens a row; no-op for -1)."""
     if slot >= 0 and n_columns > slot_meta[slot, SLOT_LENGTH]:

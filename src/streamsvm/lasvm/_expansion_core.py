@@ -119,7 +119,7 @@ N_GENERATIONS = 32  #: layouts of S (column permutations) kept for the lazy upda
 CURVATURE_FLOOR = 1e-12  #: smallest curvature a direction search divides by
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
     """Turn the dot products ``target[j] = x·x_perm[j]`` (``lo <= j < hi``) into kernel
     values in place, and the holes of S (``perm[j] < 0``) into 0; returns the number of
@@ -155,7 +155,7 @@ def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
     return live
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     """``K(x_rid, x_perm[p])`` for positions ``p < ncol``, through the cache (row id ``rid``).
 
@@ -190,10 +190,11 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
             for p in range(indptr[rid], indptr[rid + 1]):
                 ws[indices[p]] = 0.0
         else:
-            x = Xd[rid]
+            # dot_rows, not dot_dense(Xd[rid], Xd[s]): a view per column costs reference
+            # counting, which on 10 features took longer than the dot product (same bits)
             for j in range(valid, ncol):
                 s = perm[j]
-                target[j] = dot_dense(x, Xd[s]) if s >= 0 else 0.0
+                target[j] = dot_rows(Xd, rid, Xd, s) if s >= 0 else 0.0
         cnt[KEVALS] += dots_to_columns(target, valid, ncol, x_sq, sq, perm, kern)
         cache_set_length(slot_meta, slot, ncol)
     return target[:ncol]
@@ -410,7 +411,7 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     cnt[N_COLS] = n_new
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
     """Bring the cached row of ``rid`` (in ``slot``) to the current layout of S by applying
     the column permutations logged since it was last used (:func:`reorder`); each keeps the
@@ -495,32 +496,76 @@ def decision_values(ids, store, kern, svs, cache, work, cnt, st, out):
 
 
 @njit(cache=True)
+def _kernel_values_sum(dots, x_sq, SV_sq, coef, code, gamma, degree, coef0):
+    """``sum_s coef_s K_s`` where ``dots[s] = x·SV_s``: the dot products turned into kernel
+    values in place (one tight loop per kernel, as :func:`dots_to_columns`; the same bits as
+    :func:`~streamsvm.kernels._core.kernel_from_dot`), then summed in order."""
+    n = dots.shape[0]
+    if code == RBF:
+        for s in range(n):
+            distance = x_sq + SV_sq[s] - 2.0 * dots[s]
+            if distance < 0.0:
+                distance = 0.0
+            dots[s] = -gamma * distance
+        for s in range(n):
+            dots[s] = exp_nonpositive(dots[s])
+    else:
+        for s in range(n):
+            dots[s] = kernel_from_dot(dots[s], x_sq, SV_sq[s], code, gamma, degree, coef0)
+    total = 0.0
+    for s in range(n):
+        total += coef[s] * dots[s]
+    return total
+
+
+@njit(cache=True)
 def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
-    """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` for dense X and dense support vectors."""
-    for r in range(X.shape[0]):
-        total = 0.0
-        for s in range(SV.shape[0]):
-            total += coef[s] * kernel_from_dot(dot_dense(X[r], SV[s]), X_sq[r], SV_sq[s], code,
-                                               gamma, degree, coef0)
-        out[r] = total + b
+    """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` for dense X and dense support vectors.
+
+    Four rows of X at a time share the loads of each support vector
+    (:func:`~streamsvm.kernels._core.dot_rows4`), and the kernel transform runs over whole
+    rows of dot products (vectorised); the same bits as one value at a time."""
+    n_rows, n_sv = X.shape[0], SV.shape[0]
+    dots = np.empty((4, n_sv))
+    r = 0
+    while r + 4 <= n_rows:
+        for s in range(n_sv):
+            d0, d1, d2, d3 = dot_rows4(X, r, r + 1, r + 2, r + 3, SV, s)
+            dots[0, s] = d0
+            dots[1, s] = d1
+            dots[2, s] = d2
+            dots[3, s] = d3
+        for q in range(4):
+            out[r + q] = _kernel_values_sum(dots[q], X_sq[r + q], SV_sq, coef, code, gamma,
+                                            degree, coef0) + b
+        r += 4
+    for rest in range(r, n_rows):
+        for s in range(n_sv):
+            dots[0, s] = dot_rows(X, rest, SV, s)
+        out[rest] = _kernel_values_sum(dots[0], X_sq[rest], SV_sq, coef, code, gamma, degree,
+                                       coef0) + b
     return out
 
 
 @njit(cache=True)
-def decision_rows_csr(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data, SV_sq, coef,
-                      b, code, gamma, degree, coef0, ws, out):
-    """:func:`decision_rows_dense` for CSR X and CSR support vectors (scatter/gather)."""
+def decision_rows_csr(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq, coef, b,
+                      code, gamma, degree, coef0, out):
+    """:func:`decision_rows_dense` for CSR X and the support vectors by feature (CSC:
+    ``sv_colptr``, ``sv_rows``, ``sv_vals``): each stored value of a row of X is multiplied
+    into the dot products of the support vectors that have that feature, so a row costs
+    O(the support vectors' values on its features) instead of O(all their values). The
+    same bits as scattering the row and gathering each support vector: each dot product
+    adds the same products in the same (feature) order, and the gather's other terms are
+    zeros, which do not change a sum."""
+    n_sv = SV_sq.shape[0]
+    dots = np.empty(n_sv)
     for r in range(indptr.shape[0] - 1):
+        dots[:] = 0.0
         for p in range(indptr[r], indptr[r + 1]):
-            ws[indices[p]] = data[p]
-        total = 0.0
-        for s in range(sv_indptr.shape[0] - 1):
-            dot = 0.0
-            for p in range(sv_indptr[s], sv_indptr[s + 1]):
-                dot += ws[sv_indices[p]] * sv_data[p]
-            total += coef[s] * kernel_from_dot(dot, X_sq[r], SV_sq[s], code, gamma, degree,
-                                               coef0)
-        out[r] = total + b
-        for p in range(indptr[r], indptr[r + 1]):
-            ws[indices[p]] = 0.0
+            q = indices[p]
+            value = data[p]
+            for t in range(sv_colptr[q], sv_colptr[q + 1]):
+                dots[sv_rows[t]] += value * sv_vals[t]
+        out[r] = _kernel_values_sum(dots, X_sq[r], SV_sq, coef, code, gamma, degree,
+                                    coef0) + b
     return out

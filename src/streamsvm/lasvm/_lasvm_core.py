@@ -17,6 +17,7 @@ from ._expansion_core import (
     N_COLS,
     N_ITER,
     N_PROCESS_STEPS,
+    N_REMOVED,
     N_REPROCESS_STEPS,
     NEED_GROW,
     SEED_NEG,
@@ -55,7 +56,7 @@ AUTOACTIVE_MAX = 100  #: ... or at this many samples
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def extremes(n, svs):
     """``(i, g_max, j, g_min)``: argmax g with alpha < B and argmin g with alpha > A over
     positions < n (-1 and -inf/+inf when there is none). Gradients within ``TIE`` of the best
@@ -77,7 +78,7 @@ def extremes(n, svs):
     return i, gmax, j, gmin
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
     """The clipped SMO step on the pair (i, j): moves ``alpha[i]`` up and ``alpha[j]`` down by
     ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
@@ -119,40 +120,42 @@ def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     return True
 
 
+@njit(cache=True, inline="always")
+def _update_and_scan(lam, ri, rj, n, svs):
+    """The gradient update of a pair step, ``g_s -= lam (K_is - K_js)`` for positions < n,
+    then the :func:`extremes` of the new gradients. Two passes: the update alone is
+    vectorised, and the pair is ~4x faster than one fused loop (which LLVM keeps scalar); on
+    several threads when S is large (:func:`~._parallel_core.gradient_step`, the same values)."""
+    g = svs[SV_G]
+    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):
+        gradient_step(g, lam, ri, rj, n)
+    else:
+        for s in range(n):
+            g[s] -= lam * (ri[s] - rj[s])
+    return extremes(n, svs)
+
+
 @njit(cache=True)
 def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
-    """:func:`pair_step` fused with the next :func:`extremes` (one pass over S instead of
-    two; the finishing step's inner loop)."""
-    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    """:func:`pair_step` followed by the next :func:`extremes` (the finishing step's inner
+    loop)."""
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
-    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):  # the same values, in two passes
-        gradient_step(g, lam, ri, rj, n)
-        return extremes(n, svs)
-    best_i = -1
-    best_j = -1
-    gmax = -np.inf
-    gmin = np.inf
-    for s in range(n):
-        gs = g[s] - lam * (ri[s] - rj[s])
-        g[s] = gs
-        if alpha[s] < hi[s] and gs > gmax + TIE:
-            gmax = gs
-            best_i = s
-        if alpha[s] > lo[s] and gs < gmin - TIE:
-            gmin = gs
-            best_j = s
-    return best_i, gmax, best_j, gmin
+    return _update_and_scan(lam, ri, rj, n, svs)
 
 
 @njit(cache=True)
-def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
+def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     """LASVM PROCESS(k): insert k into S (steps 1-2), direction search on the tau-violating
-    pair with maximal gradient that involves k (steps 3-5). Returns False if k was in S."""
+    pair with maximal gradient that involves k (steps 3-5).
+
+    Returns ``(inserted, i, g_max, j, g_min)``: False if k was already in S (then nothing
+    was done and the extremes are not computed), else the :func:`extremes` of S after the
+    step, which REPROCESS starts from (no scan of its own)."""
     pos_of = store[STORE_POS]
     if pos_of[k] >= 0:
-        return False
+        return False, -1, -np.inf, -1, np.inf
     ys = store[STORE_Y]
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
@@ -165,32 +168,27 @@ def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     p = insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
     n = p + 1
     i, gmax, j, gmin = extremes(n, svs)
-    if y > 0:
-        i = p
-    else:
-        j = p
-    if i < 0 or j < 0:
-        return True
-    if alpha[i] < hi[i] and alpha[j] > lo[j] and g[i] - g[j] > tau:
-        pair_step(i, j, n, store, kern, svs, cache, work, cnt)
+    a = p if y > 0 else i  # the pair involves k
+    b = j if y > 0 else p
+    if a < 0 or b < 0:
+        return True, i, gmax, j, gmin
+    if alpha[a] < hi[a] and alpha[b] > lo[b] and g[a] - g[b] > tau:
+        lam, ra, rb = _move_pair(a, b, n, store, kern, svs, cache, work, cnt)
+        if lam != 0.0:  # else a step below rounding: nothing moved
+            i, gmax, j, gmin = _update_and_scan(lam, ra, rb, n, svs)
         cnt[N_PROCESS_STEPS] += 1
-    return True
+    return True, i, gmax, j, gmin
 
 
 @njit(cache=True)
-def remove_blatant_and_bias(store, svs, cache, cnt, st):
-    """REPROCESS steps 4-5: drop members with alpha = 0 that cannot be part of a violating
-    pair (y = -1 and g >= g_max, or y = +1 and g <= g_min), then set b and delta (eq. 10)."""
-    ys = store[STORE_Y]
-    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
-    n = cnt[N_COLS]
-    i, gmax, j, gmin = extremes(n, svs)
-    for s in range(n - 1, -1, -1):
-        if alpha[s] == 0.0 and perm[s] >= 0:
-            y = ys[perm[s]]
-            if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                remove(s, store, svs, cache, cnt)
-    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
+def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
+    """LASVM PROCESS(k) (:func:`process_step`). Returns False if k was in S."""
+    return process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt)[0]
+
+
+@njit(cache=True)
+def _set_bias(i, gmax, j, gmin, st):
+    """b and delta from the extremes (eq. 10)."""
     if i >= 0 and j >= 0:
         st[B_] = 0.5 * (gmax + gmin)
         st[DELTA] = gmax - gmin
@@ -206,18 +204,59 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
 
 
 @njit(cache=True)
-def reprocess(tau, store, kern, svs, cache, work, cnt, st):
-    """LASVM REPROCESS: direction search on the most violating pair of S (steps 1-3), then
-    steps 4-5 (also when step 2 bails out, so that b and delta are always current and a
-    just-PROCESSed example failing eq. 11 is dropped). Returns True if a step was made."""
+def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
+    """REPROCESS steps 4-5 given the :func:`extremes` of S: drop members with alpha = 0 that
+    cannot be part of a violating pair (y = -1 and g >= g_max, or y = +1 and g <= g_min),
+    then set b and delta (eq. 10). The extremes are scanned again only when something was
+    removed. Returns the extremes of S after the removals."""
+    ys = store[STORE_Y]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     n = cnt[N_COLS]
-    i, gmax, j, gmin = extremes(n, svs)
+    removed = cnt[N_REMOVED]
+    for s in range(n - 1, -1, -1):
+        if alpha[s] == 0.0 and perm[s] >= 0:
+            y = ys[perm[s]]
+            if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                remove(s, store, svs, cache, cnt)
+    if cnt[N_REMOVED] != removed:
+        best_i, best_max, best_j, best_min = extremes(n, svs)
+    else:
+        best_i, best_max, best_j, best_min = i, gmax, j, gmin
+    _set_bias(best_i, best_max, best_j, best_min, st)
+    return best_i, best_max, best_j, best_min
+
+
+@njit(cache=True)
+def remove_blatant_and_bias(store, svs, cache, cnt, st):
+    """REPROCESS steps 4-5 (:func:`remove_blatant_from` after :func:`extremes`)."""
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
+    remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
+
+
+@njit(cache=True)
+def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st):
+    """LASVM REPROCESS given the :func:`extremes` of S: direction search on the most
+    violating pair (steps 1-3), then steps 4-5 (also when step 2 bails out, so that b and
+    delta are always current and a just-PROCESSed example failing eq. 11 is dropped).
+    Returns ``(stepped, i, g_max, j, g_min)``, the extremes of S at the end."""
+    n = cnt[N_COLS]
     stepped = False
     if i >= 0 and j >= 0 and gmax - gmin > tau:
-        stepped = pair_step(i, j, n, store, kern, svs, cache, work, cnt)
+        lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+        if lam != 0.0:  # else a numerical stall, not a move
+            i, gmax, j, gmin = _update_and_scan(lam, ri, rj, n, svs)
+            stepped = True
         cnt[N_REPROCESS_STEPS] += 1
-    remove_blatant_and_bias(store, svs, cache, cnt, st)
-    return stepped
+    i, gmax, j, gmin = remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
+    return stepped, i, gmax, j, gmin
+
+
+@njit(cache=True)
+def reprocess(tau, store, kern, svs, cache, work, cnt, st):
+    """LASVM REPROCESS (:func:`reprocess_from` the :func:`extremes` of S). Returns True if
+    a step was made."""
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
+    return reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st)[0]
 
 
 @njit(cache=True)
@@ -297,13 +336,19 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
             cnt[seed_slot] += 1
             continue
-        process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt)
-        stepped = reprocess(tau, store, kern, svs, cache, work, cnt, st)
+        # the extremes of S pass from each step to the next (no pass of their own)
+        inserted, i, gmax, j, gmin = process_step(k, tau, Cp, Cn, store, kern, svs, cache,
+                                                  work, cnt)
+        if not inserted:
+            i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
+        stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern, svs,
+                                                   cache, work, cnt, st)
         if delta_max > 0.0:
             repeats = 0
             limit = max(100, cnt[N_COLS])  # guards against steps that rounding makes void
             while stepped and st[DELTA] >= delta_max and repeats < limit:
-                stepped = reprocess(tau, store, kern, svs, cache, work, cnt, st)
+                stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
+                                                           svs, cache, work, cnt, st)
                 repeats += 1
     return 0
 

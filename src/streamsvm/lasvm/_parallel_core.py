@@ -9,10 +9,11 @@ one thread: combining per-block winners would not give the sequential choice. Th
 of S are computed in blocks by ``_expansion_core.columns_in_blocks``.
 """
 
-import numpy as np
 from numba import njit, prange
 
-from ..kernels._core import PARALLEL_BLOCK, dot_dense, kernel_from_dot, parallel_worth
+from ..kernels._core import PARALLEL_BLOCK, parallel_worth
+from ._expansion_core import decision_rows_csr as rows_csr
+from ._expansion_core import decision_rows_dense as rows_dense
 
 __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr"]
 
@@ -40,79 +41,50 @@ def gradient_step(g, lam, ri, rj, n):
             g[s] -= lam * (ri[s] - rj[s])
 
 
-@njit(cache=True)
-def _decision_row_dense(X, X_sq, r, SV, SV_sq, coef, b, code, gamma, degree, coef0):
-    total = 0.0
-    for s in range(SV.shape[0]):
-        total += coef[s] * kernel_from_dot(dot_dense(X[r], SV[s]), X_sq[r], SV_sq[s], code,
-                                           gamma, degree, coef0)
-    return total + b
-
-
 @njit(cache=True, parallel=True)
 def _decision_rows_dense_blocks(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
     n = X.shape[0]
     for blk in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
         lo = blk * PARALLEL_BLOCK
-        for r in range(lo, min(lo + PARALLEL_BLOCK, n)):
-            out[r] = _decision_row_dense(X, X_sq, r, SV, SV_sq, coef, b, code, gamma, degree,
-                                         coef0)
+        hi = min(lo + PARALLEL_BLOCK, n)
+        rows_dense(X[lo:hi], X_sq[lo:hi], SV, SV_sq, coef, b, code, gamma, degree, coef0,
+                   out[lo:hi])
 
 
 @njit(cache=True, nogil=True)
 def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
-    """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` (eq. 2) for dense X and support vectors;
-    rows on several threads when worth it, each row's sum over S in order (the same bits)."""
+    """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` (eq. 2) for dense X and support vectors
+    (``_expansion_core.decision_rows_dense``), in blocks of rows on several threads when worth
+    it; every row's value is computed as in one thread (the same bits)."""
     if parallel_worth(X.shape[0], SV.shape[0] * (X.shape[1] + 8)):
         _decision_rows_dense_blocks(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0,
                                     out)
     else:
-        for r in range(X.shape[0]):
-            out[r] = _decision_row_dense(X, X_sq, r, SV, SV_sq, coef, b, code, gamma, degree,
-                                         coef0)
+        rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out)
     return out
 
 
-@njit(cache=True)
-def _decision_rows_csr_range(lo, hi, indptr, indices, data, X_sq, sv_indptr, sv_indices,
-                             sv_data, SV_sq, coef, b, code, gamma, degree, coef0, ws, out):
-    for r in range(lo, hi):
-        for p in range(indptr[r], indptr[r + 1]):
-            ws[indices[p]] = data[p]
-        total = 0.0
-        for s in range(sv_indptr.shape[0] - 1):
-            dot = 0.0
-            for p in range(sv_indptr[s], sv_indptr[s + 1]):
-                dot += ws[sv_indices[p]] * sv_data[p]
-            total += coef[s] * kernel_from_dot(dot, X_sq[r], SV_sq[s], code, gamma, degree,
-                                               coef0)
-        out[r] = total + b
-        for p in range(indptr[r], indptr[r + 1]):
-            ws[indices[p]] = 0.0
-
-
 @njit(cache=True, parallel=True)
-def _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data,
-                              SV_sq, coef, b, code, gamma, degree, coef0, n_features, out):
+def _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq,
+                              coef, b, code, gamma, degree, coef0, out):
     n = indptr.shape[0] - 1
     for blk in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
         lo = blk * PARALLEL_BLOCK
-        ws = np.zeros(n_features)  # one scatter workspace per block
-        _decision_rows_csr_range(lo, min(lo + PARALLEL_BLOCK, n), indptr, indices, data, X_sq,
-                                 sv_indptr, sv_indices, sv_data, SV_sq, coef, b, code, gamma,
-                                 degree, coef0, ws, out)
+        hi = min(lo + PARALLEL_BLOCK, n)
+        rows_csr(indptr[lo : hi + 1], indices, data, X_sq[lo:hi], sv_colptr, sv_rows, sv_vals,
+                 SV_sq, coef, b, code, gamma, degree, coef0, out[lo:hi])
 
 
 @njit(cache=True, nogil=True)
-def decision_rows_csr(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data, SV_sq, coef,
-                      b, code, gamma, degree, coef0, ws, out):
-    """:func:`decision_rows_dense` for CSR X and CSR support vectors (scatter/gather; ``ws``
-    a zeroed workspace of ``n_features`` values for the one-thread path)."""
+def decision_rows_csr(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq, coef, b,
+                      code, gamma, degree, coef0, out):
+    """:func:`decision_rows_dense` for CSR X and the support vectors by feature (CSC;
+    ``_expansion_core.decision_rows_csr``)."""
     n = indptr.shape[0] - 1
-    if parallel_worth(n, sv_data.shape[0] + 8 * sv_indptr.shape[0]):
-        _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_indptr, sv_indices, sv_data,
-                                  SV_sq, coef, b, code, gamma, degree, coef0, ws.shape[0], out)
+    if parallel_worth(n, sv_vals.shape[0] + 8 * SV_sq.shape[0]):
+        _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals,
+                                  SV_sq, coef, b, code, gamma, degree, coef0, out)
     else:
-        _decision_rows_csr_range(0, n, indptr, indices, data, X_sq, sv_indptr, sv_indices,
-                                 sv_data, SV_sq, coef, b, code, gamma, degree, coef0, ws, out)
+        rows_csr(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq, coef, b,
+                 code, gamma, degree, coef0, out)
     return out

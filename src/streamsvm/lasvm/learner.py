@@ -444,15 +444,18 @@ class _Learner(BinaryLearner):
             sv_indptr = np.zeros(ids.shape[0] + 1, dtype=np.int64)
             np.cumsum(lengths, out=sv_indptr[1:])
             take = np.repeat(starts - sv_indptr[:-1], lengths) + np.arange(sv_indptr[-1])
-            sv_indices, sv_data = self.indices[take], self.data[take]
-            ws = np.zeros(self.n_features)
+            by_feature = sp.csr_matrix((self.data[take], self.indices[take], sv_indptr),
+                                       shape=(ids.shape[0], self.n_features)).tocsc()
+            colptr = by_feature.indptr.astype(np.int64)
+            sv_rows = by_feature.indices.astype(np.int64)
+            sv_vals = by_feature.data.astype(np.float64)
             for a in range(0, n_rows, _DECISION_BLOCK):
                 block = X[a : a + _DECISION_BLOCK]
                 data = block.data.astype(np.float64)
                 x_sq = sqnorms_csr(block.indptr, data, np.empty(block.shape[0]))
-                _parallel.decision_rows_csr(block.indptr, block.indices, data, x_sq, sv_indptr,
-                                        sv_indices, sv_data, self.sq[ids], coef, b, code,
-                                        gamma, degree, coef0, ws, out[a : a + block.shape[0]])
+                _parallel.decision_rows_csr(block.indptr, block.indices, data, x_sq, colptr,
+                                            sv_rows, sv_vals, self.sq[ids], coef, b, code,
+                                            gamma, degree, coef0, out[a : a + block.shape[0]])
             return out
         SV = self.Xd[ids]
         for a in range(0, n_rows, _DECISION_BLOCK):
