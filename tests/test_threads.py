@@ -156,10 +156,11 @@ def test_decisions_in_blocks_are_bit_identical():
         with compiled_threads(n_jobs):
             out[n_jobs, "dense"] = par.decision_rows_dense(X, X_sq, SV, SV_sq, *args,
                                                            np.empty(1200))
-            Xc, Sc = sp.csr_matrix(X), sp.csr_matrix(SV)
+            Xc, by_feature = sp.csr_matrix(X), sp.csc_matrix(SV)  # support vectors by feature
             out[n_jobs, "csr"] = par.decision_rows_csr(
-                Xc.indptr, Xc.indices, Xc.data, X_sq, Sc.indptr.astype(np.int64), Sc.indices,
-                Sc.data, SV_sq, *args, np.zeros(30), np.empty(1200))
+                Xc.indptr, Xc.indices, Xc.data, X_sq, by_feature.indptr.astype(np.int64),
+                by_feature.indices.astype(np.int64), by_feature.data, SV_sq, *args,
+                np.empty(1200))
     reference = np.exp(-0.5 * ((X[:, None, :] - SV[None]) ** 2).sum(axis=2)) @ coef + 0.25
     for layout in ("dense", "csr"):
         assert out[1, layout].tobytes() == out[2, layout].tobytes()
