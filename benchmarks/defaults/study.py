@@ -19,15 +19,19 @@ It writes ``benchmarks/results/defaults.md`` and ``defaults.json`` and prints th
 numbers. ``--quick`` runs small versions of every problem (800 training rows) and writes
 ``defaults_quick.*``; ``--only LASVM --only Forgetron`` and ``--problems banana adult`` run
 parts; ``--set LASVM.C=10`` tries a parameter other than the default (results then go to
-``defaults_trial.*`` unless ``--output`` names a file).
+``defaults_trial.*`` unless ``--output`` names a file; the trials behind the chosen defaults
+are in ``benchmarks/results/defaults_trials/``). ``--report STEM`` rewrites ``STEM.md`` from
+``STEM.json`` without running anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import pathlib
+import signal
 import sys
 import time
 import warnings
@@ -52,6 +56,32 @@ RESULTS = pathlib.Path(__file__).resolve().parents[1] / "results"
 ORDERS = ("file", "shuffled")
 SHUFFLE_SEED = 0
 QUICK_ROWS = 800
+FIT_LIMIT_S = 60.0  # CPU seconds one fit may take before it is recorded as an error
+
+
+class FitTooSlow(Exception):
+    """A fit ran past its CPU-time limit."""
+
+
+@contextlib.contextmanager
+def cpu_limit(seconds):
+    """Raise :class:`FitTooSlow` in the Python code of the block after ``seconds`` of CPU time
+    (a compiled loop finishes its call first); no limit where the platform has no ITIMER_PROF
+    or ``seconds`` is None."""
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def stop(signum, frame):
+        raise FitTooSlow(f"more than {seconds:g} CPU s (the study's limit per fit)")
+
+    previous = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def is_linear(model) -> bool:
@@ -70,15 +100,16 @@ def score(pipeline, X_test, y_test) -> dict:
             "predicted_positive": float(np.mean(predicted == 1))}
 
 
-def fit_and_score(model, problem, X, y, X_test, y_test) -> dict:
+def fit_and_score(model, problem, X, y, X_test, y_test, limit=FIT_LIMIT_S) -> dict:
     """Fit ``Pipeline(StandardScaler(), model)``; its scores, CPU seconds and warnings, or the
-    error it raised."""
+    error it raised (or :class:`FitTooSlow` past ``limit`` CPU seconds)."""
     pipeline = make_pipeline(scaler(problem), model)
     start = time.process_time()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            pipeline.fit(X, y)
+            with cpu_limit(limit):
+                pipeline.fit(X, y)
             out = score(pipeline, X_test, y_test)
         except Exception as exc:  # recorded, not fatal: the table shows the message
             out = {"balanced_accuracy": None, "accuracy": None, "predicted_positive": None,
@@ -127,7 +158,7 @@ def run_study(problems, estimators, *, rows=None, overrides=None, log=print) -> 
         X, y, X_test, y_test = problem.load(n_train=rows, n_test=rows)
         refs = {}
         for kind, ref in (("SVC", SVC()), ("LinearSVC", LinearSVC())):
-            refs[kind] = fit_and_score(ref, problem, X, y, X_test, y_test)
+            refs[kind] = fit_and_score(ref, problem, X, y, X_test, y_test, limit=None)
         references[problem.name] = {**refs, "n_train": int(X.shape[0]),
                                     "n_test": int(X_test.shape[0]), "shape": problem.shape}
         log(f"{problem.name}: {X.shape[0]} x {X.shape[1]}, SVC "
@@ -189,6 +220,8 @@ def markdown(study, *, title_note="") -> list[str]:
         "reference (an error counts as both where the reference reaches 0.70).",
         "",
     ]
+    if study.get("rerun"):
+        lines += [f"Rerun later and merged in (`--merge`): {', '.join(study['rerun'])}.", ""]
     if study.get("overrides"):
         lines += [f"Parameters other than the defaults: `{study['overrides']}`.", ""]
     if study["skipped"]:
@@ -292,7 +325,16 @@ def main(argv=None) -> int:
                         help="a parameter other than the default (repeatable)")
     parser.add_argument("--output", help="result file stem in benchmarks/results "
                         "(default: defaults, defaults_quick or defaults_trial)")
+    parser.add_argument("--merge", action="store_true",
+                        help="replace the rerun estimators' rows in the existing result "
+                        "file (--output, default defaults) and keep the others")
+    parser.add_argument("--report", metavar="STEM",
+                        help="rewrite STEM.md from STEM.json of an earlier run; run nothing")
     args = parser.parse_args(argv)
+    if args.report:
+        study = json.loads((RESULTS / f"{args.report}.json").read_text())
+        write_report(study, args.report)
+        return 0
 
     known = available_estimators()
     names = args.only or list(known)
@@ -308,11 +350,35 @@ def main(argv=None) -> int:
     study = run_study(problems, estimators, rows=QUICK_ROWS if args.quick else None,
                       overrides=overrides)
     study["cpu_s"] = time.process_time() - start
-    stem = args.output or ("defaults_trial" if overrides or args.only or args.problems
+    stem = args.output or ("defaults" if args.merge and not args.quick
+                           else "defaults_trial" if overrides or args.only or args.problems
                            else "defaults_quick" if args.quick else "defaults")
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    study["quick"] = bool(args.quick)
+    if args.merge:
+        study = merged(json.loads((RESULTS / f"{stem}.json").read_text()), study)
+    (RESULTS / stem).parent.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{stem}.json").write_text(json.dumps(study, indent=1) + "\n")
-    note = f" Quick run: at most {QUICK_ROWS} rows per part." if args.quick else ""
+    write_report(study, stem)
+    return 0
+
+
+def merged(old, new) -> dict:
+    """``old`` with every (estimator, problem, order) result of ``new`` put in its place."""
+    fresh = {(r["estimator"], r["problem"], r["order"]): r for r in new["results"]}
+    results = [fresh.pop((r["estimator"], r["problem"], r["order"]), r)
+               for r in old["results"]]
+    results += list(fresh.values())
+    reran = sorted({r["estimator"] for r in new["results"]})
+    return {**old, "results": results, "acceptance": acceptance(results),
+            "references": {**old["references"], **new["references"]},
+            "cpu_s": old["cpu_s"], "quick": old.get("quick", False),
+            "rerun": sorted(set(old.get("rerun", [])) | set(reran))}
+
+
+def write_report(study, stem):
+    """Write ``STEM.md`` and print the per-estimator summary and the acceptance numbers."""
+    quick = study.get("quick", False)
+    note = f" Quick run: at most {QUICK_ROWS} rows per part." if quick else ""
     lines = markdown(study, title_note=note)
     (RESULTS / f"{stem}.md").write_text(
         f"# Defaults study\n\n_{machine_line()} · {study['cpu_s']:.0f} CPU s in all_\n\n"
@@ -326,7 +392,6 @@ def main(argv=None) -> int:
     print(f"pairs more than 8 pt below the reference: {acc['gaps']} of {acc['pairs']} "
           f"({100 * acc['gap_share']:.1f}%)")
     print(f"wrote {RESULTS / stem}.md and .json")
-    return 0
 
 
 if __name__ == "__main__":
