@@ -52,3 +52,36 @@ def test_acceptance_counts_a_hand_made_table(verdicts):
     results = [{"balanced_accuracy": b, "reference_balanced_accuracy": r} for b, r in table]
     got = verdicts.acceptance(results)
     assert got == {"pairs": 8, "collapses": 2, "gaps": 5, "gap_share": 5 / 8}
+
+
+def test_merged_results_replace_rows_and_keep_the_first_references():
+    """``study.py --merge`` / ``--combine``: the rerun pairs replace the old ones and are judged
+    against the first file's reference (LinearSVC varies a little between runs)."""
+    import sys
+
+    folder = VERDICTS.parent
+    sys.path[:0] = [str(folder), str(folder.parent)]
+    try:
+        spec = importlib.util.spec_from_file_location("defaults_study", folder / "study.py")
+        study = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(study)
+    finally:
+        del sys.path[:2]
+
+    def row(name, bal, ref):
+        return {"estimator": name, "problem": "p", "order": "file", "reference": "SVC",
+                "balanced_accuracy": bal, "reference_balanced_accuracy": ref,
+                "reference_accuracy": ref, "flags": []}
+
+    refs = {"p": {"SVC": {"balanced_accuracy": 0.90, "accuracy": 0.95}}}
+    old = {"results": [row("A", 0.50, 0.90), row("B", 0.85, 0.90)], "references": refs,
+           "cpu_s": 1.0}
+    new_refs = {"p": {"SVC": {"balanced_accuracy": 0.70, "accuracy": 0.80}}}
+    new = {"results": [row("A", 0.60, 0.70)], "references": new_refs, "cpu_s": 1.0}
+    out = study.merged(old, new)
+    by_name = {r["estimator"]: r for r in out["results"]}
+    assert by_name["A"]["balanced_accuracy"] == 0.60
+    assert by_name["A"]["reference_balanced_accuracy"] == 0.90  # the first file's reference
+    assert by_name["A"]["flags"] == ["gap"]  # 30 pt below 0.90, above 0.55
+    assert by_name["B"]["balanced_accuracy"] == 0.85
+    assert out["acceptance"] == {"pairs": 2, "collapses": 0, "gaps": 1, "gap_share": 0.5}

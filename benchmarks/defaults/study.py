@@ -6,10 +6,11 @@ Every estimator of :mod:`streamsvm.registry` is fitted with its defaults inside
 problems of ``problems.py``, once with the training rows in file order and once shuffled
 (seed 0), and scored on the test rows: balanced accuracy and accuracy, beside ``SVC()`` for
 kernel models and ``LinearSVC()`` for linear ones in the same pipeline. Seeds
-(``random_state``) are set to 0 where an estimator has one. An estimator whose class declares
-``max_rows_hint`` (memory or time that grows with the square of the rows) is trained on the
-first ``max_rows_hint`` rows of the ordered training part, and the table says so. An
-estimator that raises is recorded with its message. ``verdicts.py`` flags collapses and gaps.
+(``random_state``) are set to 0 where an estimator has one, LinearSVC's included. An
+estimator whose class declares ``max_rows_hint`` (memory or time that grows with the square
+of the rows) is trained on the first ``max_rows_hint`` rows of the ordered training part, and
+the table says so. An estimator that raises is recorded with its message; so is a fit that
+takes more than 30 CPU seconds (``FIT_LIMIT_S``). ``verdicts.py`` flags collapses and gaps.
 
 Run from the repository root (the full study takes about 15 minutes on one core)::
 
@@ -21,7 +22,8 @@ numbers. ``--quick`` runs small versions of every problem (800 training rows) an
 parts; ``--set LASVM.C=10`` tries a parameter other than the default (results then go to
 ``defaults_trial.*`` unless ``--output`` names a file; the trials behind the chosen defaults
 are in ``benchmarks/results/defaults_trials/``). ``--report STEM`` rewrites ``STEM.md`` from
-``STEM.json`` without running anything.
+``STEM.json`` without running anything; ``--combine A B --output C`` merges result files (B's
+rows replace A's).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ RESULTS = pathlib.Path(__file__).resolve().parents[1] / "results"
 ORDERS = ("file", "shuffled")
 SHUFFLE_SEED = 0
 QUICK_ROWS = 800
-FIT_LIMIT_S = 60.0  # CPU seconds one fit may take before it is recorded as an error
+FIT_LIMIT_S = 30.0  # CPU seconds one fit may take before it is recorded as an error
 
 
 class FitTooSlow(Exception):
@@ -157,7 +159,7 @@ def run_study(problems, estimators, *, rows=None, overrides=None, log=print) -> 
             continue
         X, y, X_test, y_test = problem.load(n_train=rows, n_test=rows)
         refs = {}
-        for kind, ref in (("SVC", SVC()), ("LinearSVC", LinearSVC())):
+        for kind, ref in (("SVC", SVC()), ("LinearSVC", LinearSVC(random_state=0))):
             refs[kind] = fit_and_score(ref, problem, X, y, X_test, y_test, limit=None)
         references[problem.name] = {**refs, "n_train": int(X.shape[0]),
                                     "n_test": int(X_test.shape[0]), "shape": problem.shape}
@@ -220,7 +222,11 @@ def markdown(study, *, title_note="") -> list[str]:
         "reference (an error counts as both where the reference reaches 0.70).",
         "",
     ]
-    if study.get("rerun"):
+    if study.get("combined_from"):
+        lines += ["Combined from the result files (later ones replace the rows of earlier "
+                  "ones; every pair judged against the first file's references): "
+                  + ", ".join(f"`{s}.json`" for s in study["combined_from"]) + ".", ""]
+    elif study.get("rerun"):
         lines += [f"Rerun later and merged in (`--merge`): {', '.join(study['rerun'])}.", ""]
     if study.get("overrides"):
         lines += [f"Parameters other than the defaults: `{study['overrides']}`.", ""]
@@ -330,7 +336,21 @@ def main(argv=None) -> int:
                         "file (--output, default defaults) and keep the others")
     parser.add_argument("--report", metavar="STEM",
                         help="rewrite STEM.md from STEM.json of an earlier run; run nothing")
+    parser.add_argument("--combine", nargs="+", metavar="STEM",
+                        help="merge earlier result files, later ones replacing the rows of "
+                        "earlier ones (e.g. a trial of the new defaults), into --output; "
+                        "run nothing")
     args = parser.parse_args(argv)
+    if args.combine:
+        if not args.output:
+            parser.error("--combine needs --output")
+        study = json.loads((RESULTS / f"{args.combine[0]}.json").read_text())
+        for stem in args.combine[1:]:
+            study = merged(study, json.loads((RESULTS / f"{stem}.json").read_text()))
+        study["combined_from"] = args.combine
+        (RESULTS / f"{args.output}.json").write_text(json.dumps(study, indent=1) + "\n")
+        write_report(study, args.output)
+        return 0
     if args.report:
         study = json.loads((RESULTS / f"{args.report}.json").read_text())
         write_report(study, args.report)
@@ -363,14 +383,22 @@ def main(argv=None) -> int:
 
 
 def merged(old, new) -> dict:
-    """``old`` with every (estimator, problem, order) result of ``new`` put in its place."""
+    """``old`` with every (estimator, problem, order) result of ``new`` put in its place,
+    judged against ``old``'s reference scores where ``old`` has the problem (LinearSVC's
+    coordinate descent varies a little between runs; before and after share one yardstick)."""
+    references = {**new["references"], **old["references"]}
+    for r in new["results"]:
+        ref = references[r["problem"]][r["reference"]]
+        r["reference_balanced_accuracy"] = ref["balanced_accuracy"]
+        r["reference_accuracy"] = ref["accuracy"]
+        r["flags"] = flags(r["balanced_accuracy"], ref["balanced_accuracy"])
     fresh = {(r["estimator"], r["problem"], r["order"]): r for r in new["results"]}
     results = [fresh.pop((r["estimator"], r["problem"], r["order"]), r)
                for r in old["results"]]
     results += list(fresh.values())
     reran = sorted({r["estimator"] for r in new["results"]})
     return {**old, "results": results, "acceptance": acceptance(results),
-            "references": {**old["references"], **new["references"]},
+            "references": references,
             "cpu_s": old["cpu_s"], "quick": old.get("quick", False),
             "rerun": sorted(set(old.get("rerun", [])) | set(reran))}
 
