@@ -340,6 +340,7 @@ def main(argv=None) -> int:
                         help="merge earlier result files, later ones replacing the rows of "
                         "earlier ones (e.g. a trial of the new defaults), into --output; "
                         "run nothing")
+    parser.add_argument("--note", default="", help="a sentence for the head of the table")
     args = parser.parse_args(argv)
     if args.combine:
         if not args.output:
@@ -348,6 +349,7 @@ def main(argv=None) -> int:
         for stem in args.combine[1:]:
             study = merged(study, json.loads((RESULTS / f"{stem}.json").read_text()))
         study["combined_from"] = args.combine
+        study["note"] = args.note
         (RESULTS / f"{args.output}.json").write_text(json.dumps(study, indent=1) + "\n")
         write_report(study, args.output)
         return 0
@@ -374,6 +376,7 @@ def main(argv=None) -> int:
                            else "defaults_trial" if overrides or args.only or args.problems
                            else "defaults_quick" if args.quick else "defaults")
     study["quick"] = bool(args.quick)
+    study["note"] = args.note
     if args.merge:
         study = merged(json.loads((RESULTS / f"{stem}.json").read_text()), study)
     (RESULTS / stem).parent.mkdir(parents=True, exist_ok=True)
@@ -407,6 +410,7 @@ def write_report(study, stem):
     """Write ``STEM.md`` and print the per-estimator summary and the acceptance numbers."""
     quick = study.get("quick", False)
     note = f" Quick run: at most {QUICK_ROWS} rows per part." if quick else ""
+    note += f" {study['note']}" if study.get("note") else ""
     lines = markdown(study, title_note=note)
     (RESULTS / f"{stem}.md").write_text(
         f"# Defaults study\n\n_{machine_line()} · {study['cpu_s']:.0f} CPU s in all_\n\n"
