@@ -81,7 +81,7 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
     for name, cls in available_estimators().items():
         params = getattr(cls, "_demo_params", {})
         # estimators whose memory grows quadratically learn only the start of the stream
-        cap = getattr(cls, "_demo_max_examples", None)
+        cap = getattr(cls, "max_rows_hint", None)
         if cap is not None and cap < n_train:
             name = f"{name} (first {cap:,})"
         run(name, cls(**params), True, lambda m: m.model_nbytes_, max_examples=cap)

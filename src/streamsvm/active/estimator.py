@@ -63,6 +63,11 @@ class ActiveSVM(_KernelSVMBase):
         ``L``, the random candidates per query (see :func:`pool_size`); ``1`` is random
         sampling (the paper's RS), ``"full"`` searches every unlabelled example (the
         classical active learning the paper compares with; cost grows with the data).
+        59 is the paper's value, kept by the defaults study: ``ActiveSVM()`` is within
+        8 pt of ``SVC()`` on 14 of 15 problems; on the 4x4 checkerboard margin-based selection
+        reaches 60-66% balanced accuracy against SVC's 75% (61% with ``stopping=None`` or
+        ``window=300``), where ``pool_size=1`` (random sampling, every label used) reaches
+        75%.
     stopping : {"sv_count", "margin", "either", None}, default="sv_count"
         Early-stopping rule (Section 3.4); None runs through the whole pool (the points at
         which the rules held are still recorded).

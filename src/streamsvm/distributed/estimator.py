@@ -144,7 +144,10 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     }
     _accepts_sparse = True
     _test_params = [{"n_sites": 3, "kernel": "rbf", "gamma": 0.1, "C": 1.0}]
-    _demo_max_examples = 1_000  # every example is a protocol step in Python
+    #: every example is a protocol step in Python (one fit of 1,000 Adult rows takes about a
+    #: CPU minute); the demo and the defaults study train on at most this many rows
+    #: (see IncrementalSVM.max_rows_hint)
+    max_rows_hint = 500
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
