@@ -124,6 +124,15 @@ class _PegasosLearner(LinearLearner):
             return w[:-1], float(w[-1])
         return w, 0.0
 
+    def set_weights(self, w: np.ndarray, b: float) -> None:
+        """Make the hyperplane ``(w, b)`` (e.g. an average of shards' models); ``b`` must be 0
+        without ``fit_intercept``."""
+        if not self.fit_intercept and b != 0.0:
+            raise ValueError("a Pegasos model without fit_intercept has no bias to set")
+        self.v = np.append(w, b) if self.fit_intercept else np.array(w, dtype=np.float64)
+        self.scale = 1.0
+        self.sqnorm_v = float(self.v @ self.v)
+
 
 class Pegasos(LinearStreamClassifier):
     """Pegasos (Shalev-Shwartz, Singer, Srebro & Cotter, 2011) as a single sweep over the stream.

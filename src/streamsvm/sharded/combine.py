@@ -102,10 +102,8 @@ def merge_covers(models: list, n_rows: list[int]):
 
 
 def _set_weights(learner, w: np.ndarray, b: float) -> None:
-    if hasattr(learner, "v"):  # Pegasos: w = scale * v, no bias
-        learner.v = w.copy()
-        learner.scale = 1.0
-        learner.sqnorm_v = float(w @ w)
+    if hasattr(learner, "set_weights"):  # Pegasos: w = scale * v, the bias inside v
+        learner.set_weights(w, b)
     else:
         learner.coef = w.copy()
         learner.intercept = float(b)
