@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from . import progress
+from . import _row_path, progress
 from ._params import CheckedParamsMixin, check_params
 from ._river import RiverClassifier
 from ._validation import (
@@ -238,7 +238,12 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
                 "with some examples before using this estimator."
             )
 
+    def set_params(self, **params):
+        _row_path.forget(self)  # the per-row path's cache read the old parameters
+        return super().set_params(**params)
+
     def _reset(self) -> None:
+        _row_path.forget(self)
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("__") or name in self._transient:
                 delattr(self, name)
@@ -606,6 +611,8 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         -------
         self
         """
+        if _row_path.ENABLED and self._learn_row(x, y):
+            return self
         if hasattr(self, "classes_") and not getattr(self, "_warmup_y", None):
             undo = Undo()
             n_keys = len(self._vocabulary) if self._dict_mode() else 0
@@ -620,6 +627,100 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
             return self
         self._gather_warmup(x, y)
         return self
+
+    # ------------------------------------------------------------------ the per-row path
+    def _row_state(self):
+        """The :class:`~streamsvm._row_path.RowState` of a running dict-mode model whose
+        every piece of ``partial_fit`` / ``predict`` is this class's and whose learners have
+        a per-row step (``row_ready``), else None (the general path)."""
+        state = _row_path.state_of(self)
+        if state is not None and state.current(self):
+            return state
+        d = self.__dict__
+        if ("classes_" not in d or "_vocabulary" not in d or d.get("_warmup_labels")
+                or getattr(self, "verbose", 0)):
+            return None
+        klass = type(self)
+        if any(getattr(klass, name) is not getattr(StreamClassifier, name) for name in (
+                "partial_fit", "_validate", "_learn", "_learn_reporting", "_record_before",
+                "_record_after", "_check_row_norms", "_prepare", "_prepare_for_learning",
+                "decision_function", "predict", "predict_proba", "_rows_to_score")):
+            return None
+        if not self.learners_ or not all(getattr(learner, "row_ready", lambda: False)()
+                                         for learner in self.learners_):
+            return None
+        state = _row_path.RowState(self, self._max_safe_sqnorm())
+        _row_path.remember(self, state)
+        return state
+
+    def _row_targets(self, state, y):
+        """The ±1 target of label ``y`` for each learner (as ``_learn`` computes them), or
+        None when ``y`` is not a label of ``classes_`` (the general path checks it)."""
+        try:
+            targets = state.targets.get(y)
+        except TypeError:  # unhashable
+            return None
+        if targets is None:
+            try:
+                label = check_labels([y], 1)
+                check_label_kind(label, self.classes_)
+            except (TypeError, ValueError):
+                return None
+            if np.setdiff1d(label, self.classes_).size:
+                return None
+            targets = tuple(float(np.where(label == target, sign, -sign)[0])
+                            for target, sign in zip(self._targets, self._signs, strict=True))
+            state.targets[y] = targets
+        return targets
+
+    def _learn_row(self, x, y) -> bool:
+        """``learn_one`` of a dict whose keys and label the model knows, in one compiled
+        call per learner (:mod:`streamsvm._row_path`): exactly ``partial_fit`` of that row,
+        calibration scores included. False: nothing done, the general path takes it."""
+        if not is_dict_example(x):
+            return False
+        state = self._row_state()
+        if state is None:
+            return False
+        targets = self._row_targets(state, y)
+        if targets is None:
+            return False
+        row = state.reader.read(x, learn=True)
+        if row is None:
+            return False
+        cols, vals = row
+        for k, learner in enumerate(self.learners_):
+            score = learner.learn_row(cols, vals, targets[k], state.bound, state.reader)
+            if score is None:
+                if k:  # every learner checks the same row the same way
+                    raise RuntimeError("a learner refused a row another one learnt")
+                return False
+            calibrator = self._calibrator(learner)
+            if calibrator.n_learned > 0:
+                calibrator.record_one(score, targets[k])
+            calibrator.n_learned += 1
+        self.n_seen_ += 1
+        return True
+
+    def _row_scores(self, x):
+        """The signed decision values of a dict example (one per learner) through the
+        per-row path, or None (the general path takes it)."""
+        if not is_dict_example(x):
+            return None
+        state = self._row_state()
+        if state is None:
+            return None
+        row = state.reader.read(x, learn=False)
+        if row is None:
+            return None
+        cols, vals = row
+        scores = []
+        for learner, sign in zip(self.learners_, self._signs, strict=True):
+            score = learner.decision_row(cols, vals, state.bound, state.reader)
+            if score is None:
+                return None
+            scores.append(sign * score)
+        return state, scores
 
     @property
     def warmup_rows_(self) -> int:
@@ -797,6 +898,14 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         if not hasattr(self, "classes_") or self._warmup_y:
             answer = self._warmup_answer()
             return max(answer, key=answer.get) if answer else None
+        fast = self._row_scores(x) if _row_path.ENABLED else None
+        if fast is not None:
+            state, scores = fast
+            if len(scores) > 1:  # np.argmax: the first largest
+                return state.labels[scores.index(max(scores))]
+            if len(state.labels) == 1:
+                return state.labels[0]
+            return state.labels[1 if scores[0] > 0 else 0]
         label = self.predict(self._example_row(x, learn=False))[0]
         return label.item() if isinstance(label, np.generic) else label
 
@@ -834,7 +943,12 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         learnt. Dict keys the model has not learnt count as 0."""
         if not hasattr(self, "classes_") or self._warmup_y:
             return self._warmup_answer()
-        proba = self.predict_proba(self._example_row(x, learn=False))[0]
+        fast = self._row_scores(x) if _row_path.ENABLED else None
+        if fast is not None:
+            scores = np.array(fast[1])
+            proba = self._proba_from_scores(scores if scores.shape[0] == 1 else scores[None])[0]
+        else:
+            proba = self.predict_proba(self._example_row(x, learn=False))[0]
         return {
             (c.item() if isinstance(c, np.generic) else c): float(p)
             for c, p in zip(self.classes_, proba, strict=True)

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from .._params import VERBOSE, Boolean, Interval
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
+from ._row_core import linear_decision_row, pegasos_learn_row
 
 
 def _take_rows(X, start, stop):
@@ -111,6 +112,30 @@ class _PegasosLearner(LinearLearner):
 
     def weights(self):
         return self.scale * self.v, 0.0
+
+    # the per-row path of learn_one / predict_one (streamsvm._row_path)
+    def row_ready(self) -> bool:
+        """Blocks of one example only (larger blocks wait in ``pending_X``)."""
+        return self.block_size == 1 and self.pending_y.shape[0] == 0
+
+    def learn_row(self, cols, vals, y, bound, reader):
+        """One step on one example (the reader's arrays); its score before, or None if
+        refused."""
+        status, score, scale, sqnorm_v, t, updates = pegasos_learn_row(
+            cols, vals, bound, reader.idx, reader.val, reader.indptr, reader.y, y, self.v,
+            self.scale, self.sqnorm_v, self.t, self.alpha, self.projection, reader.margins)
+        if status < 0:
+            return None
+        self.scale, self.sqnorm_v, self.t = scale, sqnorm_v, t
+        self.n_updates += int(updates)
+        self.n_seen += 1
+        return score
+
+    def decision_row(self, cols, vals, bound, reader):
+        """The decision value of one example, or None if refused."""
+        status, score = linear_decision_row(cols, vals, bound, reader.idx, reader.val, self.v,
+                                            self.scale, 0.0)
+        return None if status < 0 else score
 
 
 class Pegasos(LinearStreamClassifier):

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from .._params import VERBOSE, Boolean
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
+from ._row_core import linear_decision_row, perceptron_learn_row
 
 
 class _PerceptronLearner(LinearLearner):
@@ -30,6 +31,28 @@ class _PerceptronLearner(LinearLearner):
 
     def weights(self):
         return self.coef, self.intercept
+
+    # the per-row path of learn_one / predict_one (streamsvm._row_path)
+    def row_ready(self) -> bool:
+        return True
+
+    def learn_row(self, cols, vals, y, bound, reader):
+        """Learn one example (the reader's arrays); its score before, or None if refused."""
+        status, score, intercept, mistakes = perceptron_learn_row(
+            cols, vals, bound, reader.idx, reader.val, reader.indptr, reader.y, y, self.coef,
+            self.intercept, self.fit_intercept)
+        if status < 0:
+            return None
+        self.intercept = intercept
+        self.n_updates += int(mistakes)
+        self.n_seen += 1
+        return score
+
+    def decision_row(self, cols, vals, bound, reader):
+        """The decision value of one example, or None if refused."""
+        status, score = linear_decision_row(cols, vals, bound, reader.idx, reader.val,
+                                            self.coef, 1.0, self.intercept)
+        return None if status < 0 else score
 
 
 class Perceptron(LinearStreamClassifier):
