@@ -19,19 +19,19 @@ row. Here, for a running model whose learners have a compiled per-row step, one 
   ``partial_fit`` of that row.
 
 A row the compiled step refuses (non-finite value, too large a norm) changes nothing and is
-handed to the general path, which raises its usual error. :class:`RowState` is a cache kept
-beside the model (not saved, not pickled, rebuilt when the model's classes, learners or
-vocabulary object change). ``ENABLED = False`` switches the path off (benchmarks compare).
+handed to the general path, which raises its usual error. :class:`RowState` is the model's
+cache of all this (transient: not saved, not pickled; dropped whenever the general path
+learns). ``ENABLED = False`` switches the path off (benchmarks and tests compare).
 """
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 from numba import njit
 
-__all__ = ["ENABLED", "DictReader", "RowState", "forget", "gather_row", "state_of"]
+from .vocabulary import is_dict_example
+
+__all__ = ["ENABLED", "MISS", "RowState", "gather_row"]
 
 #: False: every example takes the general path (for comparisons)
 ENABLED = True
@@ -39,8 +39,6 @@ ENABLED = True
 #: refusals of the compiled steps (nothing changed; the general path raises the error)
 NOT_FINITE = -1
 TOO_LARGE = -2
-
-_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @njit(cache=True)
@@ -74,30 +72,46 @@ def gather_row(cols, vals, bound, idx, val):
     return n
 
 
-class DictReader:
-    """Reads dict examples as ``(columns, values)`` arrays through a vocabulary's key ->
-    column map, remembering the last schema (tuple of keys) and its columns; owns the scratch
-    arrays of the compiled steps (grown to the longest example)."""
+#: scratch entries before a row's own in ``iscratch`` (indptr) and ``fscratch`` (label, margin)
+SCRATCH_HEAD = 2
 
-    def __init__(self, vocabulary):
-        self.vocabulary = vocabulary
+#: what :meth:`RowState.predict` returns when the general path must answer
+MISS = object()
+
+
+class RowState:
+    """What the per-row path keeps about one running model (module doc): its learners and
+    signs, the ±1 targets of each label seen (per learner), its labels as Python objects,
+    its row-norm bound, the last schema read (tuple of keys) and its columns, and the
+    scratch arrays of the compiled steps. Kept as the model's ``_row_state`` (transient:
+    never saved or pickled) and dropped whenever the general path learns or the parameters
+    change, so it never outlives the model state it describes."""
+
+    def __init__(self, model, bound: float):
+        self.model = model
+        self.learners = model.learners_
+        self.signs = model._signs
+        self.column = model._vocabulary._column
+        # a hair below the model's bound: sums in another order never pass a row it refuses
+        self.bound = float(bound) * (1.0 - 1e-9)
+        self.targets: dict = {}
+        self.labels = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
         self.keys: tuple | None = None
         self.cols = np.zeros(0, dtype=np.int64)
-        self.idx = np.zeros(64, dtype=np.int32)
-        self.val = np.zeros(64)
-        self.indptr = np.zeros(2, dtype=np.int32)
-        self.y = np.zeros(1)
-        self.margins = np.zeros(1)
+        self.iscratch = np.zeros(SCRATCH_HEAD + 64, dtype=np.int32)
+        self.fscratch = np.zeros(SCRATCH_HEAD + 64)
 
-    def read(self, x, *, learn: bool):
+    def read(self, x, learn: bool):
         """``(cols, vals)`` of dict ``x`` (cols -1 for keys the vocabulary lacks), or None
-        when the general path must take it: with ``learn``, a key not in the vocabulary; a
-        key that cannot be looked up; a value that is not a number."""
+        when the general path must take it: not a dict; with ``learn``, a key not in the
+        vocabulary; a key that cannot be looked up; a value that is not a number."""
+        if x.__class__ is not dict and not is_dict_example(x):
+            return None
         keys = tuple(x)
         if keys == self.keys:
             cols = self.cols
         else:
-            column = self.vocabulary._column
+            column = self.column
             try:
                 if learn:
                     cols = np.array([column[k] for k in keys], dtype=np.int64)
@@ -107,48 +121,67 @@ class DictReader:
                 return None
             if learn or not (cols < 0).any():  # only schemas of known keys are kept
                 self.keys, self.cols = keys, cols
-            if len(keys) > self.idx.shape[0]:
-                self.idx = np.zeros(2 * len(keys), dtype=np.int32)
-                self.val = np.zeros(2 * len(keys))
+            if SCRATCH_HEAD + len(keys) > self.iscratch.shape[0]:
+                self.iscratch = np.zeros(SCRATCH_HEAD + 2 * len(keys), dtype=np.int32)
+                self.fscratch = np.zeros(SCRATCH_HEAD + 2 * len(keys))
         try:
             vals = np.fromiter(x.values(), np.float64, len(keys))
         except (TypeError, ValueError):
             return None
         return cols, vals
 
+    def learn(self, x, y) -> bool:
+        """Learn one example as ``partial_fit`` of its row would (the calibration window
+        records each learner's score before the update); False: nothing changed, the
+        general path takes it."""
+        try:
+            targets = self.targets[y]
+        except KeyError:
+            targets = self.model._row_targets(self, y)
+            if targets is None:
+                return False
+        except TypeError:  # an unhashable label
+            return False
+        row = self.read(x, True)
+        if row is None:
+            return False
+        cols, vals = row
+        bound = self.bound
+        for k, learner in enumerate(self.learners):
+            target = targets[k]
+            score = learner.learn_row(cols, vals, target, bound, self)
+            if score is None:
+                if k:  # every learner checks the same row the same way
+                    raise RuntimeError("a learner refused a row another one learnt")
+                return False
+            calibration = learner.calibration
+            if calibration.n_learned > 0:
+                calibration.record_one(score, target)
+            calibration.n_learned += 1
+        self.model.n_seen_ += 1
+        return True
 
-class RowState:
-    """What the per-row path caches about one model: its reader, the ±1 targets of each
-    label seen (per learner), its labels as Python objects, and its row-norm bound; valid
-    while the model's classes, signs, learners and vocabulary are the same objects."""
+    def scores(self, x):
+        """The signed decision values of one example (one per learner), or None."""
+        row = self.read(x, False)
+        if row is None:
+            return None
+        cols, vals = row
+        out = []
+        for learner, sign in zip(self.learners, self.signs, strict=True):
+            score = learner.decision_row(cols, vals, self.bound, self)
+            if score is None:
+                return None
+            out.append(sign * score)
+        return out
 
-    def __init__(self, model, bound: float):
-        self.classes = model.classes_
-        self.signs = model._signs
-        self.learners = model.learners_
-        self.vocabulary = model._vocabulary
-        self.reader = DictReader(self.vocabulary)
-        # a hair below the model's bound: sums in another order never pass a row it refuses
-        self.bound = float(bound) * (1.0 - 1e-9)
-        self.targets: dict = {}
-        self.labels = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
-
-    def current(self, model) -> bool:
-        d = model.__dict__
-        return (d.get("classes_") is self.classes and d.get("_signs") is self.signs
-                and d.get("learners_") is self.learners
-                and d.get("_vocabulary") is self.vocabulary)
-
-
-def state_of(model):
-    """The model's :class:`RowState` (None if none yet)."""
-    return _STATES.get(model)
-
-
-def remember(model, state) -> None:
-    _STATES[model] = state
-
-
-def forget(model) -> None:
-    """Drop the model's cached state (its parameters changed)."""
-    _STATES.pop(model, None)
+    def predict(self, x):
+        """The label ``predict`` gives one example, or :data:`MISS`."""
+        scores = self.scores(x)
+        if scores is None:
+            return MISS
+        if len(scores) > 1:  # np.argmax: the first largest
+            return self.labels[scores.index(max(scores))]
+        if len(self.labels) == 1:
+            return self.labels[0]
+        return self.labels[1 if scores[0] > 0 else 0]

@@ -216,9 +216,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
     _learner_params: tuple[str, ...] = ()
     _accepts_sparse: bool = True
     #: attributes that are not saved by :func:`streamsvm.save` (caches and the like)
-    _transient: tuple[str, ...] = ()
+    _transient: tuple[str, ...] = ("_row_state",)
 
     # ------------------------------------------------------------------ sklearn plumbing
+    def __getstate__(self):
+        state = super().__getstate__()
+        if "_row_state" in state:  # a cache of the per-row path (streamsvm._row_path)
+            state = {k: v for k, v in state.items() if k != "_row_state"}
+        return state
+
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "classes_")
 
@@ -239,11 +245,11 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
             )
 
     def set_params(self, **params):
-        _row_path.forget(self)  # the per-row path's cache read the old parameters
+        self._forget_row_state()  # the per-row path's cache read the old parameters
         return super().set_params(**params)
 
     def _reset(self) -> None:
-        _row_path.forget(self)
+        self._forget_row_state()
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("__") or name in self._transient:
                 delattr(self, name)
@@ -430,6 +436,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         -------
         self
         """
+        self._forget_row_state()
         if self._warmup_y:  # learn_one's gathered first examples come first
             self._learn_warmup()
         first = not hasattr(self, "classes_")
@@ -611,8 +618,10 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         -------
         self
         """
-        if _row_path.ENABLED and self._learn_row(x, y):
-            return self
+        if _row_path.ENABLED:
+            state = self.__dict__.get("_row_state") or self._row_state()
+            if state is not None and state.learn(x, y):
+                return self
         if hasattr(self, "classes_") and not getattr(self, "_warmup_y", None):
             undo = Undo()
             n_keys = len(self._vocabulary) if self._dict_mode() else 0
@@ -630,15 +639,12 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
 
     # ------------------------------------------------------------------ the per-row path
     def _row_state(self):
-        """The :class:`~streamsvm._row_path.RowState` of a running dict-mode model whose
-        every piece of ``partial_fit`` / ``predict`` is this class's and whose learners have
-        a per-row step (``row_ready``), else None (the general path)."""
-        state = _row_path.state_of(self)
-        if state is not None and state.current(self):
-            return state
+        """A new :class:`~streamsvm._row_path.RowState` (kept as ``_row_state``) for a running
+        dict-mode model whose every piece of ``partial_fit`` / ``predict`` is this class's and
+        whose learners have a per-row step (``row_ready``), else None (the general path)."""
         d = self.__dict__
         if ("classes_" not in d or "_vocabulary" not in d or d.get("_warmup_labels")
-                or getattr(self, "verbose", 0)):
+                or getattr(self, "verbose", 0) or "_row_state" not in self._transient):
             return None
         klass = type(self)
         if any(getattr(klass, name) is not getattr(StreamClassifier, name) for name in (
@@ -649,78 +655,29 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         if not self.learners_ or not all(getattr(learner, "row_ready", lambda: False)()
                                          for learner in self.learners_):
             return None
-        state = _row_path.RowState(self, self._max_safe_sqnorm())
-        _row_path.remember(self, state)
+        for learner in self.learners_:
+            self._calibrator(learner)
+        state = d["_row_state"] = _row_path.RowState(self, self._max_safe_sqnorm())
         return state
+
+    def _forget_row_state(self) -> None:
+        """Drop the per-row path's cache: the general path is about to change the model."""
+        self.__dict__.pop("_row_state", None)
 
     def _row_targets(self, state, y):
         """The ±1 target of label ``y`` for each learner (as ``_learn`` computes them), or
         None when ``y`` is not a label of ``classes_`` (the general path checks it)."""
         try:
-            targets = state.targets.get(y)
-        except TypeError:  # unhashable
+            label = check_labels([y], 1)
+            check_label_kind(label, self.classes_)
+        except (TypeError, ValueError):
             return None
-        if targets is None:
-            try:
-                label = check_labels([y], 1)
-                check_label_kind(label, self.classes_)
-            except (TypeError, ValueError):
-                return None
-            if np.setdiff1d(label, self.classes_).size:
-                return None
-            targets = tuple(float(np.where(label == target, sign, -sign)[0])
-                            for target, sign in zip(self._targets, self._signs, strict=True))
-            state.targets[y] = targets
+        if np.setdiff1d(label, self.classes_).size:
+            return None
+        targets = tuple(float(np.where(label == target, sign, -sign)[0])
+                        for target, sign in zip(self._targets, self._signs, strict=True))
+        state.targets[y] = targets
         return targets
-
-    def _learn_row(self, x, y) -> bool:
-        """``learn_one`` of a dict whose keys and label the model knows, in one compiled
-        call per learner (:mod:`streamsvm._row_path`): exactly ``partial_fit`` of that row,
-        calibration scores included. False: nothing done, the general path takes it."""
-        if not is_dict_example(x):
-            return False
-        state = self._row_state()
-        if state is None:
-            return False
-        targets = self._row_targets(state, y)
-        if targets is None:
-            return False
-        row = state.reader.read(x, learn=True)
-        if row is None:
-            return False
-        cols, vals = row
-        for k, learner in enumerate(self.learners_):
-            score = learner.learn_row(cols, vals, targets[k], state.bound, state.reader)
-            if score is None:
-                if k:  # every learner checks the same row the same way
-                    raise RuntimeError("a learner refused a row another one learnt")
-                return False
-            calibrator = self._calibrator(learner)
-            if calibrator.n_learned > 0:
-                calibrator.record_one(score, targets[k])
-            calibrator.n_learned += 1
-        self.n_seen_ += 1
-        return True
-
-    def _row_scores(self, x):
-        """The signed decision values of a dict example (one per learner) through the
-        per-row path, or None (the general path takes it)."""
-        if not is_dict_example(x):
-            return None
-        state = self._row_state()
-        if state is None:
-            return None
-        row = state.reader.read(x, learn=False)
-        if row is None:
-            return None
-        cols, vals = row
-        scores = []
-        for learner, sign in zip(self.learners_, self._signs, strict=True):
-            score = learner.decision_row(cols, vals, state.bound, state.reader)
-            if score is None:
-                return None
-            scores.append(sign * score)
-        return state, scores
 
     @property
     def warmup_rows_(self) -> int:
@@ -772,6 +729,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
     def _widen(self, width: int, undo: Undo) -> None:
         """Give the model ``width`` features, the new ones 0 in everything learnt
         (:mod:`streamsvm._widen`); replaced attributes are recorded in ``undo``."""
+        self._forget_row_state()
         old = self.n_features_in_
         fresh = []
         for n in (old, old + 1):
@@ -895,17 +853,15 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         """Label of one example (River's interface): during ``learn_one``'s warm-up the most
         frequent label so far, None before anything has been learnt. Dict keys the model
         has not learnt count as 0."""
+        if _row_path.ENABLED:
+            state = self.__dict__.get("_row_state") or self._row_state()
+            if state is not None:
+                label = state.predict(x)
+                if label is not _row_path.MISS:
+                    return label
         if not hasattr(self, "classes_") or self._warmup_y:
             answer = self._warmup_answer()
             return max(answer, key=answer.get) if answer else None
-        fast = self._row_scores(x) if _row_path.ENABLED else None
-        if fast is not None:
-            state, scores = fast
-            if len(scores) > 1:  # np.argmax: the first largest
-                return state.labels[scores.index(max(scores))]
-            if len(state.labels) == 1:
-                return state.labels[0]
-            return state.labels[1 if scores[0] > 0 else 0]
         label = self.predict(self._example_row(x, learn=False))[0]
         return label.item() if isinstance(label, np.generic) else label
 
@@ -943,9 +899,11 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         learnt. Dict keys the model has not learnt count as 0."""
         if not hasattr(self, "classes_") or self._warmup_y:
             return self._warmup_answer()
-        fast = self._row_scores(x) if _row_path.ENABLED else None
-        if fast is not None:
-            scores = np.array(fast[1])
+        state = self.__dict__.get("_row_state") or self._row_state() \
+            if _row_path.ENABLED else None
+        scores = None if state is None else state.scores(x)
+        if scores is not None:
+            scores = np.array(scores)
             proba = self._proba_from_scores(scores if scores.shape[0] == 1 else scores[None])[0]
         else:
             proba = self.predict_proba(self._example_row(x, learn=False))[0]

@@ -118,24 +118,24 @@ class _PegasosLearner(LinearLearner):
         """Blocks of one example only (larger blocks wait in ``pending_X``)."""
         return self.block_size == 1 and self.pending_y.shape[0] == 0
 
-    def learn_row(self, cols, vals, y, bound, reader):
-        """One step on one example (the reader's arrays); its score before, or None if
-        refused."""
-        status, score, scale, sqnorm_v, t, updates = pegasos_learn_row(
-            cols, vals, bound, reader.idx, reader.val, reader.indptr, reader.y, y, self.v,
-            self.scale, self.sqnorm_v, self.t, self.alpha, self.projection, reader.margins)
-        if status < 0:
+    def learn_row(self, cols, vals, y, bound, state):
+        """One step on one example (``state``: the model's
+        :class:`~streamsvm._row_path.RowState`); its score before, or None if refused."""
+        score, scale, sqnorm_v, t, updates = pegasos_learn_row(
+            cols, vals, bound, state.iscratch, state.fscratch, y, self.v, self.scale,
+            self.sqnorm_v, self.t, self.alpha, self.projection)
+        if score != score:
             return None
         self.scale, self.sqnorm_v, self.t = scale, sqnorm_v, t
-        self.n_updates += int(updates)
+        self.n_updates += updates
         self.n_seen += 1
         return score
 
-    def decision_row(self, cols, vals, bound, reader):
+    def decision_row(self, cols, vals, bound, state):
         """The decision value of one example, or None if refused."""
-        status, score = linear_decision_row(cols, vals, bound, reader.idx, reader.val, self.v,
-                                            self.scale, 0.0)
-        return None if status < 0 else score
+        score = linear_decision_row(cols, vals, bound, state.iscratch, state.fscratch, self.v,
+                                    self.scale, 0.0)
+        return None if score != score else score
 
 
 class Pegasos(LinearStreamClassifier):

@@ -36,23 +36,24 @@ class _PerceptronLearner(LinearLearner):
     def row_ready(self) -> bool:
         return True
 
-    def learn_row(self, cols, vals, y, bound, reader):
-        """Learn one example (the reader's arrays); its score before, or None if refused."""
-        status, score, intercept, mistakes = perceptron_learn_row(
-            cols, vals, bound, reader.idx, reader.val, reader.indptr, reader.y, y, self.coef,
-            self.intercept, self.fit_intercept)
-        if status < 0:
+    def learn_row(self, cols, vals, y, bound, state):
+        """Learn one example (``state``: the model's :class:`~streamsvm._row_path.RowState`);
+        its score before, or None if refused."""
+        score, intercept, mistakes = perceptron_learn_row(
+            cols, vals, bound, state.iscratch, state.fscratch, y, self.coef, self.intercept,
+            self.fit_intercept)
+        if score != score:
             return None
         self.intercept = intercept
-        self.n_updates += int(mistakes)
+        self.n_updates += mistakes
         self.n_seen += 1
         return score
 
-    def decision_row(self, cols, vals, bound, reader):
+    def decision_row(self, cols, vals, bound, state):
         """The decision value of one example, or None if refused."""
-        status, score = linear_decision_row(cols, vals, bound, reader.idx, reader.val,
-                                            self.coef, 1.0, self.intercept)
-        return None if status < 0 else score
+        score = linear_decision_row(cols, vals, bound, state.iscratch, state.fscratch,
+                                    self.coef, 1.0, self.intercept)
+        return None if score != score else score
 
 
 class Perceptron(LinearStreamClassifier):
