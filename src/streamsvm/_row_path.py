@@ -72,8 +72,10 @@ def gather_row(cols, vals, bound, idx, val):
     return n
 
 
-#: scratch entries before a row's own in ``iscratch`` (indptr) and ``fscratch`` (label, margin)
-SCRATCH_HEAD = 2
+#: scratch entries before a row's own: ``iscratch`` (int32) holds the row's indptr (2),
+#: ``fscratch`` (float64) the label, a margin and the model's row-norm bound (3)
+I_HEAD, F_HEAD = 2, 3
+F_BOUND = 2
 
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
@@ -90,45 +92,54 @@ class RowState:
     def __init__(self, model, bound: float):
         self.model = model
         self.learners = model.learners_
+        self.learner = model.learners_[0] if len(model.learners_) == 1 else None
         self.signs = model._signs
+        self.sign = model._signs[0]
         self.column = model._vocabulary._column
-        # a hair below the model's bound: sums in another order never pass a row it refuses
-        self.bound = float(bound) * (1.0 - 1e-9)
         self.targets: dict = {}
         self.labels = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
         self.keys: tuple | None = None
         self.cols = np.zeros(0, dtype=np.int64)
-        self.iscratch = np.zeros(SCRATCH_HEAD + 64, dtype=np.int32)
-        self.fscratch = np.zeros(SCRATCH_HEAD + 64)
+        # a hair below the model's bound: sums in another order never pass a row it refuses
+        self.bound = float(bound) * (1.0 - 1e-9)
+        self._scratch(64)
+
+    def _scratch(self, n: int) -> None:
+        self.iscratch = np.zeros(I_HEAD + n, dtype=np.int32)
+        self.fscratch = np.zeros(F_HEAD + n)
+        self.fscratch[F_BOUND] = self.bound
+
+    def _columns(self, keys: tuple, learn: bool):
+        """The columns of a new schema (-1 for keys the vocabulary lacks), or None when the
+        general path must read it (with ``learn``, a key not in the vocabulary; a key that
+        cannot be looked up). Schemas of known keys are kept."""
+        column = self.column
+        try:
+            if learn:
+                cols = np.array([column[k] for k in keys], dtype=np.int64)
+            else:
+                cols = np.array([column.get(k, -1) for k in keys], dtype=np.int64)
+        except (KeyError, TypeError):
+            return None
+        if learn or not (cols < 0).any():
+            self.keys, self.cols = keys, cols
+        if len(keys) > self.fscratch.shape[0] - F_HEAD:
+            self._scratch(2 * len(keys))
+        return cols
 
     def read(self, x, learn: bool):
-        """``(cols, vals)`` of dict ``x`` (cols -1 for keys the vocabulary lacks), or None
-        when the general path must take it: not a dict; with ``learn``, a key not in the
-        vocabulary; a key that cannot be looked up; a value that is not a number."""
+        """``(cols, vals)`` of dict ``x``, or None when the general path must take it (not a
+        dict, see :meth:`_columns`, or a value that is not a number)."""
         if x.__class__ is not dict and not is_dict_example(x):
             return None
         keys = tuple(x)
-        if keys == self.keys:
-            cols = self.cols
-        else:
-            column = self.column
-            try:
-                if learn:
-                    cols = np.array([column[k] for k in keys], dtype=np.int64)
-                else:
-                    cols = np.array([column.get(k, -1) for k in keys], dtype=np.int64)
-            except (KeyError, TypeError):
-                return None
-            if learn or not (cols < 0).any():  # only schemas of known keys are kept
-                self.keys, self.cols = keys, cols
-            if SCRATCH_HEAD + len(keys) > self.iscratch.shape[0]:
-                self.iscratch = np.zeros(SCRATCH_HEAD + 2 * len(keys), dtype=np.int32)
-                self.fscratch = np.zeros(SCRATCH_HEAD + 2 * len(keys))
+        cols = self.cols if keys == self.keys else self._columns(keys, learn)
+        if cols is None:
+            return None
         try:
-            vals = np.fromiter(x.values(), np.float64, len(keys))
+            return cols, np.fromiter(x.values(), np.float64, len(keys))
         except (TypeError, ValueError):
             return None
-        return cols, vals
 
     def learn(self, x, y) -> bool:
         """Learn one example as ``partial_fit`` of its row would (the calibration window
@@ -142,20 +153,25 @@ class RowState:
                 return False
         except TypeError:  # an unhashable label
             return False
-        row = self.read(x, True)
-        if row is None:
+        if x.__class__ is not dict and not is_dict_example(x):
             return False
-        cols, vals = row
-        bound = self.bound
+        keys = tuple(x)
+        cols = self.cols if keys == self.keys else self._columns(keys, True)
+        if cols is None:
+            return False
+        try:
+            vals = np.fromiter(x.values(), np.float64, len(keys))
+        except (TypeError, ValueError):
+            return False
         for k, learner in enumerate(self.learners):
             target = targets[k]
-            score = learner.learn_row(cols, vals, target, bound, self)
+            score = learner.learn_row(cols, vals, target, self)
             if score is None:
                 if k:  # every learner checks the same row the same way
                     raise RuntimeError("a learner refused a row another one learnt")
                 return False
             calibration = learner.calibration
-            if calibration.n_learned > 0:
+            if calibration.n_learned:
                 calibration.record_one(score, target)
             calibration.n_learned += 1
         self.model.n_seen_ += 1
@@ -166,10 +182,9 @@ class RowState:
         row = self.read(x, False)
         if row is None:
             return None
-        cols, vals = row
         out = []
         for learner, sign in zip(self.learners, self.signs, strict=True):
-            score = learner.decision_row(cols, vals, self.bound, self)
+            score = learner.decision_row(row[0], row[1], self)
             if score is None:
                 return None
             out.append(sign * score)
@@ -177,6 +192,22 @@ class RowState:
 
     def predict(self, x):
         """The label ``predict`` gives one example, or :data:`MISS`."""
+        learner = self.learner
+        if learner is not None and len(self.labels) == 2:  # the common case, inline
+            if x.__class__ is not dict and not is_dict_example(x):
+                return MISS
+            keys = tuple(x)
+            cols = self.cols if keys == self.keys else self._columns(keys, False)
+            if cols is None:
+                return MISS
+            try:
+                vals = np.fromiter(x.values(), np.float64, len(keys))
+            except (TypeError, ValueError):
+                return MISS
+            score = learner.decision_row(cols, vals, self)
+            if score is None:
+                return MISS
+            return self.labels[1 if self.sign * score > 0 else 0]
         scores = self.scores(x)
         if scores is None:
             return MISS

@@ -2,13 +2,13 @@
 (:mod:`streamsvm._row_path`): one call per example, over the chunk loops of
 :mod:`streamsvm.linear._core` run on a one-row CSR matrix, so a row learnt here is learnt
 with the same bits as by ``partial_fit``. Scratch: ``iscratch`` (int32) holds the row's
-``indptr`` then its columns, ``fscratch`` (float64) the label, a margin, then its values
-(:data:`streamsvm._row_path.SCRATCH_HEAD` entries before the row's)."""
+``indptr`` then its columns, ``fscratch`` (float64) the label, a margin and the model's
+row-norm bound, then its values (:data:`streamsvm._row_path.I_HEAD` and ``F_HEAD``)."""
 
 import numpy as np
 from numba import njit
 
-from .._row_path import gather_row
+from .._row_path import F_BOUND, F_HEAD, I_HEAD, gather_row
 from ._core import pegasos_csr, perceptron_csr
 
 
@@ -23,23 +23,23 @@ def _score(idx, val, n, w, factor, bias):
 
 
 @njit(cache=True)
-def linear_decision_row(cols, vals, bound, iscratch, fscratch, w, factor, bias):
+def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
     """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
     (:func:`streamsvm._row_path.gather_row`)."""
-    idx, val = iscratch[2:], fscratch[2:]
-    n = gather_row(cols, vals, bound, idx, val)
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    n = gather_row(cols, vals, fscratch[F_BOUND], idx, val)
     if n < 0:
         return np.nan
     return _score(idx, val, n, w, factor, bias)
 
 
 @njit(cache=True)
-def perceptron_learn_row(cols, vals, bound, iscratch, fscratch, y, w, bias, fit_intercept):
+def perceptron_learn_row(cols, vals, iscratch, fscratch, y, w, bias, fit_intercept):
     """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`).
     Returns ``(score before, bias, mistakes)``; the score is NaN when the example is refused
     (nothing changed)."""
-    idx, val = iscratch[2:], fscratch[2:]
-    n = gather_row(cols, vals, bound, idx, val)
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    n = gather_row(cols, vals, fscratch[F_BOUND], idx, val)
     if n < 0:
         return np.nan, bias, 0
     score = _score(idx, val, n, w, 1.0, bias)
@@ -52,13 +52,12 @@ def perceptron_learn_row(cols, vals, bound, iscratch, fscratch, y, w, bias, fit_
 
 
 @njit(cache=True)
-def pegasos_learn_row(cols, vals, bound, iscratch, fscratch, y, v, scale, sqnorm_v, t, lam,
-                      project):
+def pegasos_learn_row(cols, vals, iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, project):
     """One Pegasos step of block size 1 (:func:`~streamsvm.linear._core.pegasos_csr`).
     Returns ``(score before, scale, sqnorm_v, t, n_updates)``; the score is NaN when the
     example is refused (nothing changed)."""
-    idx, val = iscratch[2:], fscratch[2:]
-    n = gather_row(cols, vals, bound, idx, val)
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    n = gather_row(cols, vals, fscratch[F_BOUND], idx, val)
     if n < 0:
         return np.nan, scale, sqnorm_v, t, 0
     score = _score(idx, val, n, v, scale, 0.0)

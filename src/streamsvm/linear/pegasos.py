@@ -118,12 +118,12 @@ class _PegasosLearner(LinearLearner):
         """Blocks of one example only (larger blocks wait in ``pending_X``)."""
         return self.block_size == 1 and self.pending_y.shape[0] == 0
 
-    def learn_row(self, cols, vals, y, bound, state):
+    def learn_row(self, cols, vals, y, state):
         """One step on one example (``state``: the model's
         :class:`~streamsvm._row_path.RowState`); its score before, or None if refused."""
         score, scale, sqnorm_v, t, updates = pegasos_learn_row(
-            cols, vals, bound, state.iscratch, state.fscratch, y, self.v, self.scale,
-            self.sqnorm_v, self.t, self.alpha, self.projection)
+            cols, vals, state.iscratch, state.fscratch, y, self.v, self.scale, self.sqnorm_v,
+            self.t, self.alpha, 1 if self.projection else 0)
         if score != score:
             return None
         self.scale, self.sqnorm_v, self.t = scale, sqnorm_v, t
@@ -131,9 +131,9 @@ class _PegasosLearner(LinearLearner):
         self.n_seen += 1
         return score
 
-    def decision_row(self, cols, vals, bound, state):
+    def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
-        score = linear_decision_row(cols, vals, bound, state.iscratch, state.fscratch, self.v,
+        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
                                     self.scale, 0.0)
         return None if score != score else score
 

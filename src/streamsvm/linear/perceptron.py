@@ -36,12 +36,12 @@ class _PerceptronLearner(LinearLearner):
     def row_ready(self) -> bool:
         return True
 
-    def learn_row(self, cols, vals, y, bound, state):
+    def learn_row(self, cols, vals, y, state):
         """Learn one example (``state``: the model's :class:`~streamsvm._row_path.RowState`);
         its score before, or None if refused."""
         score, intercept, mistakes = perceptron_learn_row(
-            cols, vals, bound, state.iscratch, state.fscratch, y, self.coef, self.intercept,
-            self.fit_intercept)
+            cols, vals, state.iscratch, state.fscratch, y, self.coef, self.intercept,
+            1 if self.fit_intercept else 0)
         if score != score:
             return None
         self.intercept = intercept
@@ -49,10 +49,10 @@ class _PerceptronLearner(LinearLearner):
         self.n_seen += 1
         return score
 
-    def decision_row(self, cols, vals, bound, state):
+    def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
-        score = linear_decision_row(cols, vals, bound, state.iscratch, state.fscratch,
-                                    self.coef, 1.0, self.intercept)
+        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.coef, 1.0,
+                                    self.intercept)
         return None if score != score else score
 
 
