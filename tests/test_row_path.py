@@ -196,3 +196,24 @@ def test_the_compiled_step_is_the_chunk_loop():
                            np.array(values), np.array([-model._signs[0]]), w, b, True)
     np.testing.assert_array_equal(w, learner.coef)
     assert b2 == learner.intercept
+
+
+@pytest.mark.parametrize("name", sorted(ROW_MODELS))
+def test_a_dict_changed_between_predict_one_and_learn_one_is_learnt_as_it_is_then(name):
+    """learn_one reuses the row predict_one just read only while the dict is unchanged."""
+    rows, labels = dense_stream(n=120, seed=4)
+    fast, general = ROW_MODELS[name](), ROW_MODELS[name]()
+    for model, on in ((fast, True), (general, False)):
+        _row_path.ENABLED = on
+        try:
+            for i, (x, y) in enumerate(zip(rows, labels, strict=True)):
+                x = dict(x)
+                model.predict_one(x)
+                if i % 3 == 0:
+                    x["k1"] = -5.0 * x["k1"] + 1.0  # changed in place after predict_one
+                elif i % 3 == 1:
+                    model.predict_one(rows[(i + 7) % len(rows)])  # another example between
+                model.learn_one(x, 1 - y if i % 5 == 0 else y)
+        finally:
+            _row_path.ENABLED = True
+    assert_same_state(fast, general)

@@ -103,6 +103,9 @@ class RowState:
         # a hair below the model's bound: sums in another order never pass a row it refuses
         self.bound = float(bound) * (1.0 - 1e-9)
         self._scratch(64)
+        # the example predict_one just scored, whose row the scratch still holds: learn_one
+        # of the same unchanged dict reuses it (River's loop: predict_one, then learn_one)
+        self.last_x = self.last_values = self.last_vals = self.last_score = None
 
     def _scratch(self, n: int) -> None:
         self.iscratch = np.zeros(I_HEAD + n, dtype=np.int32)
@@ -113,6 +116,7 @@ class RowState:
         """The columns of a new schema (-1 for keys the vocabulary lacks), or None when the
         general path must read it (with ``learn``, a key not in the vocabulary; a key that
         cannot be looked up). Schemas of known keys are kept."""
+        self.last_x = None
         column = self.column
         try:
             if learn:
@@ -130,6 +134,7 @@ class RowState:
     def read(self, x, learn: bool):
         """``(cols, vals)`` of dict ``x``, or None when the general path must take it (not a
         dict, see :meth:`_columns`, or a value that is not a number)."""
+        self.last_x = None
         if x.__class__ is not dict and not is_dict_example(x):
             return None
         keys = tuple(x)
@@ -153,6 +158,19 @@ class RowState:
                 return False
         except TypeError:  # an unhashable label
             return False
+        if x is self.last_x:
+            self.last_x = None
+            if tuple(x) == self.keys and list(x.values()) == self.last_values:
+                learner, target = self.learner, targets[0]
+                score = learner.learn_row(self.cols, self.last_vals, target, self,
+                                          self.last_score)
+                calibration = learner.calibration
+                if calibration.n_learned:
+                    calibration.record_one(score, target)
+                calibration.n_learned += 1
+                self.model.n_seen_ += 1
+                return True
+        self.last_x = None
         if x.__class__ is not dict and not is_dict_example(x):
             return False
         keys = tuple(x)
@@ -194,19 +212,24 @@ class RowState:
         """The label ``predict`` gives one example, or :data:`MISS`."""
         learner = self.learner
         if learner is not None and len(self.labels) == 2:  # the common case, inline
+            self.last_x = None
             if x.__class__ is not dict and not is_dict_example(x):
                 return MISS
             keys = tuple(x)
             cols = self.cols if keys == self.keys else self._columns(keys, False)
             if cols is None:
                 return MISS
+            values = list(x.values())
             try:
-                vals = np.fromiter(x.values(), np.float64, len(keys))
+                vals = np.fromiter(values, np.float64, len(keys))
             except (TypeError, ValueError):
                 return MISS
             score = learner.decision_row(cols, vals, self)
             if score is None:
                 return MISS
+            if cols is self.cols:  # a schema of known keys: learn_one may reuse the row
+                self.last_x, self.last_values, self.last_vals, self.last_score = \
+                    x, values, vals, score
             return self.labels[1 if self.sign * score > 0 else 0]
         scores = self.scores(x)
         if scores is None:

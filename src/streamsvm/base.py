@@ -596,6 +596,7 @@ class StreamClassifier(CheckedParamsMixin, ClassifierMixin, BaseEstimator, River
         -------
         self
         """
+        self._forget_row_state()
         if self._warmup_y:  # a stream that ended during learn_one's warm-up
             self._learn_warmup()
         self._check_fitted()

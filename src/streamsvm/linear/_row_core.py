@@ -23,28 +23,37 @@ def _score(idx, val, n, w, factor, bias):
 
 
 @njit(cache=True)
-def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
-    """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
-    (:func:`streamsvm._row_path.gather_row`)."""
-    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
-    n = gather_row(cols, vals, fscratch[F_BOUND], idx, val)
-    if n < 0:
-        return np.nan
-    return _score(idx, val, n, w, factor, bias)
+def _gathered(cols, vals, iscratch, fscratch, reuse):
+    """The row's entry count: gathered now into the scratch (:func:`gather_row`; < 0:
+    refused), or, with ``reuse``, the one gathered by the call before (``iscratch[1]``)."""
+    if reuse:
+        return iscratch[1]
+    n = gather_row(cols, vals, fscratch[F_BOUND], iscratch[I_HEAD:], fscratch[F_HEAD:])
+    iscratch[0] = 0
+    iscratch[1] = max(n, 0)
+    return n
 
 
 @njit(cache=True)
-def perceptron_learn_row(cols, vals, iscratch, fscratch, y, w, bias, fit_intercept):
-    """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`).
-    Returns ``(score before, bias, mistakes)``; the score is NaN when the example is refused
-    (nothing changed)."""
-    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
-    n = gather_row(cols, vals, fscratch[F_BOUND], idx, val)
+def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
+    """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
+    (:func:`streamsvm._row_path.gather_row`). The gathered row stays in the scratch."""
+    n = _gathered(cols, vals, iscratch, fscratch, 0)
+    if n < 0:
+        return np.nan
+    return _score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, w, factor, bias)
+
+
+@njit(cache=True)
+def perceptron_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias, fit_intercept):
+    """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`;
+    ``reuse``: the row gathered by the call before). Returns ``(score before, bias,
+    mistakes)``; the score is NaN when the example is refused (nothing changed)."""
+    n = _gathered(cols, vals, iscratch, fscratch, reuse)
     if n < 0:
         return np.nan, bias, 0
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
     score = _score(idx, val, n, w, 1.0, bias)
-    iscratch[0] = 0
-    iscratch[1] = n
     fscratch[0] = y
     bias, mistakes = perceptron_csr(iscratch[:2], idx, val, fscratch[:1], w, bias,
                                     fit_intercept)
@@ -52,17 +61,17 @@ def perceptron_learn_row(cols, vals, iscratch, fscratch, y, w, bias, fit_interce
 
 
 @njit(cache=True)
-def pegasos_learn_row(cols, vals, iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, project):
-    """One Pegasos step of block size 1 (:func:`~streamsvm.linear._core.pegasos_csr`).
-    Returns ``(score before, scale, sqnorm_v, t, n_updates)``; the score is NaN when the
-    example is refused (nothing changed)."""
-    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
-    n = gather_row(cols, vals, fscratch[F_BOUND], idx, val)
+def pegasos_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, scale, sqnorm_v, t, lam,
+                      project):
+    """One Pegasos step of block size 1 (:func:`~streamsvm.linear._core.pegasos_csr`;
+    ``reuse``: the row gathered by the call before). Returns ``(score before, scale,
+    sqnorm_v, t, n_updates)``; the score is NaN when the example is refused (nothing
+    changed)."""
+    n = _gathered(cols, vals, iscratch, fscratch, reuse)
     if n < 0:
         return np.nan, scale, sqnorm_v, t, 0
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
     score = _score(idx, val, n, v, scale, 0.0)
-    iscratch[0] = 0
-    iscratch[1] = n
     fscratch[0] = y
     scale, sqnorm_v, t, updates = pegasos_csr(iscratch[:2], idx, val, fscratch[:1], v, scale,
                                               sqnorm_v, t, lam, 1, project, fscratch[1:2])

@@ -118,12 +118,14 @@ class _PegasosLearner(LinearLearner):
         """Blocks of one example only (larger blocks wait in ``pending_X``)."""
         return self.block_size == 1 and self.pending_y.shape[0] == 0
 
-    def learn_row(self, cols, vals, y, state):
+    def learn_row(self, cols, vals, y, state, known=None):
         """One step on one example (``state``: the model's
-        :class:`~streamsvm._row_path.RowState`); its score before, or None if refused."""
+        :class:`~streamsvm._row_path.RowState`); its score before, or None if refused.
+        ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
+        reused)."""
         score, scale, sqnorm_v, t, updates = pegasos_learn_row(
-            cols, vals, state.iscratch, state.fscratch, y, self.v, self.scale, self.sqnorm_v,
-            self.t, self.alpha, 1 if self.projection else 0)
+            cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.v,
+            self.scale, self.sqnorm_v, self.t, self.alpha, 1 if self.projection else 0)
         if score != score:
             return None
         self.scale, self.sqnorm_v, self.t = scale, sqnorm_v, t

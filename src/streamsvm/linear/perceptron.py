@@ -36,12 +36,16 @@ class _PerceptronLearner(LinearLearner):
     def row_ready(self) -> bool:
         return True
 
-    def learn_row(self, cols, vals, y, state):
+    def learn_row(self, cols, vals, y, state, known=None):
         """Learn one example (``state``: the model's :class:`~streamsvm._row_path.RowState`);
-        its score before, or None if refused."""
+        its score before, or None if refused. ``known``: its score, just computed by
+        :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
+        if known is not None and y * known > 0.0:
+            self.n_seen += 1
+            return known
         score, intercept, mistakes = perceptron_learn_row(
-            cols, vals, state.iscratch, state.fscratch, y, self.coef, self.intercept,
-            1 if self.fit_intercept else 0)
+            cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.coef,
+            self.intercept, 1 if self.fit_intercept else 0)
         if score != score:
             return None
         self.intercept = intercept
