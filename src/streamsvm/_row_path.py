@@ -81,6 +81,19 @@ F_BOUND = 2
 MISS = object()
 
 
+@njit(cache=True)
+def gathered_row(cols, vals, iscratch, fscratch, reuse):
+    """The example's entry count: gathered now into the scratch (:func:`gather_row`, after
+    the head; < 0: refused), or, with ``reuse``, the one gathered by the call before
+    (``iscratch[1]``: the scratch holds the row as a one-row CSR matrix, indptr first)."""
+    if reuse:
+        return iscratch[1]
+    n = gather_row(cols, vals, fscratch[F_BOUND], iscratch[I_HEAD:], fscratch[F_HEAD:])
+    iscratch[0] = 0
+    iscratch[1] = max(n, 0)
+    return n
+
+
 class RowState:
     """What the per-row path keeps about one running model (module doc): its learners and
     signs, the ±1 targets of each label seen (per learner), its labels as Python objects,
@@ -106,6 +119,7 @@ class RowState:
         # the example predict_one just scored, whose row the scratch still holds: learn_one
         # of the same unchanged dict reuses it (River's loop: predict_one, then learn_one)
         self.last_x = self.last_values = self.last_vals = self.last_score = None
+        self.ws = None  # a dense scatter row of the model's width, for learners that need one
 
     def _scratch(self, n: int) -> None:
         self.iscratch = np.zeros(I_HEAD + n, dtype=np.int32)

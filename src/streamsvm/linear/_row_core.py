@@ -8,7 +8,7 @@ row-norm bound, then its values (:data:`streamsvm._row_path.I_HEAD` and ``F_HEAD
 import numpy as np
 from numba import njit
 
-from .._row_path import F_BOUND, F_HEAD, I_HEAD, gather_row
+from .._row_path import F_HEAD, I_HEAD, gathered_row
 from ._core import pegasos_csr, perceptron_csr
 
 
@@ -23,22 +23,10 @@ def _score(idx, val, n, w, factor, bias):
 
 
 @njit(cache=True)
-def _gathered(cols, vals, iscratch, fscratch, reuse):
-    """The row's entry count: gathered now into the scratch (:func:`gather_row`; < 0:
-    refused), or, with ``reuse``, the one gathered by the call before (``iscratch[1]``)."""
-    if reuse:
-        return iscratch[1]
-    n = gather_row(cols, vals, fscratch[F_BOUND], iscratch[I_HEAD:], fscratch[F_HEAD:])
-    iscratch[0] = 0
-    iscratch[1] = max(n, 0)
-    return n
-
-
-@njit(cache=True)
 def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
     """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
     (:func:`streamsvm._row_path.gather_row`). The gathered row stays in the scratch."""
-    n = _gathered(cols, vals, iscratch, fscratch, 0)
+    n = gathered_row(cols, vals, iscratch, fscratch, 0)
     if n < 0:
         return np.nan
     return _score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, w, factor, bias)
@@ -49,7 +37,7 @@ def perceptron_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias, fit_
     """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`;
     ``reuse``: the row gathered by the call before). Returns ``(score before, bias,
     mistakes)``; the score is NaN when the example is refused (nothing changed)."""
-    n = _gathered(cols, vals, iscratch, fscratch, reuse)
+    n = gathered_row(cols, vals, iscratch, fscratch, reuse)
     if n < 0:
         return np.nan, bias, 0
     idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
@@ -67,7 +55,7 @@ def pegasos_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, scale, sqnorm
     ``reuse``: the row gathered by the call before). Returns ``(score before, scale,
     sqnorm_v, t, n_updates)``; the score is NaN when the example is refused (nothing
     changed)."""
-    n = _gathered(cols, vals, iscratch, fscratch, reuse)
+    n = gathered_row(cols, vals, iscratch, fscratch, reuse)
     if n < 0:
         return np.nan, scale, sqnorm_v, t, 0
     idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
