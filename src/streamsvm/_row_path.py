@@ -26,6 +26,8 @@ learns). ``ENABLED = False`` switches the path off (benchmarks and tests compare
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit
 
@@ -73,9 +75,10 @@ def gather_row(cols, vals, bound, idx, val):
 
 
 #: scratch entries before a row's own: ``iscratch`` (int32) holds the row's indptr (2),
-#: ``fscratch`` (float64) the label, a margin and the model's row-norm bound (3)
-I_HEAD, F_HEAD = 2, 3
-F_BOUND = 2
+#: ``fscratch`` (float64) the label, a margin, the model's row-norm bound and the plain dot
+#: product ``x·w`` of the last linear decision (4)
+I_HEAD, F_HEAD = 2, 4
+F_BOUND, F_DOT = 2, 3
 
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
@@ -134,12 +137,13 @@ class RowState:
         column = self.column
         try:
             if learn:
-                cols = np.array([column[k] for k in keys], dtype=np.int64)
+                found = list(map(column.__getitem__, keys))
             else:
-                cols = np.array([column.get(k, -1) for k in keys], dtype=np.int64)
+                found = list(map(column.get, keys, itertools.repeat(-1, len(keys))))
         except (KeyError, TypeError):
             return None
-        if learn or not (cols < 0).any():
+        cols = np.fromiter(found, np.int64, len(found))
+        if learn or -1 not in found:
             self.keys, self.cols = keys, cols
         if len(keys) > self.fscratch.shape[0] - F_HEAD:
             self._scratch(2 * len(keys))

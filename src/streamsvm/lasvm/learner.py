@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._row_path import F_HEAD, I_HEAD
 from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
@@ -388,8 +389,8 @@ class _Learner(BinaryLearner):
         start = self.n_store
         n = int(state.iscratch[1])
         if start + 1 > self.sq.shape[0] or int(self.indptr[start]) + n > self.data.shape[0]:
-            row = sp.csr_matrix((state.fscratch[3:3 + n].copy(),
-                                 state.iscratch[2:2 + n].copy(), np.array([0, n])),
+            row = sp.csr_matrix((state.fscratch[F_HEAD:F_HEAD + n].copy(),
+                                 state.iscratch[I_HEAD:I_HEAD + n].copy(), np.array([0, n])),
                                 shape=(1, self.n_features))
             self.partial_fit(row, np.array([y]))  # grows the store's arrays
             return known

@@ -8,7 +8,7 @@ row-norm bound, then its values (:data:`streamsvm._row_path.I_HEAD` and ``F_HEAD
 import numpy as np
 from numba import njit
 
-from .._row_path import F_HEAD, I_HEAD, gathered_row
+from .._row_path import F_DOT, F_HEAD, I_HEAD, gathered_row
 from ._core import pegasos_csr, perceptron_csr
 
 
@@ -25,11 +25,17 @@ def _score(idx, val, n, w, factor, bias):
 @njit(cache=True)
 def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
     """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
-    (:func:`streamsvm._row_path.gather_row`). The gathered row stays in the scratch."""
+    (:func:`streamsvm._row_path.gather_row`). The gathered row stays in the scratch, and
+    the plain ``x·w`` in ``fscratch[F_DOT]``."""
     n = gathered_row(cols, vals, iscratch, fscratch, 0)
     if n < 0:
         return np.nan
-    return _score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, w, factor, bias)
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    dot = 0.0
+    for p in range(n):
+        dot += val[p] * w[idx[p]]
+    fscratch[F_DOT] = dot
+    return _score(idx, val, n, w, factor, bias)
 
 
 @njit(cache=True)
@@ -64,3 +70,12 @@ def pegasos_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, scale, sqnorm
     scale, sqnorm_v, t, updates = pegasos_csr(iscratch[:2], idx, val, fscratch[:1], v, scale,
                                               sqnorm_v, t, lam, 1, project, fscratch[1:2])
     return score, scale, sqnorm_v, t, updates
+
+
+@njit(cache=True)
+def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, project):
+    """:func:`pegasos_learn_row` of the example the call before gathered (fewer arguments:
+    learn_one right after predict_one). Returns ``(scale, sqnorm_v, t, n_updates)``."""
+    fscratch[0] = y
+    return pegasos_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], fscratch[:1], v,
+                       scale, sqnorm_v, t, lam, 1, project, fscratch[1:2])
