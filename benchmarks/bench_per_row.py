@@ -53,7 +53,7 @@ def adult_rows(n: int):
         start, stop = X.indptr[i], X.indptr[i + 1]
         rows.append(({f"f{j}": float(v) for j, v in zip(X.indices[start:stop],
                                                          X.data[start:stop], strict=True)},
-                      int(y[i])))
+                      bool(y[i] > 0)))
     return rows
 
 

@@ -9,7 +9,7 @@ row. Here, for a running model whose learners have a compiled per-row step, one 
   one read (one C-level comparison; River's dense streams repeat one schema), and only a new
   schema is looked up key by key in the vocabulary; a key the vocabulary does not hold sends
   ``learn_one`` to the general path, which widens the model (once per new key);
-* its values read in one ``np.fromiter`` (numbers; anything else goes to the general path,
+* its values read into one ``array.array("d")`` (numbers; anything else goes to the general path,
   which refuses it with its message);
 * one compiled call per binary learner (:func:`gather_row` inside it: finiteness, the row's
   squared norm against the model's bound, zeros dropped and columns sorted into preallocated
@@ -26,6 +26,7 @@ learns). ``ENABLED = False`` switches the path off (benchmarks and tests compare
 
 from __future__ import annotations
 
+import array
 import itertools
 
 import numpy as np
@@ -50,7 +51,7 @@ def gather_row(cols, vals, bound, idx, val):
     zero values dropped). Returns the number of entries, or :data:`NOT_FINITE` /
     :data:`TOO_LARGE` (squared norm above ``bound``) without writing anything that counts."""
     sq = 0.0
-    for p in range(vals.shape[0]):
+    for p in range(len(vals)):
         v = vals[p]
         if not np.isfinite(v):
             return NOT_FINITE
@@ -58,7 +59,7 @@ def gather_row(cols, vals, bound, idx, val):
     if not sq <= bound:
         return TOO_LARGE
     n = 0
-    for p in range(cols.shape[0]):
+    for p in range(len(cols)):
         c = cols[p]
         v = vals[p]
         if c < 0 or v == 0.0:
@@ -115,7 +116,7 @@ class RowState:
         self.targets: dict = {}
         self.labels = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
         self.keys: tuple | None = None
-        self.cols = np.zeros(0, dtype=np.int64)
+        self.cols = array.array("q")
         # a hair below the model's bound: sums in another order never pass a row it refuses
         self.bound = float(bound) * (1.0 - 1e-9)
         self._scratch(64)
@@ -142,7 +143,7 @@ class RowState:
                 found = list(map(column.get, keys, itertools.repeat(-1, len(keys))))
         except (KeyError, TypeError):
             return None
-        cols = np.fromiter(found, np.int64, len(found))
+        cols = array.array("q", found)
         if learn or -1 not in found:
             self.keys, self.cols = keys, cols
         if len(keys) > self.fscratch.shape[0] - F_HEAD:
@@ -160,7 +161,7 @@ class RowState:
         if cols is None:
             return None
         try:
-            return cols, np.fromiter(x.values(), np.float64, len(keys))
+            return cols, array.array("d", x.values())
         except (TypeError, ValueError):
             return None
 
@@ -196,7 +197,7 @@ class RowState:
         if cols is None:
             return False
         try:
-            vals = np.fromiter(x.values(), np.float64, len(keys))
+            vals = array.array("d", x.values())
         except (TypeError, ValueError):
             return False
         for k, learner in enumerate(self.learners):
@@ -239,7 +240,7 @@ class RowState:
                 return MISS
             values = list(x.values())
             try:
-                vals = np.fromiter(values, np.float64, len(keys))
+                vals = array.array("d", values)
             except (TypeError, ValueError):
                 return MISS
             score = learner.decision_row(cols, vals, self)

@@ -1,8 +1,7 @@
 """Pegasos with block size ``k``, one sweep: the sub-gradient baseline of StreamSVM's Table 1."""
 
-from numbers import Integral, Real
-
 import math
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
