@@ -57,6 +57,27 @@ def adult_rows(n: int):
     return rows
 
 
+PROFILE_NOTE = ("`python benchmarks/bench_per_row.py --profile`: cProfile (its own clock, "
+                "wall time under load; only the ratios mean anything), top functions by own "
+                "time. The compiled calls appear as single entries.")
+
+PROFILE_SUMMARY = [
+    "## Profile, before and after",
+    "",
+    "cProfile on 20,000 rows of Phishing (the stream repeated), River's loop "
+    "([before](per_row_profile_before.md), [after](per_row_profile_after.md)). Before, each "
+    "row went through `vocabulary.row` (a `feature_value` call per key, a one-row SciPy CSR "
+    "matrix built twice: for `predict_one` and for `learn_one`), scikit-learn's and our "
+    "`check_features`, `np.unique`/`np.isin` on the one label, and `decision_function` twice "
+    "(the prediction and the calibration score); LASVM also rebuilt the CSR matrix of its "
+    "support vectors for every prediction. After, what is left is the Python of the row "
+    "path itself (`RowState.predict` / `learn`: one tuple of keys, one list and one "
+    "`array.array` of values, a label lookup) and one compiled call per `predict_one` and "
+    "at most one per `learn_one` (none where the Perceptron makes no mistake or a Pegasos "
+    "step only shrinks w).",
+]
+
+
 def contenders():
     yield "Pegasos", streamsvm.Pegasos, True
     yield "Perceptron", streamsvm.Perceptron, True
@@ -129,7 +150,10 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     if args.profile:
-        print("\n".join(profile()))
+        lines = profile()
+        print("\n".join(lines))
+        write_markdown("per_row_profile_after.md", "Profile of the dict path after the per-row "
+                       "work (issue 19 item 7)", [PROFILE_NOTE, "", *lines])
         return
     streams = {"Phishing": phishing_rows(), f"Adult as dicts ({args.adult_rows:,} rows)":
                adult_rows(args.adult_rows)}
@@ -154,7 +178,8 @@ def main() -> None:
                            for n in ("Pegasos", "Perceptron", "LASVM"))
         lines.append(f"- {stream}: {ratios}")
     lines += ["", "CPU times on a machine shared with other work; rerun on an idle machine "
-              "for absolute numbers (`python benchmarks/bench_per_row.py`)."]
+              "for absolute numbers (`python benchmarks/bench_per_row.py`).", "",
+              *PROFILE_SUMMARY]
     write_markdown("per_row.md", "Per-row speed of the dict path (River's way)", lines)
 
 
