@@ -4,17 +4,19 @@
 * River's Phishing (1,250 rows of 9 numeric features, bundled with River), raw values;
 * Adult a9a as sparse dicts (each row a dict of its non-zero features, about 14 of 123;
   the first ``--adult-rows`` rows, default 10,000, of ``adult.trn.bz2`` from
-  ``$STREAMSVM_DATA``).
+  ``$STREAMSVM_DATA``; labels ``True`` for +1, as River's binary models predict).
 
-Rows per CPU second (``time.process_time``; the best of ``--repeats`` passes, each with a
-fresh model, after one untimed pass that compiles) and the progressive accuracy, for our
-Pegasos, Perceptron and LASVM (the acceptance), the other linear-time estimators for
-information, and River's Perceptron, LogisticRegression and PAClassifier, all in one process.
+Rows per CPU second (``time.process_time``; the best of ``--repeats`` passes, default 5, each
+with a fresh model, the contenders in turn, after one untimed pass that compiles) and the
+progressive accuracy, for our Pegasos, Perceptron and LASVM (the acceptance), and River's
+Perceptron, LogisticRegression and PAClassifier, all in one process.
 ``general path`` rows run the same estimator with the per-row fast path switched off
 (:data:`streamsvm._row_path.ENABLED`), i.e. the path of before this work.
 
 ``--profile`` instead runs cProfile on 20,000 rows of Phishing (the stream repeated) for
-Pegasos, Perceptron and LASVM and prints the top functions by own time.
+Pegasos, Perceptron and LASVM and writes the top functions by own time to
+``benchmarks/results/per_row_profile_after.md`` (``per_row_profile_before.md`` holds the
+same run before this work).
 
 Run: ``python benchmarks/bench_per_row.py`` (about two minutes on an idle machine); writes
 ``benchmarks/results/per_row.md``.
@@ -107,10 +109,17 @@ def one_pass(make, rows, fast: bool):
 
 
 def measure(rows, repeats: int):
-    results = {}
-    for name, make, fast in contenders():
+    """Best of ``repeats`` passes per contender, the contenders taken in turn within each
+    round (so a change of the machine's load falls on all of them alike)."""
+    found = {name: (float("inf"), None) for name, _, _ in contenders()}
+    for _, make, fast in contenders():
         one_pass(make, rows[:200], fast)  # compile / warm up
-        best, accuracy = min(one_pass(make, rows, fast) for _ in range(repeats))
+    for _ in range(repeats):
+        for name, make, fast in contenders():
+            found[name] = min(found[name], one_pass(make, rows, fast),
+                              key=lambda result: result[0])
+    results = {}
+    for name, (best, accuracy) in found.items():
         results[name] = (len(rows) / best, accuracy)
         print(f"  {name}: {len(rows) / best:,.0f} rows/s, accuracy {accuracy:.2%}", flush=True)
     return results
@@ -146,7 +155,7 @@ def _trim(text: str) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--adult-rows", type=int, default=10_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     if args.profile:
