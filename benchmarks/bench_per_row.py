@@ -31,6 +31,7 @@ import itertools
 import os
 import pathlib
 import pstats
+import re
 import time
 
 from river import datasets, linear_model
@@ -148,7 +149,7 @@ def _trim(text: str) -> list[str]:
     for line in text.splitlines():
         if "function calls" in line or line.strip().startswith(("ncalls",)) or \
                 line[:1] == " " and line.strip() and line.strip()[0].isdigit():
-            keep.append(line.rstrip().replace(str(pathlib.Path.cwd()), "."))
+            keep.append(re.sub(r"\S*/(src/streamsvm|site-packages)/", r"\1/", line.rstrip()))
     return keep
 
 
