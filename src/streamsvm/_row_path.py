@@ -110,6 +110,7 @@ class RowState:
         self.model = model
         self.learners = model.learners_
         self.learner = model.learners_[0] if len(model.learners_) == 1 else None
+        self.binary = self.learner is not None and len(model.classes_) == 2
         self.signs = model._signs
         self.sign = model._signs[0]
         self.column = model._vocabulary._column
@@ -230,7 +231,7 @@ class RowState:
     def predict(self, x):
         """The label ``predict`` gives one example, or :data:`MISS`."""
         learner = self.learner
-        if learner is not None and len(self.labels) == 2:  # the common case, inline
+        if self.binary:  # the common case, inline
             self.last_x = None
             if x.__class__ is not dict and not is_dict_example(x):
                 return MISS

@@ -128,7 +128,7 @@ class _PegasosLearner(LinearLearner):
         if known is not None and self.t > 0:
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
             # step only shrinks and projects w = scale v, which is scalar arithmetic
-            if y * self.scale * float(state.fscratch[F_DOT]) >= 1.0:
+            if y * self.scale * state.fscratch.item(F_DOT) >= 1.0:
                 t = self.t + 1
                 scale = self.scale * (1.0 - 1.0 / t)
                 if self.projection and self.sqnorm_v > 0.0:
