@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from . import progress
+from . import _row_path, progress
 from ._params import CheckedParamsMixin, check_params
 from ._river import RiverClassifier
 from ._threads import compiled_threads, for_each
@@ -261,13 +261,19 @@ class StreamClassifier(
     _learner_params: tuple[str, ...] = ()
     _accepts_sparse: bool = True
     #: attributes that are not saved by :func:`streamsvm.save` (caches and the like)
-    _transient: tuple[str, ...] = ()
+    _transient: tuple[str, ...] = ("_row_state",)
     #: what the learners take of class and sample weights (class doc)
     _weighting: str | None = None
     #: why this estimator takes no sample weights (the error's text)
     _weighting_refusal: str = "its algorithm has no weighted form implemented"
 
     # ------------------------------------------------------------------ sklearn plumbing
+    def __getstate__(self):
+        state = super().__getstate__()
+        if "_row_state" in state:  # a cache of the per-row path (streamsvm._row_path)
+            state = {k: v for k, v in state.items() if k != "_row_state"}
+        return state
+
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "classes_")
 
@@ -287,7 +293,12 @@ class StreamClassifier(
                 "with some examples before using this estimator."
             )
 
+    def set_params(self, **params):
+        self._forget_row_state()  # the per-row path's cache read the old parameters
+        return super().set_params(**params)
+
     def _reset(self) -> None:
+        self._forget_row_state()
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("__") or name in self._transient:
                 delattr(self, name)
@@ -505,6 +516,7 @@ class StreamClassifier(
                                  self._sample_weight_argument(fit_params, "partial_fit"))
 
     def _partial_fit(self, X, y, classes=None, sample_weight=None):
+        self._forget_row_state()
         if self._warmup_y:  # learn_one's gathered first examples come first
             self._learn_warmup()
         first = not hasattr(self, "classes_")
@@ -712,6 +724,7 @@ class StreamClassifier(
         -------
         self
         """
+        self._forget_row_state()
         if self._warmup_y:  # a stream that ended during learn_one's warm-up
             self._learn_warmup()
         self._check_fitted()
@@ -735,6 +748,10 @@ class StreamClassifier(
         -------
         self
         """
+        if _row_path.ENABLED:
+            state = self.__dict__.get("_row_state") or self._row_state()
+            if state is not None and state.learn(x, y):
+                return self
         if hasattr(self, "classes_") and not getattr(self, "_warmup_y", None):
             undo = Undo()
             n_keys = len(self._vocabulary) if self._dict_mode() else 0
@@ -749,6 +766,56 @@ class StreamClassifier(
             return self
         self._gather_warmup(x, y)
         return self
+
+    # ------------------------------------------------------------------ the per-row path
+    def _row_state(self):
+        """A new :class:`~streamsvm._row_path.RowState` (kept as ``_row_state``) for a running
+        dict-mode model whose every piece of ``partial_fit`` / ``predict`` is this class's and
+        whose learners have a per-row step (``row_ready``), else None (the general path)."""
+        d = self.__dict__
+        if ("classes_" not in d or "_vocabulary" not in d or d.get("_warmup_labels")
+                or getattr(self, "verbose", 0) or "_row_state" not in self._transient):
+            return None
+        if (getattr(self, "class_weight", None) is not None
+                and self._weighting not in (None, "own")):
+            return None  # weighted learning stays on the general path
+        klass = type(self)
+        if any(getattr(klass, name) is not getattr(StreamClassifier, name) for name in (
+                "partial_fit", "_validate", "_learn", "_learn_reporting", "_record_before",
+                "_record_after", "_check_row_norms", "_prepare", "_prepare_for_learning",
+                "decision_function", "predict", "predict_proba", "_rows_to_score")):
+            return None
+        if not self.learners_ or not all(getattr(learner, "row_ready", lambda: False)()
+                                         for learner in self.learners_):
+            return None
+        for learner in self.learners_:
+            self._calibrator(learner)
+        state = d["_row_state"] = _row_path.RowState(self, self._max_safe_sqnorm())
+        return state
+
+    def _check_collapse(self) -> None:
+        """The collapse guard (:func:`streamsvm.collapse.guard_collapse`), for the per-row
+        path."""
+        guard_collapse(self)
+
+    def _forget_row_state(self) -> None:
+        """Drop the per-row path's cache: the general path is about to change the model."""
+        self.__dict__.pop("_row_state", None)
+
+    def _row_targets(self, state, y):
+        """The ±1 target of label ``y`` for each learner (as ``_learn`` computes them), or
+        None when ``y`` is not a label of ``classes_`` (the general path checks it)."""
+        try:
+            label = check_labels([y], 1)
+            check_label_kind(label, self.classes_)
+        except (TypeError, ValueError):
+            return None
+        if np.setdiff1d(label, self.classes_).size:
+            return None
+        targets = tuple(float(np.where(label == target, sign, -sign)[0])
+                        for target, sign in zip(self._targets, self._signs, strict=True))
+        state.targets[y] = targets
+        return targets
 
     @property
     def warmup_rows_(self) -> int:
@@ -800,6 +867,7 @@ class StreamClassifier(
     def _widen(self, width: int, undo: Undo) -> None:
         """Give the model ``width`` features, the new ones 0 in everything learnt
         (:mod:`streamsvm._widen`); replaced attributes are recorded in ``undo``."""
+        self._forget_row_state()
         old = self.n_features_in_
         fresh = []
         for n in (old, old + 1):
@@ -926,6 +994,12 @@ class StreamClassifier(
         """Label of one example (River's interface): during ``learn_one``'s warm-up the most
         frequent label so far, None before anything has been learnt. Dict keys the model
         has not learnt count as 0."""
+        if _row_path.ENABLED:
+            state = self.__dict__.get("_row_state") or self._row_state()
+            if state is not None:
+                label = state.predict(x)
+                if label is not _row_path.MISS:
+                    return label
         if not hasattr(self, "classes_") or self._warmup_y:
             answer = self._warmup_answer()
             return max(answer, key=answer.get) if answer else None
@@ -966,7 +1040,14 @@ class StreamClassifier(
         learnt. Dict keys the model has not learnt count as 0."""
         if not hasattr(self, "classes_") or self._warmup_y:
             return self._warmup_answer()
-        proba = self.predict_proba(self._example_row(x, learn=False))[0]
+        state = self.__dict__.get("_row_state") or self._row_state() \
+            if _row_path.ENABLED else None
+        scores = None if state is None else state.scores(x)
+        if scores is not None:
+            scores = np.array(scores)
+            proba = self._proba_from_scores(scores if scores.shape[0] == 1 else scores[None])[0]
+        else:
+            proba = self.predict_proba(self._example_row(x, learn=False))[0]
         return {
             (c.item() if isinstance(c, np.generic) else c): float(p)
             for c, p in zip(self.classes_, proba, strict=True)

@@ -205,13 +205,8 @@ class PlattCalibrator:
         scores = np.asarray(scores, dtype=np.float64)
         labels = np.asarray(labels)
         n_rows = scores.shape[0]
-        if n_rows == 1:  # learn_one: the per-row path, without array temporaries
-            slot = self.n_recorded % window
-            self.scores[slot] = scores[0]
-            self.labels[slot] = 1 if labels[0] > 0 else -1
-            if weights is not None or self.weights is not None:
-                self._weights()[slot] = 1.0 if weights is None else weights[0]
-            self.n_recorded += 1
+        if n_rows == 1:
+            self.record_one(scores[0], labels[0], None if weights is None else weights[0])
             return
         kept = min(n_rows, window)
         slots = (self.n_recorded + n_rows - kept + np.arange(kept)) % window
@@ -220,6 +215,15 @@ class PlattCalibrator:
         if weights is not None or self.weights is not None:
             self._weights()[slots] = 1.0 if weights is None else np.asarray(weights)[n_rows - kept:]
         self.n_recorded += n_rows
+
+    def record_one(self, score: float, label: float, weight: float | None = None) -> None:
+        """Append the score of one row (``learn_one``'s path, without array temporaries)."""
+        slot = self.n_recorded % self.scores.shape[0]
+        self.scores[slot] = score
+        self.labels[slot] = 1 if label > 0 else -1
+        if weight is not None or self.weights is not None:
+            self._weights()[slot] = 1.0 if weight is None else weight
+        self.n_recorded += 1
 
     def _weights(self) -> np.ndarray:
         if self.weights is None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._row_path import F_HEAD, I_HEAD
 from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
@@ -35,6 +36,7 @@ from ..kernels.cache import cache_remap_ids
 from . import _expansion_core as _expansion
 from . import _gap_core, _lasvm_core
 from . import _parallel_core as _parallel
+from ._row_core import lasvm_decision_row, store_row_csr
 
 _INITIAL_CAPACITY = 64
 _DECISION_BLOCK = 2048
@@ -373,6 +375,50 @@ class _Learner(BinaryLearner):
         n = int(self.cnt[_expansion.N_LIVE])
         if self.n_store - n > max(n, 256):
             self.release_unused()
+
+    # ------------------------------------------------------------------ per-row path
+    def row_ready(self) -> bool:
+        """The per-row path of learn_one / predict_one (:mod:`streamsvm._row_path`): a
+        sparse store (dict rows) and this class's ``partial_fit``."""
+        return self.sparse is True and type(self).partial_fit is _Learner.partial_fit
+
+    def decision_row(self, cols, vals, state):
+        """The decision value of one example (left gathered in ``state``'s scratch), or
+        None if refused."""
+        if state.ws is None or state.ws.shape[0] != self.n_features:
+            state.ws = np.zeros(self.n_features)
+        score = lasvm_decision_row(cols, vals, state.iscratch, state.fscratch, self.indptr,
+                                   self.indices, self.data, self.sq, self.perm, self.alpha,
+                                   self.cnt, self.st, 1 if self.algorithm == "lasvm" else 0,
+                                   (self.code, self.gamma, self.degree, self.coef0), state.ws)
+        return None if score != score else score
+
+    def learn_row(self, cols, vals, y, state, known=None):
+        """``partial_fit`` of one example: its score before (``known``: just computed by
+        :meth:`decision_row`, whose gathered row is reused), or None if refused."""
+        if known is None:
+            known = self.decision_row(cols, vals, state)
+            if known is None:
+                return None
+        start = self.n_store
+        n = int(state.iscratch[1])
+        if start + 1 > self.sq.shape[0] or int(self.indptr[start]) + n > self.data.shape[0]:
+            row = sp.csr_matrix((state.fscratch[F_HEAD:F_HEAD + n].copy(),
+                                 state.iscratch[I_HEAD:I_HEAD + n].copy(), np.array([0, n])),
+                                shape=(1, self.n_features))
+            self.partial_fit(row, np.array([y]))  # grows the store's arrays
+            return known
+        store_row_csr(state.iscratch, state.fscratch, y, start, self.stream_offset + self.n_seen,
+                      self.indptr, self.indices, self.data, self.sq, self.kd, self.ys,
+                      self.pos_of, self.row_gen, self.stream_pos, self.layout_meta[0],
+                      (self.code, self.gamma, self.degree, self.coef0))
+        self.n_store = start + 1
+        self._run(np.array([start], dtype=np.int64))
+        self.n_seen += 1
+        n = int(self.cnt[_expansion.N_LIVE])
+        if self.n_store - n > max(n, 256):
+            self.release_unused()
+        return known
 
     def fit_pass(self, X, y):
         self._use_training_set(X, y)

@@ -1,13 +1,16 @@
 """Pegasos with block size ``k``, one sweep: the sub-gradient baseline of StreamSVM's Table 1."""
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean, Interval
+from .._row_path import F_DOT
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
+from ._row_core import linear_decision_row, pegasos_learn_gathered, pegasos_learn_row
 
 
 def _take_rows(X, start, stop):
@@ -132,6 +135,54 @@ class _PegasosLearner(LinearLearner):
         self.v = np.append(w, b) if self.fit_intercept else np.array(w, dtype=np.float64)
         self.scale = 1.0
         self.sqnorm_v = float(self.v @ self.v)
+
+    # the per-row path of learn_one / predict_one (streamsvm._row_path)
+    def row_ready(self) -> bool:
+        """Blocks of one example only (larger blocks wait in ``pending_X``)."""
+        return self.block_size == 1 and self.pending_y.shape[0] == 0
+
+    def learn_row(self, cols, vals, y, state, known=None):
+        """One step on one example (``state``: the model's
+        :class:`~streamsvm._row_path.RowState`); its score before, or None if refused.
+        ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
+        reused)."""
+        if known is not None and self.t > 0:
+            # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
+            # step only shrinks and projects w = scale v, which is scalar arithmetic
+            if y * self.scale * state.fscratch.item(F_DOT) >= 1.0:
+                t = self.t + 1
+                scale = self.scale * (1.0 - 1.0 / t)
+                if self.projection and self.sqnorm_v > 0.0:
+                    norm_w = scale * math.sqrt(self.sqnorm_v)
+                    radius = 1.0 / math.sqrt(self.alpha)
+                    if norm_w > radius:
+                        scale *= radius / norm_w
+                if scale >= 1e-9:  # else v takes the scale: the compiled step below
+                    self.scale, self.t = scale, t
+                    self.n_seen += 1
+                    return known
+        if known is not None:
+            self.scale, self.sqnorm_v, self.t, updates = pegasos_learn_gathered(
+                state.iscratch, state.fscratch, y, self.v, self.scale, self.sqnorm_v, self.t,
+                self.alpha, 1 if self.projection else 0)
+            self.n_updates += updates
+            self.n_seen += 1
+            return known
+        score, scale, sqnorm_v, t, updates = pegasos_learn_row(
+            cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.v,
+            self.scale, self.sqnorm_v, self.t, self.alpha, 1 if self.projection else 0)
+        if score != score:
+            return None
+        self.scale, self.sqnorm_v, self.t = scale, sqnorm_v, t
+        self.n_updates += updates
+        self.n_seen += 1
+        return score
+
+    def decision_row(self, cols, vals, state):
+        """The decision value of one example, or None if refused."""
+        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
+                                    self.scale, 0.0)
+        return None if score != score else score
 
 
 class Pegasos(LinearStreamClassifier):

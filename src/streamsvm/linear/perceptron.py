@@ -8,6 +8,7 @@ from ..base import SampleWeightMixin
 from ..weights import CLASS_WEIGHT
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
+from ._row_core import linear_decision_row, perceptron_learn_row
 
 
 class _PerceptronLearner(LinearLearner):
@@ -38,6 +39,33 @@ class _PerceptronLearner(LinearLearner):
 
     def weights(self):
         return self.coef, self.intercept
+
+    # the per-row path of learn_one / predict_one (streamsvm._row_path)
+    def row_ready(self) -> bool:
+        return True
+
+    def learn_row(self, cols, vals, y, state, known=None):
+        """Learn one example (``state``: the model's :class:`~streamsvm._row_path.RowState`);
+        its score before, or None if refused. ``known``: its score, just computed by
+        :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
+        if known is not None and y * known > 0.0:
+            self.n_seen += 1
+            return known
+        score, intercept, mistakes = perceptron_learn_row(
+            cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.coef,
+            self.intercept, 1 if self.fit_intercept else 0)
+        if score != score:
+            return None
+        self.intercept = intercept
+        self.n_updates += mistakes
+        self.n_seen += 1
+        return score
+
+    def decision_row(self, cols, vals, state):
+        """The decision value of one example, or None if refused."""
+        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.coef, 1.0,
+                                    self.intercept)
+        return None if score != score else score
 
 
 class Perceptron(SampleWeightMixin, LinearStreamClassifier):

@@ -1,0 +1,281 @@
+"""The per-row path of the dict interface: River's ``predict_one`` / ``learn_one`` at what
+their maths costs (issue 19, item 7).
+
+The general path reads a dict through the vocabulary into a one-row CSR matrix and runs
+``partial_fit`` (scikit-learn's checks, label sets, the calibration bookkeeping) for every
+row. Here, for a running model whose learners have a compiled per-row step, one example costs:
+
+* its keys looked up once per *schema*: the tuple of a dict's keys is compared with the last
+  one read (one C-level comparison; River's dense streams repeat one schema), and only a new
+  schema is looked up key by key in the vocabulary; a key the vocabulary does not hold sends
+  ``learn_one`` to the general path, which widens the model (once per new key);
+* its values read into one ``array.array("d")`` (numbers; anything else goes to the general path,
+  which refuses it with its message);
+* one compiled call per binary learner (:func:`gather_row` inside it: finiteness, the row's
+  squared norm against the model's bound, zeros dropped and columns sorted into preallocated
+  scratch, as the CSR row of the general path holds them), which returns the decision value
+  before the update (the prequential score the calibration window records) and updates the
+  learner with the very code its chunk loop runs, so a row learnt here gives the same bits as
+  ``partial_fit`` of that row.
+
+A row the compiled step refuses (non-finite value, too large a norm) changes nothing and is
+handed to the general path, which raises its usual error. :class:`RowState` is the model's
+cache of all this (transient: not saved, not pickled; dropped whenever the general path
+learns). ``ENABLED = False`` switches the path off (benchmarks and tests compare).
+"""
+
+from __future__ import annotations
+
+import array
+import itertools
+
+import numpy as np
+from numba import njit
+
+from .vocabulary import is_dict_example
+
+__all__ = ["ENABLED", "MISS", "RowState", "gather_row"]
+
+#: False: every example takes the general path (for comparisons)
+ENABLED = True
+
+#: refusals of the compiled steps (nothing changed; the general path raises the error)
+NOT_FINITE = -1
+TOO_LARGE = -2
+
+
+@njit(cache=True)
+def gather_row(cols, vals, bound, idx, val):
+    """Check one example and write its non-zero entries, columns ascending, into the scratch
+    ``idx``/``val`` (the one-row CSR matrix of the general path: unknown keys, column -1, and
+    zero values dropped). Returns the number of entries, or :data:`NOT_FINITE` /
+    :data:`TOO_LARGE` (squared norm above ``bound``) without writing anything that counts."""
+    sq = 0.0
+    for p in range(len(vals)):
+        v = vals[p]
+        if not np.isfinite(v):
+            return NOT_FINITE
+        sq += v * v
+    if not sq <= bound:
+        return TOO_LARGE
+    n = 0
+    for p in range(len(cols)):
+        c = cols[p]
+        v = vals[p]
+        if c < 0 or v == 0.0:
+            continue
+        q = n
+        while q > 0 and idx[q - 1] > c:
+            idx[q] = idx[q - 1]
+            val[q] = val[q - 1]
+            q -= 1
+        idx[q] = c
+        val[q] = v
+        n += 1
+    return n
+
+
+#: scratch entries before a row's own: ``iscratch`` (int32) holds the row's indptr (2),
+#: ``fscratch`` (float64) the label, a margin, the model's row-norm bound and the plain dot
+#: product ``x·w`` of the last linear decision (4)
+I_HEAD, F_HEAD = 2, 4
+F_BOUND, F_DOT = 2, 3
+
+#: what :meth:`RowState.predict` returns when the general path must answer
+MISS = object()
+
+
+@njit(cache=True)
+def gathered_row(cols, vals, iscratch, fscratch, reuse):
+    """The example's entry count: gathered now into the scratch (:func:`gather_row`, after
+    the head; < 0: refused), or, with ``reuse``, the one gathered by the call before
+    (``iscratch[1]``: the scratch holds the row as a one-row CSR matrix, indptr first)."""
+    if reuse:
+        return iscratch[1]
+    n = gather_row(cols, vals, fscratch[F_BOUND], iscratch[I_HEAD:], fscratch[F_HEAD:])
+    iscratch[0] = 0
+    iscratch[1] = max(n, 0)
+    return n
+
+
+class RowState:
+    """What the per-row path keeps about one running model (module doc): its learners and
+    signs, the ±1 targets of each label seen (per learner), its labels as Python objects,
+    its row-norm bound, the last schema read (tuple of keys) and its columns, and the
+    scratch arrays of the compiled steps. Kept as the model's ``_row_state`` (transient:
+    never saved or pickled) and dropped whenever the general path learns or the parameters
+    change, so it never outlives the model state it describes."""
+
+    def __init__(self, model, bound: float):
+        self.model = model
+        self.learners = model.learners_
+        self.learner = model.learners_[0] if len(model.learners_) == 1 else None
+        self.binary = self.learner is not None and len(model.classes_) == 2
+        self.signs = model._signs
+        self.sign = model._signs[0]
+        self.column = model._vocabulary._column
+        self.targets: dict = {}
+        self.positions: dict = {}  # label -> its position in classes_ (class_counts_)
+        counts = model.__dict__.get("class_counts_")
+        # a model without running class counts (a file saved before them) starts them on
+        # the general path first
+        self.counts = (counts if isinstance(counts, np.ndarray)
+                       and counts.shape == model.classes_.shape else None)
+        self.labels = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
+        self.keys: tuple | None = None
+        self.cols = array.array("q")
+        # a hair below the model's bound: sums in another order never pass a row it refuses
+        self.bound = float(bound) * (1.0 - 1e-9)
+        self._scratch(64)
+        # the example predict_one just scored, whose row the scratch still holds: learn_one
+        # of the same unchanged dict reuses it (River's loop: predict_one, then learn_one)
+        self.last_x = self.last_values = self.last_vals = self.last_score = None
+        self.ws = None  # a dense scatter row of the model's width, for learners that need one
+
+    def _scratch(self, n: int) -> None:
+        self.iscratch = np.zeros(I_HEAD + n, dtype=np.int32)
+        self.fscratch = np.zeros(F_HEAD + n)
+        self.fscratch[F_BOUND] = self.bound
+
+    def _columns(self, keys: tuple, learn: bool):
+        """The columns of a new schema (-1 for keys the vocabulary lacks), or None when the
+        general path must read it (with ``learn``, a key not in the vocabulary; a key that
+        cannot be looked up). Schemas of known keys are kept."""
+        self.last_x = None
+        column = self.column
+        try:
+            if learn:
+                found = list(map(column.__getitem__, keys))
+            else:
+                found = list(map(column.get, keys, itertools.repeat(-1, len(keys))))
+        except (KeyError, TypeError):
+            return None
+        cols = array.array("q", found)
+        if learn or -1 not in found:
+            self.keys, self.cols = keys, cols
+        if len(keys) > self.fscratch.shape[0] - F_HEAD:
+            self._scratch(2 * len(keys))
+        return cols
+
+    def read(self, x, learn: bool):
+        """``(cols, vals)`` of dict ``x``, or None when the general path must take it (not a
+        dict, see :meth:`_columns`, or a value that is not a number)."""
+        self.last_x = None
+        if x.__class__ is not dict and not is_dict_example(x):
+            return None
+        keys = tuple(x)
+        cols = self.cols if keys == self.keys else self._columns(keys, learn)
+        if cols is None:
+            return None
+        try:
+            return cols, array.array("d", x.values())
+        except (TypeError, ValueError):
+            return None
+
+    def learn(self, x, y) -> bool:
+        """Learn one example as ``partial_fit`` of its row would (the calibration window
+        records each learner's score before the update); False: nothing changed, the
+        general path takes it."""
+        try:
+            targets = self.targets[y]
+        except KeyError:
+            targets = self.model._row_targets(self, y)
+            if targets is None:
+                return False
+        except TypeError:  # an unhashable label
+            return False
+        if self.counts is None:
+            return False
+        if x is self.last_x:
+            self.last_x = None
+            if tuple(x) == self.keys and list(x.values()) == self.last_values:
+                learner, target = self.learner, targets[0]
+                score = learner.learn_row(self.cols, self.last_vals, target, self,
+                                          self.last_score)
+                calibration = learner.calibration
+                if calibration.n_learned:
+                    calibration.record_one(score, target)
+                calibration.n_learned += 1
+                self._learned(y)
+                return True
+        self.last_x = None
+        if x.__class__ is not dict and not is_dict_example(x):
+            return False
+        keys = tuple(x)
+        cols = self.cols if keys == self.keys else self._columns(keys, True)
+        if cols is None:
+            return False
+        try:
+            vals = array.array("d", x.values())
+        except (TypeError, ValueError):
+            return False
+        for k, learner in enumerate(self.learners):
+            target = targets[k]
+            score = learner.learn_row(cols, vals, target, self)
+            if score is None:
+                if k:  # every learner checks the same row the same way
+                    raise RuntimeError("a learner refused a row another one learnt")
+                return False
+            calibration = learner.calibration
+            if calibration.n_learned:
+                calibration.record_one(score, target)
+            calibration.n_learned += 1
+        self._learned(y)
+        return True
+
+    def _learned(self, y) -> None:
+        """After a row is learnt: the row and label counts (``n_seen_``, ``class_counts_``),
+        and every 256 rows the collapse guard (the general path checks it per chunk)."""
+        position = self.positions.get(y)
+        if position is None:
+            position = self.positions[y] = self.labels.index(y)
+        self.counts[position] += 1.0
+        model = self.model
+        model.n_seen_ += 1
+        if not model.n_seen_ & 255:
+            model._check_collapse()
+
+    def scores(self, x):
+        """The signed decision values of one example (one per learner), or None."""
+        row = self.read(x, False)
+        if row is None:
+            return None
+        out = []
+        for learner, sign in zip(self.learners, self.signs, strict=True):
+            score = learner.decision_row(row[0], row[1], self)
+            if score is None:
+                return None
+            out.append(sign * score)
+        return out
+
+    def predict(self, x):
+        """The label ``predict`` gives one example, or :data:`MISS`."""
+        learner = self.learner
+        if self.binary:  # the common case, inline
+            self.last_x = None
+            if x.__class__ is not dict and not is_dict_example(x):
+                return MISS
+            keys = tuple(x)
+            cols = self.cols if keys == self.keys else self._columns(keys, False)
+            if cols is None:
+                return MISS
+            values = list(x.values())
+            try:
+                vals = array.array("d", values)
+            except (TypeError, ValueError):
+                return MISS
+            score = learner.decision_row(cols, vals, self)
+            if score is None:
+                return MISS
+            if cols is self.cols:  # a schema of known keys: learn_one may reuse the row
+                self.last_x, self.last_values, self.last_vals, self.last_score = \
+                    x, values, vals, score
+            return self.labels[1 if self.sign * score > 0 else 0]
+        scores = self.scores(x)
+        if scores is None:
+            return MISS
+        if len(scores) > 1:  # np.argmax: the first largest
+            return self.labels[scores.index(max(scores))]
+        if len(self.labels) == 1:
+            return self.labels[0]
+        return self.labels[1 if scores[0] > 0 else 0]

@@ -1,0 +1,81 @@
+"""Compiled per-row steps of the linear learners for ``learn_one`` / ``predict_one``
+(:mod:`streamsvm._row_path`): one call per example, over the chunk loops of
+:mod:`streamsvm.linear._core` run on a one-row CSR matrix, so a row learnt here is learnt
+with the same bits as by ``partial_fit``. Scratch: ``iscratch`` (int32) holds the row's
+``indptr`` then its columns, ``fscratch`` (float64) the label, a margin and the model's
+row-norm bound, then its values (:data:`streamsvm._row_path.I_HEAD` and ``F_HEAD``)."""
+
+import numpy as np
+from numba import njit
+
+from .._row_path import F_DOT, F_HEAD, I_HEAD, gathered_row
+from ._core import pegasos_csr, perceptron_csr
+
+
+@njit(cache=True)
+def _score(idx, val, n, w, factor, bias):
+    """``x·(factor w) + bias`` summed as SciPy's CSR product with the dense ``factor * w``
+    (the learners' ``decision_function``)."""
+    total = 0.0
+    for p in range(n):
+        total += val[p] * (factor * w[idx[p]])
+    return total + bias
+
+
+@njit(cache=True)
+def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
+    """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
+    (:func:`streamsvm._row_path.gather_row`). The gathered row stays in the scratch, and
+    the plain ``x·w`` in ``fscratch[F_DOT]``."""
+    n = gathered_row(cols, vals, iscratch, fscratch, 0)
+    if n < 0:
+        return np.nan
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    dot = 0.0
+    for p in range(n):
+        dot += val[p] * w[idx[p]]
+    fscratch[F_DOT] = dot
+    return _score(idx, val, n, w, factor, bias)
+
+
+@njit(cache=True)
+def perceptron_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias, fit_intercept):
+    """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`;
+    ``reuse``: the row gathered by the call before). Returns ``(score before, bias,
+    mistakes)``; the score is NaN when the example is refused (nothing changed)."""
+    n = gathered_row(cols, vals, iscratch, fscratch, reuse)
+    if n < 0:
+        return np.nan, bias, 0
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    score = _score(idx, val, n, w, 1.0, bias)
+    fscratch[0] = y
+    bias, mistakes = perceptron_csr(iscratch[:2], idx, val, fscratch[:1], w, bias,
+                                    fit_intercept)
+    return score, bias, mistakes
+
+
+@njit(cache=True)
+def pegasos_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, scale, sqnorm_v, t, lam,
+                      project):
+    """One Pegasos step of block size 1 (:func:`~streamsvm.linear._core.pegasos_csr`;
+    ``reuse``: the row gathered by the call before). Returns ``(score before, scale,
+    sqnorm_v, t, n_updates)``; the score is NaN when the example is refused (nothing
+    changed)."""
+    n = gathered_row(cols, vals, iscratch, fscratch, reuse)
+    if n < 0:
+        return np.nan, scale, sqnorm_v, t, 0
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    score = _score(idx, val, n, v, scale, 0.0)
+    fscratch[0] = y
+    scale, sqnorm_v, t, updates = pegasos_csr(iscratch[:2], idx, val, fscratch[:1], v, scale,
+                                              sqnorm_v, t, lam, 1, project, fscratch[1:2])
+    return score, scale, sqnorm_v, t, updates
+
+
+@njit(cache=True)
+def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, project):
+    """:func:`pegasos_learn_row` of the example the call before gathered (fewer arguments:
+    learn_one right after predict_one). Returns ``(scale, sqnorm_v, t, n_updates)``."""
+    fscratch[0] = y
+    return pegasos_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], fscratch[:1], v,
+                       scale, sqnorm_v, t, lam, 1, project, fscratch[1:2])
