@@ -780,8 +780,10 @@ class StreamClassifier(
                 and self._weighting not in (None, "own")):
             return None  # weighted learning stays on the general path
         klass = type(self)
+        if klass.partial_fit not in (StreamClassifier.partial_fit, SampleWeightMixin.partial_fit):
+            return None
         if any(getattr(klass, name) is not getattr(StreamClassifier, name) for name in (
-                "partial_fit", "_validate", "_learn", "_learn_reporting", "_record_before",
+                "_validate", "_learn", "_learn_reporting", "_record_before",
                 "_record_after", "_check_row_norms", "_prepare", "_prepare_for_learning",
                 "decision_function", "predict", "predict_proba", "_rows_to_score")):
             return None

@@ -56,26 +56,28 @@ def perceptron_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias, fit_
 
 @njit(cache=True)
 def pegasos_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, scale, sqnorm_v, t, lam,
-                      project):
+                      project, intercept):
     """One Pegasos step of block size 1 (:func:`~streamsvm.linear._core.pegasos_csr`;
     ``reuse``: the row gathered by the call before). Returns ``(score before, scale,
     sqnorm_v, t, n_updates)``; the score is NaN when the example is refused (nothing
-    changed)."""
+    changed). ``intercept``: the bias weight is ``v[-1]`` (``fit_intercept``)."""
     n = gathered_row(cols, vals, iscratch, fscratch, reuse)
     if n < 0:
         return np.nan, scale, sqnorm_v, t, 0
     idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
-    score = _score(idx, val, n, v, scale, 0.0)
+    score = _score(idx, val, n, v, scale, scale * v[v.shape[0] - 1] if intercept else 0.0)
     fscratch[0] = y
     scale, sqnorm_v, t, updates = pegasos_csr(iscratch[:2], idx, val, fscratch[:1], v, scale,
-                                              sqnorm_v, t, lam, 1, project, fscratch[1:2])
+                                              sqnorm_v, t, lam, 1, project, fscratch[1:2],
+                                              intercept)
     return score, scale, sqnorm_v, t, updates
 
 
 @njit(cache=True)
-def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, project):
+def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, project,
+                           intercept):
     """:func:`pegasos_learn_row` of the example the call before gathered (fewer arguments:
     learn_one right after predict_one). Returns ``(scale, sqnorm_v, t, n_updates)``."""
     fscratch[0] = y
     return pegasos_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], fscratch[:1], v,
-                       scale, sqnorm_v, t, lam, 1, project, fscratch[1:2])
+                       scale, sqnorm_v, t, lam, 1, project, fscratch[1:2], intercept)

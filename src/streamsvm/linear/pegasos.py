@@ -149,7 +149,8 @@ class _PegasosLearner(LinearLearner):
         if known is not None and self.t > 0:
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
             # step only shrinks and projects w = scale v, which is scalar arithmetic
-            if y * self.scale * state.fscratch.item(F_DOT) >= 1.0:
+            bias = self.v.item(-1) if self.fit_intercept else 0.0
+            if y * self.scale * (state.fscratch.item(F_DOT) + bias) >= 1.0:
                 t = self.t + 1
                 scale = self.scale * (1.0 - 1.0 / t)
                 if self.projection and self.sqnorm_v > 0.0:
@@ -164,13 +165,14 @@ class _PegasosLearner(LinearLearner):
         if known is not None:
             self.scale, self.sqnorm_v, self.t, updates = pegasos_learn_gathered(
                 state.iscratch, state.fscratch, y, self.v, self.scale, self.sqnorm_v, self.t,
-                self.alpha, 1 if self.projection else 0)
+                self.alpha, 1 if self.projection else 0, self.fit_intercept)
             self.n_updates += updates
             self.n_seen += 1
             return known
         score, scale, sqnorm_v, t, updates = pegasos_learn_row(
             cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.v,
-            self.scale, self.sqnorm_v, self.t, self.alpha, 1 if self.projection else 0)
+            self.scale, self.sqnorm_v, self.t, self.alpha, 1 if self.projection else 0,
+            self.fit_intercept)
         if score != score:
             return None
         self.scale, self.sqnorm_v, self.t = scale, sqnorm_v, t
@@ -180,8 +182,9 @@ class _PegasosLearner(LinearLearner):
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
+        bias = self.scale * self.v.item(-1) if self.fit_intercept else 0.0
         score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
-                                    self.scale, 0.0)
+                                    self.scale, bias)
         return None if score != score else score
 
 
