@@ -39,7 +39,12 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from streamsvm import LASVM, Pegasos, StreamSVM  # noqa: E402
-from streamsvm.datasets import dataset_available, load_dataset, make_synthetic_a  # noqa: E402
+from streamsvm.datasets import (  # noqa: E402
+    dataset_available,
+    load_dataset,
+    make_synthetic_a,
+    make_waveform,
+)
 from streamsvm.sharded import LocalBackend, fit_sharded  # noqa: E402
 from streamsvm.sharded.cascade import _node_estimator  # noqa: E402
 from streamsvm.sharded.shards import reconcile, resolve_shards  # noqa: E402
@@ -51,11 +56,13 @@ N_SHARDS = 4
 CASCADE_LASVM = LASVM(C=1.0, tau=1e-3, epochs=2)
 
 
-def write_npz_shards(folder: Path, rows: int) -> str:
+def write_npz_shards(folder: Path, rows: int, make=None, prefix: str = "gen") -> str:
+    """N_SHARDS ``.npz`` shards of ``rows`` rows of a generator (Synthetic A by default)."""
+    make = make_synthetic_a if make is None else make
     for k in range(N_SHARDS):
-        X, y = make_synthetic_a(rows, random_state=100 + k)
-        np.savez(folder / f"gen-{k}.npz", X=X, y=y)
-    return str(folder / "gen-*.npz")
+        X, y = make(rows, random_state=100 + k)
+        np.savez(folder / f"{prefix}-{k}.npz", X=X, y=y)
+    return str(folder / f"{prefix}-*.npz")
 
 
 def write_svmlight_shards(folder: Path, source: Path, prefix: str, limit: int | None) -> str:
@@ -104,6 +111,10 @@ def best_of(repeats: int, run) -> float:
 def speed_rows(folder: Path, quick: bool, repeats: int):
     rows_per_shard = 100_000 if quick else 1_000_000
     generated = write_npz_shards(folder, rows_per_shard)
+    # Synthetic A has 2 features: a row costs less than reading it, so the shards' I/O and
+    # the workers' messages weigh; Breiman's waveform (21 features, 3 classes one-vs-rest)
+    # is the same count of rows with work per row
+    waveform = write_npz_shards(folder, rows_per_shard, make_waveform, "waveform")
     X_warm, y_warm = make_synthetic_a(400, random_state=0)
     dense = [(X_warm[i::4], y_warm[i::4]) for i in range(4)]
     sparse = [(sp.csr_matrix(X), y) for X, y in dense]
@@ -119,12 +130,17 @@ def speed_rows(folder: Path, quick: bool, repeats: int):
         with backend:
             times[("streamsvm", workers)] = best_of(repeats, lambda b=backend: _timed_fit(
                 StreamSVM(), generated, b))
+            times[("waveform", workers)] = best_of(repeats, lambda b=backend: _timed_fit(
+                StreamSVM(), waveform, b))
             if adult:
                 times[("cascade", workers)] = best_of(repeats, lambda b=backend: first_layer(
                     b, CASCADE_LASVM, adult, 5000))
         times[("start", workers)] = (start_s, warm_s)
     out.append(("StreamSVM, 4 shards of Synthetic A", f"{N_SHARDS} × {rows_per_shard:,}",
                 times[("streamsvm", 1)], times[("streamsvm", 2)]))
+    out.append(("StreamSVM, 4 shards of Waveform (21 features, 3 classes)",
+                f"{N_SHARDS} × {rows_per_shard:,}", times[("waveform", 1)],
+                times[("waveform", 2)]))
     if adult:
         out.append(("Cascade LASVM first layer (C=1, epochs=2), 4 shards of Adult",
                     "4 × " + ("2,000" if quick else "8,140"), times[("cascade", 1)],
