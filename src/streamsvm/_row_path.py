@@ -198,17 +198,10 @@ class RowState:
                 calibration.n_learned += 1
                 self._learned(y)
                 return True
-        self.last_x = None
-        if x.__class__ is not dict and not is_dict_example(x):
+        row = self.read(x, True)
+        if row is None:
             return False
-        keys = tuple(x)
-        cols = self.cols if keys == self.keys else self._columns(keys, True)
-        if cols is None:
-            return False
-        try:
-            vals = array.array("d", x.values())
-        except (TypeError, ValueError):
-            return False
+        cols, vals = row
         for k, learner in enumerate(self.learners):
             target = targets[k]
             score = learner.learn_row(cols, vals, target, self)

@@ -44,7 +44,7 @@ from ..kernels import (
 )
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core
-from .streamsvm import _CentredOnFirstChunk, map_rows
+from .streamsvm import MEB_WEIGHTING_REFUSAL, _CentredOnFirstChunk, map_rows
 
 __all__ = ["BlurredBallSVM"]
 
@@ -472,14 +472,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     """
 
     _learner_class = _BlurredBallLearner
-    _weighting_refusal = (
-        "the reduction of the L2-SVM to a minimum enclosing ball (Tsang, Kwok & Cheung 2005, "
-        "which this algorithm rests on) needs every augmented point at one distance from the "
-        "origin (k(x, x) + 1 + 1/C); a weight per example (a box C*w_i) gives each point its "
-        "own 1/(C*w_i), and the smallest ball around such points no longer solves the weighted "
-        "SVM. Use IncrementalSVM or the Perceptron (class and sample weights) or LASVM (class "
-        "weights)"
-    )
+    _weighting_refusal = MEB_WEIGHTING_REFUSAL
     _parameter_constraints = {
         "verbose": VERBOSE,
         "n_jobs": N_JOBS,

@@ -23,6 +23,16 @@ from ..kernels import (
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core
 
+#: Why the ball models take no weights (their ``_weighting_refusal``).
+MEB_WEIGHTING_REFUSAL = (
+    "the reduction of the L2-SVM to a minimum enclosing ball (Tsang, Kwok & Cheung 2005, "
+    "which this algorithm rests on) needs every augmented point at one distance from the "
+    "origin (k(x, x) + 1 + 1/C); a weight per example (a box C*w_i) gives each point its "
+    "own 1/(C*w_i), and the smallest ball around such points no longer solves the weighted "
+    "SVM. Use IncrementalSVM or the Perceptron (class and sample weights) or LASVM (class "
+    "weights)"
+)
+
 
 class _MappedRows:
     """Validated rows and the preprocessing still to apply to them (centre by ``mean``,
@@ -539,14 +549,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     """
 
     _learner_class = _StreamSVMLearner
-    _weighting_refusal = (
-        "the reduction of the L2-SVM to a minimum enclosing ball (Tsang, Kwok & Cheung 2005, "
-        "which this algorithm rests on) needs every augmented point at one distance from the "
-        "origin (k(x, x) + 1 + 1/C); a weight per example (a box C*w_i) gives each point its "
-        "own 1/(C*w_i), and the smallest ball around such points no longer solves the weighted "
-        "SVM. Use IncrementalSVM or the Perceptron (class and sample weights) or LASVM (class "
-        "weights)"
-    )
+    _weighting_refusal = MEB_WEIGHTING_REFUSAL
     _learner_params = ("C", "lookahead", "tol")
     _parameter_constraints = {
         "verbose": VERBOSE,
