@@ -158,8 +158,9 @@ class RowState:
         return cols
 
     def read(self, x, learn: bool):
-        """``(cols, vals)`` of dict ``x``, or None when the general path must take it (not a
-        dict, see :meth:`_columns`, or a value that is not a number)."""
+        """``(cols, values, vals)`` of dict ``x`` (its columns, its values as given, and as
+        doubles), or None when the general path must take it (not a dict, see
+        :meth:`_columns`, or a value that is not a number)."""
         self.last_x = None
         if x.__class__ is not dict and not is_dict_example(x):
             return None
@@ -167,8 +168,9 @@ class RowState:
         cols = self.cols if keys == self.keys else self._columns(keys, learn)
         if cols is None:
             return None
+        values = list(x.values())
         try:
-            return cols, array.array("d", x.values())
+            return cols, values, array.array("d", values)
         except (TypeError, ValueError):
             return None
 
@@ -201,7 +203,7 @@ class RowState:
         row = self.read(x, True)
         if row is None:
             return False
-        cols, vals = row
+        cols, _, vals = row
         for k, learner in enumerate(self.learners):
             target = targets[k]
             score = learner.learn_row(cols, vals, target, self)
@@ -235,7 +237,7 @@ class RowState:
             return None
         out = []
         for learner, sign in zip(self.learners, self.signs, strict=True):
-            score = learner.decision_row(row[0], row[1], self)
+            score = learner.decision_row(row[0], row[2], self)
             if score is None:
                 return None
             out.append(sign * score)
@@ -244,19 +246,11 @@ class RowState:
     def predict(self, x):
         """The label ``predict`` gives one example, or :data:`MISS`."""
         learner = self.learner
-        if self.binary:  # the common case, inline
-            self.last_x = None
-            if x.__class__ is not dict and not is_dict_example(x):
+        if self.binary:  # the common case: one learner, the row kept for learn_one
+            row = self.read(x, False)
+            if row is None:
                 return MISS
-            keys = tuple(x)
-            cols = self.cols if keys == self.keys else self._columns(keys, False)
-            if cols is None:
-                return MISS
-            values = list(x.values())
-            try:
-                vals = array.array("d", values)
-            except (TypeError, ValueError):
-                return MISS
+            cols, values, vals = row
             score = learner.decision_row(cols, vals, self)
             if score is None:
                 return MISS

@@ -176,28 +176,40 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
         cnt[KEVALS] += columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target)
         cache_set_length(slot_meta, slot, ncol)
     elif valid < ncol:
-        x_sq = sq[rid]
         if sparse:
-            for p in range(indptr[rid], indptr[rid + 1]):
-                ws[indices[p]] = data[p]
-            for j in range(valid, ncol):
-                s = perm[j]
-                dot = 0.0
-                if s >= 0:
-                    for p in range(indptr[s], indptr[s + 1]):
-                        dot += ws[indices[p]] * data[p]
-                target[j] = dot
-            for p in range(indptr[rid], indptr[rid + 1]):
-                ws[indices[p]] = 0.0
-        else:
-            # dot_rows, not dot_dense(Xd[rid], Xd[s]): a view per column costs reference
-            # counting, which on 10 features took longer than the dot product (same bits)
-            for j in range(valid, ncol):
-                s = perm[j]
-                target[j] = dot_rows(Xd, rid, Xd, s) if s >= 0 else 0.0
-        cnt[KEVALS] += dots_to_columns(target, valid, ncol, x_sq, sq, perm, kern)
+            _scatter_row(rid, indptr, indices, data, ws, False)
+        _column_dots(rid, valid, ncol, Xd, indptr, indices, data, sparse, perm, ws, target)
+        if sparse:
+            _scatter_row(rid, indptr, indices, data, ws, True)
+        cnt[KEVALS] += dots_to_columns(target, valid, ncol, sq[rid], sq, perm, kern)
         cache_set_length(slot_meta, slot, ncol)
     return target[:ncol]
+
+
+@njit(cache=True, inline="always")
+def _scatter_row(rid, indptr, indices, data, ws, clear):
+    """Write CSR example ``rid`` into the dense workspace ``ws`` (or zero it again)."""
+    for p in range(indptr[rid], indptr[rid + 1]):
+        ws[indices[p]] = 0.0 if clear else data[p]
+
+
+@njit(cache=True, inline="always")
+def _column_dots(rid, lo, hi, Xd, indptr, indices, data, sparse, perm, ws, target):
+    """``target[j] = x_rid · x_perm[j]`` for ``lo <= j < hi`` (0 for holes of S); for CSR,
+    ``x_rid`` already scattered into ``ws``. dot_rows, not dot_dense(Xd[rid], Xd[s]): a view
+    per column costs reference counting, which on 10 features took longer than the dot
+    product (same bits)."""
+    for j in range(lo, hi):
+        s = perm[j]
+        if s < 0:
+            target[j] = 0.0
+        elif sparse:
+            dot = 0.0
+            for p in range(indptr[s], indptr[s + 1]):
+                dot += ws[indices[p]] * data[p]
+            target[j] = dot
+        else:
+            target[j] = dot_rows(Xd, rid, Xd, s)
 
 
 @njit(cache=True)
@@ -221,30 +233,16 @@ def columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target):
     sparse = kern[KERN_SPARSE]
     x_sq = sq[rid]
     if sparse:
-        for p in range(indptr[rid], indptr[rid + 1]):
-            ws[indices[p]] = data[p]
+        _scatter_row(rid, indptr, indices, data, ws, False)
     n_blocks = (ncol - valid + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
     live = np.zeros(n_blocks, dtype=np.int64)
     for b in prange(n_blocks):
         lo = valid + b * PARALLEL_BLOCK
         hi = min(lo + PARALLEL_BLOCK, ncol)
-        if sparse:
-            for j in range(lo, hi):
-                s = perm[j]
-                dot = 0.0
-                if s >= 0:
-                    for p in range(indptr[s], indptr[s + 1]):
-                        dot += ws[indices[p]] * data[p]
-                target[j] = dot
-        else:
-            x = Xd[rid]
-            for j in range(lo, hi):
-                s = perm[j]
-                target[j] = dot_dense(x, Xd[s]) if s >= 0 else 0.0
+        _column_dots(rid, lo, hi, Xd, indptr, indices, data, sparse, perm, ws, target)
         live[b] = dots_to_columns(target, lo, hi, x_sq, sq, perm, kern)
     if sparse:
-        for p in range(indptr[rid], indptr[rid + 1]):
-            ws[indices[p]] = 0.0
+        _scatter_row(rid, indptr, indices, data, ws, True)
     return live.sum()
 
 
