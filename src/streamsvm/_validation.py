@@ -24,6 +24,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 
 from .kernels import _core as _kernel_core
+from .vocabulary import feature_value
 
 __all__ = [
     "check_features",
@@ -278,7 +279,7 @@ def check_one_example(x, *, feature_names: list | None, n_features: int | None):
             for k, v in x.items():
                 if not 0 <= k < width:
                     raise ValueError(f"feature index {k} is outside 0..{width - 1}")
-                row[k] = _as_number(k, v)
+                row[k] = feature_value(k, v)
             return row[None, :], feature_names
         if feature_names is None:
             feature_names = [str(k) for k in keys]
@@ -292,7 +293,7 @@ def check_one_example(x, *, feature_names: list | None, n_features: int | None):
                     f"{feature_names[:10]}"
                     + (" ..." if len(feature_names) > 10 else "")
                 )
-            row[j] = _as_number(k, v)
+            row[j] = feature_value(k, v)
         return row[None, :], feature_names
     row = np.asarray(x)
     if row.ndim != 1:
@@ -302,14 +303,6 @@ def check_one_example(x, *, feature_names: list | None, n_features: int | None):
     return row[None, :], feature_names
 
 
-def _as_number(key, value) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"feature {key!r} has the non-numeric value {value!r}") from None
-    if not np.isfinite(number):
-        raise ValueError(f"feature {key!r} is {value!r}; features must be finite")
-    return number
 
 
 # ---------------------------------------------------------------------- labels
