@@ -27,15 +27,12 @@ import warnings
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, make_classification
-from sklearn.metrics import balanced_accuracy_score
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from streamsvm import BlurredBallSVM
 from streamsvm.datasets import load_dataset
 
-from _common import mean_std, write_markdown
+from _common import file_order_and_shuffled_cell, mean_std, write_markdown
 
 C_VALUES = (np.inf, 100.0, 10.0, 3.0, 1.0)
 
@@ -116,13 +113,7 @@ def part_small_tables():
         test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
         cells = []
         for make in [LinearSVC, *grid().values()]:
-            values = []
-            for seed in (None, 1, 2):
-                rows = train if seed is None else train[
-                    np.random.default_rng(seed).permutation(len(train))]
-                model = make_pipeline(StandardScaler(), make()).fit(X[rows], y[rows])
-                values.append(balanced_accuracy_score(y[test], model.predict(X[test])))
-            cells.append(f"{values[0]:.2f} / {np.mean(values[1:]):.2f}")
+            cells.append(file_order_and_shuffled_cell(make, X, y, train, test))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     return lines + [""]

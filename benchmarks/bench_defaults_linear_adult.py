@@ -31,15 +31,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, make_classification
 from sklearn.linear_model import SGDClassifier
-from sklearn.metrics import balanced_accuracy_score
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from streamsvm import Pegasos, Perceptron, StreamSVM
 from streamsvm.datasets import load_dataset
 
-from _common import write_markdown
+from _common import file_order_and_shuffled_cell, write_markdown
 
 CHUNK = 1_000
 SEEDS = (0, 1, 2, 3, 4)
@@ -175,13 +172,7 @@ def small_tables_part():
         test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
         cells = []
         for make in makers.values():
-            values = []
-            for seed in (None, 1, 2):
-                rows = train if seed is None else train[
-                    np.random.default_rng(seed).permutation(len(train))]
-                model = make_pipeline(StandardScaler(), make()).fit(X[rows], y[rows])
-                values.append(balanced_accuracy_score(y[test], model.predict(X[test])))
-            cells.append(f"{values[0]:.2f} / {np.mean(values[1:]):.2f}")
+            cells.append(file_order_and_shuffled_cell(make, X, y, train, test))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     return lines + [""]
