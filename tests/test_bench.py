@@ -165,3 +165,14 @@ def test_training_progress_every_interval_of_the_clock(monkeypatch, capsys):
     for done, percent in (("1,000", 33), ("2,000", 67), ("3,000", 100)):
         assert f"checkerboard: Perceptron: {done}/3,000 rows ({percent}%)" in err
     assert "bench: loading checkerboard" in err
+
+
+def test_quick_suite_runs_the_slow_distributed_tracker_on_its_smallest_task_only():
+    (full,) = contenders(["DistributedL2SVM"])
+    (quick,) = contenders(["DistributedL2SVM"], quick=True)
+    assert full.max_train == 3_000 and quick.max_train == 2_000
+    assert "smallest task" in quick.why_max
+    sizes = {t.name: t.n_train for t in get_tasks(quick=True)}
+    assert [name for name, n in sizes.items() if n <= quick.max_train] == ["banana"]
+    (perceptron,) = contenders(["Perceptron"], quick=True)
+    assert perceptron.max_train is None and perceptron.warm_up_rows is None

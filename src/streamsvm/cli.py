@@ -441,7 +441,7 @@ def bench(quick, task_names, contender_names, output_dir, no_memory, update):
 
     try:
         tasks = get_tasks(task_names, quick=quick)
-        chosen = contenders(contender_names)
+        chosen = contenders(contender_names, quick=quick)
     except ValueError as error:
         raise CLIError(str(error), EXIT_USAGE) from error
     stem = "bench_quick" if quick else "bench_suite"

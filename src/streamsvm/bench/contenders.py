@@ -28,6 +28,8 @@ class Contender:
     #: tasks with more training examples are skipped (with the reason in the report)
     max_train: int | None = None
     why_max: str = ""
+    #: rows of the throw-away warm-up fit (None: the runner's default, two chunks)
+    warm_up_rows: int | None = None
 
 
 def _ours(estimator: str, params: Callable[[Task], dict]) -> Callable[[Task], object]:
@@ -76,6 +78,16 @@ _LIMITS = {
                                 "Python (it measures communication, not speed)"),
 }
 
+#: tighter limits of the quick suite (CI's smoke run), as ``_LIMITS``
+_QUICK_LIMITS = {
+    "DistributedL2SVM": (2_000, "every example is a protocol step at 10 simulated sites, in "
+                                "Python; the quick suite runs it on its smallest task only"),
+}
+
+#: estimator -> rows of its warm-up fit, where compiling needs far fewer than two chunks and
+#: each row is slow (the simulated sites step in Python)
+_WARM_UP_ROWS = {"DistributedL2SVM": 200}
+
 
 def _sklearn_contenders() -> list[Contender]:
     from sklearn.linear_model import SGDClassifier
@@ -106,13 +118,14 @@ def _river_contenders() -> list[Contender]:
     ]
 
 
-def contenders(names=None) -> list[Contender]:
+def contenders(names=None, *, quick=False) -> list[Contender]:
     """Every contender (ours first), or those named in ``names``: a name picks the contender
     of exactly that label (case-insensitive), or else every contender whose label contains
-    it."""
+    it. ``quick``: with the quick suite's tighter size limits."""
+    limits = {**_LIMITS, **_QUICK_LIMITS} if quick else _LIMITS
     ours = [
         Contender(label, "streamsvm", "stream", _ours(estimator, params),
-                  *_LIMITS.get(estimator, (None, "")))
+                  *limits.get(estimator, (None, "")), _WARM_UP_ROWS.get(estimator))
         for label, (estimator, params) in OUR_SETTINGS.items()
     ]
     covered = {estimator for estimator, _ in OUR_SETTINGS.values()}

@@ -120,7 +120,7 @@ def _model_bytes(contender: Contender, model) -> int:
 def _warm_up(contender: Contender, task: Task, X, y, rows) -> None:
     """Train a throw-away model on a few rows first, so that loading or compiling jitted code
     (numba's cache) is not counted as training time."""
-    n = min(X.shape[0], 2 * CHUNK)
+    n = min(X.shape[0], contender.warm_up_rows or 2 * CHUNK)
     try:
         _train(contender, contender.make(task), X[:n], y[:n], rows[:n] if rows else None)
     except ValueError:  # e.g. a batch solver given one class only: nothing to warm up
