@@ -91,8 +91,8 @@ def started_backend(workers: int, warmups) -> tuple[LocalBackend, float, float]:
     started = time.perf_counter() - begin
     begin = time.perf_counter()
     for estimator, shards in warmups:
-        for _ in range(2):  # each worker takes shards and loads the compiled code
-            fit_sharded(estimator, shards, backend=backend)
+        for _ in range(3):  # each worker takes shards and loads the compiled code
+            fit_sharded(estimator, shards, backend=backend, chunk_size=50_000)
     return backend, started, time.perf_counter() - begin
 
 
@@ -125,9 +125,13 @@ def speed_rows(folder: Path, quick: bool, repeats: int, streamsvm_only: bool = F
     # is the same count of rows with work per row
     waveform = write_npz_shards(folder, rows_per_shard, make_waveform, "waveform")
     X_warm, y_warm = make_synthetic_a(400, random_state=0)
-    dense = [(X_warm[i::4], y_warm[i::4]) for i in range(4)]
-    sparse = [(sp.csr_matrix(X), y) for X, y in dense]
-    warmups = [(StreamSVM(), dense)] + ([] if streamsvm_only else [(CASCADE_LASVM, sparse)])
+    sparse = [(sp.csr_matrix(X_warm[i::4]), y_warm[i::4]) for i in range(4)]
+    # the warm-up reads shards of the same files, so that every worker has loaded the
+    # compiled code of exactly the timed path (array types and all) before the clock starts
+    warmups = [(StreamSVM(), write_npz_shards(folder, 20_000, prefix="warm-gen")),
+               (StreamSVM(), write_npz_shards(folder, 20_000, make_waveform, "warm-wave"))]
+    if not streamsvm_only:
+        warmups.append((CASCADE_LASVM, sparse))
     out = []
     adult = None
     if dataset_available("adult") and not streamsvm_only:
