@@ -22,8 +22,8 @@ Run from the repository root: ``python benchmarks/sharded/bench_sharded.py [--qu
 (< 8 minutes on an idle 2-core machine; ``--quick`` < 3). Writes
 ``benchmarks/results/sharded.md`` (``--quick``: ``sharded_quick.md``). With
 ``--streamsvm-only``: the two StreamSVM speed rows alone (< 3 minutes), written to
-``benchmarks/results/sharded_streamsvm.md``. Wall times on a
-machine shared with other work are distorted: rerun on an idle one.
+``benchmarks/results/sharded_streamsvm.md`` (``--quick``: ``sharded_streamsvm_quick.md``).
+Wall times on a machine shared with other work are distorted: rerun on an idle one.
 """
 
 from __future__ import annotations
@@ -272,8 +272,9 @@ def main(argv=None):
             f"times (`time.perf_counter`), best of {args.repeats}, workers started and warm "
             "(start-up below). On a machine shared with other work the wall times and "
             "speed-ups are distorted; rerun on an idle machine.", ""] + speed_table(speed, start)
-        path = write_markdown("sharded_streamsvm.md", "Training StreamSVM over shards: "
-                              "speed-up of 2 local workers", lines)
+        stem = "sharded_streamsvm_quick" if args.quick else "sharded_streamsvm"
+        path = write_markdown(f"{stem}.md", "Training StreamSVM over shards: speed-up of 2 "
+                              "local workers", lines)
         print(path.read_text())
         return
     with tempfile.TemporaryDirectory() as tmp:
