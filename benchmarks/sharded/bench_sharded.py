@@ -15,10 +15,15 @@ workers over 1, and accuracy against one machine.
    Adult's rows are support vectors, and every shard relearns the fed-back support set,
    so the Cascade of all 32,561 rows would take most of the budget.
 
+The speed table also gives ``fit_sharded``'s two phases (scan, training) and the CPU
+seconds of the worker processes, which should not grow from 1 worker to 2.
+
 Run from the repository root: ``python benchmarks/sharded/bench_sharded.py [--quick]``
 (< 8 minutes on an idle 2-core machine; ``--quick`` < 3). Writes
-``benchmarks/results/sharded.md`` (``--quick``: ``sharded_quick.md``). Wall times on a
-machine shared with other work are distorted: rerun on an idle one.
+``benchmarks/results/sharded.md`` (``--quick``: ``sharded_quick.md``). With
+``--streamsvm-only``: the two StreamSVM speed rows alone (< 3 minutes), written to
+``benchmarks/results/sharded_streamsvm.md`` (``--quick``: ``sharded_streamsvm_quick.md``).
+Wall times on a machine shared with other work are distorted: rerun on an idle one.
 """
 
 from __future__ import annotations
@@ -86,8 +91,8 @@ def started_backend(workers: int, warmups) -> tuple[LocalBackend, float, float]:
     started = time.perf_counter() - begin
     begin = time.perf_counter()
     for estimator, shards in warmups:
-        for _ in range(2):  # each worker takes shards and loads the compiled code
-            fit_sharded(estimator, shards, backend=backend)
+        for _ in range(3):  # each worker takes shards and loads the compiled code
+            fit_sharded(estimator, shards, backend=backend, chunk_size=50_000)
     return backend, started, time.perf_counter() - begin
 
 
@@ -104,11 +109,15 @@ def first_layer(backend, estimator, pattern: str, chunk_size: int):
     return time.perf_counter() - begin
 
 
-def best_of(repeats: int, run) -> float:
-    return min(run() for _ in range(repeats))
+def best_of(repeats: int, run):
+    """The run of least wall time (its first item) of ``repeats`` runs."""
+    runs = [run() for _ in range(repeats)]
+    return min(runs, key=lambda r: r if isinstance(r, float) else r[0])
 
 
-def speed_rows(folder: Path, quick: bool, repeats: int):
+def speed_rows(folder: Path, quick: bool, repeats: int, streamsvm_only: bool = False):
+    """Rows ``(work, rows, 1 worker, 2 workers)``, each run ``(wall, scan wall, train wall,
+    workers' CPU seconds)``, and the start-up per worker count."""
     rows_per_shard = 100_000 if quick else 1_000_000
     generated = write_npz_shards(folder, rows_per_shard)
     # Synthetic A has 2 features: a row costs less than reading it, so the shards' I/O and
@@ -116,12 +125,16 @@ def speed_rows(folder: Path, quick: bool, repeats: int):
     # is the same count of rows with work per row
     waveform = write_npz_shards(folder, rows_per_shard, make_waveform, "waveform")
     X_warm, y_warm = make_synthetic_a(400, random_state=0)
-    dense = [(X_warm[i::4], y_warm[i::4]) for i in range(4)]
-    sparse = [(sp.csr_matrix(X), y) for X, y in dense]
-    warmups = [(StreamSVM(), dense), (CASCADE_LASVM, sparse)]
+    sparse = [(sp.csr_matrix(X_warm[i::4]), y_warm[i::4]) for i in range(4)]
+    # the warm-up reads shards of the same files, so that every worker has loaded the
+    # compiled code of exactly the timed path (array types and all) before the clock starts
+    warmups = [(StreamSVM(), write_npz_shards(folder, 20_000, prefix="warm-gen")),
+               (StreamSVM(), write_npz_shards(folder, 20_000, make_waveform, "warm-wave"))]
+    if not streamsvm_only:
+        warmups.append((CASCADE_LASVM, sparse))
     out = []
     adult = None
-    if dataset_available("adult"):
+    if dataset_available("adult") and not streamsvm_only:
         adult = write_svmlight_shards(folder, Path(os.environ["STREAMSVM_DATA"]) /
                                       "adult.trn.bz2", "adult", 8000 if quick else None)
     times = {}
@@ -133,7 +146,7 @@ def speed_rows(folder: Path, quick: bool, repeats: int):
             times[("waveform", workers)] = best_of(repeats, lambda b=backend: _timed_fit(
                 StreamSVM(), waveform, b))
             if adult:
-                times[("cascade", workers)] = best_of(repeats, lambda b=backend: first_layer(
+                times[("cascade", workers)] = best_of(repeats, lambda b=backend: _timed_layer(
                     b, CASCADE_LASVM, adult, 5000))
         times[("start", workers)] = (start_s, warm_s)
     out.append(("StreamSVM, 4 shards of Synthetic A", f"{N_SHARDS} × {rows_per_shard:,}",
@@ -148,10 +161,34 @@ def speed_rows(folder: Path, quick: bool, repeats: int):
     return out, {w: times[("start", w)] for w in (1, 2)}
 
 
-def _timed_fit(estimator, pattern, backend) -> float:
+def _timed_layer(backend, estimator, pattern, chunk_size):
+    cpu = workers_cpu(backend)
+    wall = first_layer(backend, estimator, pattern, chunk_size)
+    return wall, float("nan"), wall, workers_cpu(backend) - cpu
+
+
+def workers_cpu(backend) -> float:
+    """CPU seconds (user + system) the local backend's worker processes have used so far
+    (Linux's ``/proc``; NaN elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = 0.0
+    try:
+        for pid in backend._pool._processes:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    except (OSError, AttributeError, IndexError, ValueError):
+        return float("nan")
+    return total
+
+
+def _timed_fit(estimator, pattern, backend) -> tuple[float, float, float, float]:
+    """``(wall, scan wall, train wall, workers' CPU seconds)`` of one ``fit_sharded``."""
+    timings = {}
+    cpu = workers_cpu(backend)
     begin = time.perf_counter()
-    fit_sharded(estimator, pattern, backend=backend, chunk_size=50_000)
-    return time.perf_counter() - begin
+    fit_sharded(estimator, pattern, backend=backend, chunk_size=50_000, timings=timings)
+    wall = time.perf_counter() - begin
+    return wall, timings["scan"], timings["train"], workers_cpu(backend) - cpu
 
 
 def accuracy_rows(folder: Path, quick: bool, cascade_rows: int):
@@ -189,14 +226,57 @@ def accuracy_rows(folder: Path, quick: bool, cascade_rows: int):
     return out
 
 
+def speed_table(speed, start) -> list[str]:
+    """The speed-up section: wall times, the scan and training phases (``fit_sharded``'s
+    ``timings``) and the CPU seconds of the workers, then the start-up."""
+    lines = [
+        "## Speed-up of 2 local workers over 1",
+        "",
+        "Wall seconds of the whole `fit_sharded` (its scan and training phases in brackets); "
+        "workers' CPU: user + system seconds of the worker processes during the run (the "
+        "same work with 1 or 2 workers; a rise means the workers fight over something).",
+        "",
+        "| work | rows | 1 worker (s) | 2 workers (s) | speed-up | workers' CPU, 1 → 2 (s) |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def cell(run):
+        wall, scan, train, _ = run
+        return f"{wall:.2f}" + ("" if np.isnan(scan) else f" ({scan:.2f} + {train:.2f})")
+
+    for work, rows, one, two in speed:
+        lines.append(f"| {work} | {rows} | {cell(one)} | {cell(two)} | {one[0] / two[0]:.2f}× "
+                     f"| {one[3]:.2f} → {two[3]:.2f} |")
+    return lines + ["", "Start-up, apart: " + "; ".join(
+        f"{w} worker(s): processes {s:.1f} s, warm-up fits (numba code loaded) {warm:.1f} s"
+        for w, (s, warm) in start.items()) + ".", ""]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small shards (< 3 minutes)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--cascade-rows", type=int, default=8000,
                         help="training rows of the Cascade in the accuracy part")
+    parser.add_argument("--streamsvm-only", action="store_true",
+                        help="the StreamSVM speed-up rows alone (< 3 minutes), written to "
+                        "sharded_streamsvm.md")
     args = parser.parse_args(argv)
     begin = time.perf_counter()
+    if args.streamsvm_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            speed, start = speed_rows(Path(tmp), args.quick, args.repeats, streamsvm_only=True)
+        lines = [
+            "Command: `python benchmarks/sharded/bench_sharded.py --streamsvm-only"
+            f"{' --quick' if args.quick else ''}` ({time.perf_counter() - begin:.0f} s). Wall "
+            f"times (`time.perf_counter`), best of {args.repeats}, workers started and warm "
+            "(start-up below). On a machine shared with other work the wall times and "
+            "speed-ups are distorted; rerun on an idle machine.", ""] + speed_table(speed, start)
+        stem = "sharded_streamsvm_quick" if args.quick else "sharded_streamsvm"
+        path = write_markdown(f"{stem}.md", "Training StreamSVM over shards: speed-up of 2 "
+                              "local workers", lines)
+        print(path.read_text())
+        return
     with tempfile.TemporaryDirectory() as tmp:
         speed, start = speed_rows(Path(tmp), args.quick, args.repeats)
         accuracy = accuracy_rows(Path(tmp), args.quick, args.cascade_rows)
@@ -206,16 +286,7 @@ def main(argv=None):
         f"{args.repeats}, workers started and warm (start-up below). On a machine shared with "
         "other work the wall times and speed-ups are distorted; rerun on an idle machine.",
         "",
-        "## Speed-up of 2 local workers over 1",
-        "",
-        "| work | rows | 1 worker (s) | 2 workers (s) | speed-up |",
-        "|---|---|---|---|---|",
-    ]
-    for work, rows, one, two in speed:
-        lines.append(f"| {work} | {rows} | {one:.2f} | {two:.2f} | {one / two:.2f}× |")
-    lines += ["", "Start-up, apart: " + "; ".join(
-        f"{w} worker(s): processes {s:.1f} s, warm-up fits (numba code loaded) {warm:.1f} s"
-        for w, (s, warm) in start.items()) + ".", "",
+    ] + speed_table(speed, start) + [
         "## Accuracy over 4 shards (file order) against one machine",
         "",
         "Test accuracy (%) on the published test sets; 2 local workers; the one-machine fit "

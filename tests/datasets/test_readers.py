@@ -379,6 +379,10 @@ def test_iter_npz_memory_maps_stored_arrays(tmp_path):
         got_X, got_y = concat_chunks(chunks)
         np.testing.assert_array_equal(got_X, X)
         np.testing.assert_array_equal(got_y, y)
+        # np.savez puts a member's data at an odd offset: the mapped array is unaligned, the
+        # chunks are not (BLAS and numba take them without copies or slower loops)
+        assert all(c.flags.aligned and t.flags.aligned for c, t in chunks)
+    assert not _npz_array(tmp_path / "a.npz", "X").flags.aligned
     assert all(t is None for _, t in iter_npz(tmp_path / "a.npz", "X", None, chunk_size=8))
     with pytest.raises(ValueError, match="a.npz has no array 'features'; it holds X, y"):
         iter_npz(tmp_path / "a.npz", "features", "y")

@@ -75,6 +75,38 @@ def test_shared_gamma_and_mean_are_those_of_the_union():
     assert model.n_features_in_ == 2 and list(model.classes_) == list(whole.classes_)
 
 
+def test_scan_sums_are_numpys_column_sums_bit_for_bit_and_refuse_nan_only():
+    """The scan's one compiled read per chunk: column sums chunk after chunk equal NumPy's
+    ``X.sum(axis=0)`` per chunk bit for bit (so the centring mean is unchanged), entry sums
+    and squares those of the union; NaN and infinity are refused, finite values whose squares
+    overflow are not."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(130, 5)) * 10.0 ** rng.integers(-3, 4, size=5)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    summary = scan_shard(resolve_shards([(X, y)])[0], 40)
+    want = np.zeros(5)
+    for start in range(0, 130, 40):
+        want += X[start : start + 40].sum(axis=0)
+    np.testing.assert_array_equal(summary.column_sums, want)
+    assert summary.entry_sum == pytest.approx(X.sum(), rel=1e-12)
+    assert summary.entry_sqsum == pytest.approx(np.sum(X * X), rel=1e-12)
+    assert (summary.n_rows, summary.n_columns) == (130, 5)
+    sparse = scan_shard(resolve_shards([(sp.csr_matrix(X), y)])[0], 40)
+    np.testing.assert_allclose(sparse.column_sums, X.sum(axis=0), rtol=1e-12)
+    assert sparse.uses_index_zero and sparse.entry_sqsum == pytest.approx(np.sum(X * X))
+    no_zero = X.copy()
+    no_zero[:, 0] = 0.0  # column 0 stores nothing
+    assert not scan_shard(resolve_shards([(sp.csr_matrix(no_zero), y)])[0], 40).uses_index_zero
+    for bad in (np.nan, np.inf):
+        X_bad = X.copy()
+        X_bad[77, 3] = bad
+        with pytest.raises(ShardError, match="array shard 0: the shard holds NaN or infinite"):
+            scan_shard(resolve_shards([(X_bad, y)])[0], 40)
+    X_big = X.copy()
+    X_big[5, 2] = 1e200  # its square overflows: a finite shard all the same
+    assert scan_shard(resolve_shards([(X_big, y)])[0], 40).entry_sqsum == np.inf
+
+
 def test_sparse_array_shards_are_not_centred():
     X, y = make_synthetic_a(200, random_state=0)
     model = fit_sharded(StreamSVM(), [(sp.csr_matrix(X[:100]), y[:100]),
@@ -127,3 +159,18 @@ def test_estimators_without_sharded_training_are_refused():
     X, y = make_synthetic_a(20, random_state=0)
     with pytest.raises(ValueError, match="TwinVectorMachine has no sharded training"):
         fit_sharded(TwinVectorMachine(), [(X, y)], backend="serial")
+
+
+def test_shard_tasks_run_with_blas_at_one_thread(monkeypatch):
+    """Workers are the parallelism: a task holds BLAS at one thread (2 workers each waking a
+    BLAS pool of their own fought over 2 cores), whatever the backend."""
+    from threadpoolctl import threadpool_info
+
+    from streamsvm.sharded import worker
+
+    seen = []
+    monkeypatch.setattr(worker, "_scan", lambda task: seen.extend(
+        info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"))
+    X, y = make_synthetic_a(20, random_state=0)
+    worker.run_task(worker.ScanTask(resolve_shards([(X, y)])[0], 10))
+    assert seen and set(seen) == {1}

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from ..datasets import open_stream
 from ..datasets.sources import _format_from_suffix
+from ._scan_core import chunk_sums
 
 __all__ = ["Layout", "Shard", "ShardError", "ShardSummary", "read_shard", "reconcile",
            "resolve_shards", "scan_shard"]
@@ -135,32 +136,34 @@ def _chunks(shard: Shard, chunk_size: int, *, n_features=None, zero_based=None):
 
 
 def scan_shard(shard: Shard, chunk_size: int = 10_000) -> ShardSummary:
-    """One pass over ``shard`` (svmlight read zero-based at its own width): the summary."""
+    """One pass over ``shard`` (svmlight read zero-based at its own width): the summary.
+    Each chunk is read once, by a compiled loop (:mod:`streamsvm.sharded._scan_core`)."""
     out = ShardSummary()
     labels = []
+    sqsums = np.zeros(0)
     for X, y in _chunks(shard, chunk_size):
         if y is None:
             raise ShardError(f"{shard.name}: the shard has no labels")
         if sp.issparse(X):
             X = sp.csr_matrix(X)
-            values = np.asarray(X.data, dtype=np.float64)
-            out.uses_index_zero |= bool(np.any(X.indices == 0))
-            sums = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
-        else:
-            values = np.asarray(X, dtype=np.float64)
-            sums = values.sum(axis=0)
-        if not np.all(np.isfinite(values)):
+        sums, squares, smallest = chunk_sums(X)
+        if sp.issparse(X):
+            out.uses_index_zero |= smallest == 0
+        if not np.all(np.isfinite(squares)) and not np.all(np.isfinite(
+                X.data if sp.issparse(X) else X)):  # else: finite values whose squares overflow
             raise ShardError(f"{shard.name}: the shard holds NaN or infinite values")
         if out.column_sums.shape[0] < sums.shape[0]:
             out.column_sums = np.pad(out.column_sums, (0, sums.shape[0] - out.column_sums.size))
+            sqsums = np.pad(sqsums, (0, sums.shape[0] - sqsums.size))
         out.column_sums[: sums.shape[0]] += sums
+        sqsums[: squares.shape[0]] += squares
         out.n_columns = max(out.n_columns, X.shape[1])
         out.n_rows += X.shape[0]
-        out.entry_sum += float(values.sum())
-        out.entry_sqsum += float(np.dot(values.ravel(), values.ravel()))
         labels.append(np.unique(np.asarray(y)))
     if out.n_rows == 0:
         raise ShardError(f"{shard.name}: the shard holds no examples")
+    out.entry_sum = float(out.column_sums.sum())
+    out.entry_sqsum = float(sqsums.sum())
     out.labels = np.unique(np.concatenate(labels))
     return out
 

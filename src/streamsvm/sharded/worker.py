@@ -124,6 +124,7 @@ def _train(task: TrainTask):
     head_ids = np.empty(0, dtype=np.int64)
     skipped = []  # shard rows also in the head: learnt once (a set union)
     violators = []
+    cascade = task.support_only or task.head is not None or task.root is not None  # row ids
     if task.head is not None and task.head[1].shape[0]:
         model.partial_fit(task.head[0], task.head[1])
         head_ids = task.head[2]
@@ -131,7 +132,7 @@ def _train(task: TrainTask):
         _maybe_die(task, done)
         y = np.asarray(y)
         n_chunk = y.shape[0]
-        ids = row_ids(task.shard.index, n_rows, n_chunk)
+        ids = row_ids(task.shard.index, n_rows, n_chunk) if cascade else None
         if head_ids.shape[0]:
             known = np.isin(ids, head_ids)
             if known.any():
@@ -198,7 +199,21 @@ def _node(task: NodeTask):
 
 
 def run_task(task):
-    """Run one task (the function every backend calls); data errors as :class:`ShardError`."""
+    """Run one task (the function every backend calls); data errors as :class:`ShardError`.
+
+    BLAS is held at one thread while it runs (threadpoolctl): the parallelism of sharded
+    training is the workers, one per core, and BLAS pools of their own in every worker
+    would fight over the same cores — on 2 cores, 2 workers each waking a 2-thread OpenBLAS
+    pool made a chunk's ``np.dot`` cost milliseconds instead of microseconds. One thread
+    also makes the bits of NumPy's products (OpenBLAS splits its sums by thread) the same
+    whatever the backend, the count of workers or the cores of the machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _run_task(task)
+
+
+def _run_task(task):
     try:
         if isinstance(task, ScanTask):
             return _scan(task)
