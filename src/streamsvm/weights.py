@@ -21,6 +21,7 @@ import numbers
 import numpy as np
 
 from ._params import Interval, IsNone, Options, WeightDict
+from ._validation import unique_labels
 
 __all__ = ["CLASS_WEIGHT", "ClassWeightsMixin", "check_class_weight_labels",
            "check_sample_weight", "class_weights", "count_labels"]
@@ -80,7 +81,7 @@ def count_labels(classes: np.ndarray, counts, y: np.ndarray,
     if counts is not None and old_classes is not None and old_classes.shape == counts.shape:
         total[np.searchsorted(classes, old_classes)] = counts
     if y.shape[0]:
-        seen, n = np.unique(y, return_counts=True)
+        seen, n = unique_labels(y)
         total[np.searchsorted(classes, seen)] += n
     return total
 

@@ -3,7 +3,22 @@
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import RowsRefused
 from ..base import BinaryLearner, StreamClassifier
+from ..kernels.spec import max_safe_sqnorm
+
+#: The largest squared norm of a row the linear models take (``_max_safe_sqnorm`` of
+#: :class:`~streamsvm.base.StreamClassifier` for the linear kernel: a quarter of its bound).
+ROW_SQNORM_LIMIT = 0.25 * max_safe_sqnorm("linear")
+
+
+def refuse_rows(rows_sqnorm: float) -> None:
+    """Raise :class:`~streamsvm._validation.RowsRefused` unless the rows a compiled loop just
+    learnt, whose squared norms sum to ``rows_sqnorm``, are all finite and within
+    :data:`ROW_SQNORM_LIMIT` (a sum within it proves both; a NaN or an infinity makes it
+    non-finite, as squares cannot cancel)."""
+    if not rows_sqnorm <= ROW_SQNORM_LIMIT:
+        raise RowsRefused("a row holds NaN or infinity, or is too large")
 
 
 class LinearLearner(BinaryLearner):
@@ -21,6 +36,9 @@ class LinearLearner(BinaryLearner):
 
 class LinearStreamClassifier(StreamClassifier):
     """Estimator face of a :class:`LinearLearner`: adds ``coef_`` and ``intercept_``."""
+
+    #: the learners' dense loops check each row as they learn it (:func:`refuse_rows`)
+    _learners_check_rows = True
 
     @property
     def coef_(self) -> np.ndarray:

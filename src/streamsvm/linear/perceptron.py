@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from .._params import VERBOSE, Boolean
 from ..base import SampleWeightMixin
 from ..weights import CLASS_WEIGHT
-from ._common import LinearLearner, LinearStreamClassifier
+from ._common import LinearLearner, LinearStreamClassifier, refuse_rows
 from ._core import perceptron_csr, perceptron_dense
 from ._row_core import linear_decision_row, perceptron_learn_row
 
@@ -31,9 +31,10 @@ class _PerceptronLearner(LinearLearner):
                 X.indptr, X.indices, X.data, y, self.coef, self.intercept, self.fit_intercept
             )
         else:
-            self.intercept, mistakes = perceptron_dense(
+            self.intercept, mistakes, rows_sqnorm = perceptron_dense(
                 X, y, self.coef, self.intercept, self.fit_intercept
             )
+            refuse_rows(rows_sqnorm)
         self.n_updates += int(mistakes)
         self.n_seen += n_rows
 
