@@ -21,6 +21,19 @@ def _dot_csr(w, indices, data, start, stop):
 
 
 @njit(cache=True, fastmath=_ROW_FLAGS)
+def _row_dot_and_sqnorm(X, i, w):
+    """``(w[:d]·X[i], ||X[i]||^2)`` in one vectorised sweep of the row (d = its width).
+    Only these reductions are reassociated: the updates round as written."""
+    dot = 0.0
+    xx = 0.0
+    for j in range(X.shape[1]):
+        x = X[i, j]
+        dot += w[j] * x
+        xx += x * x
+    return dot, xx
+
+
+@njit(cache=True)
 def perceptron_dense(X, y, w, bias, fit_intercept):
     """Rosenblatt's rule over the rows of X in order: on ``y (w·x + b) <= 0``, ``w += y x``
     (and ``b += y``). Updates ``w`` in place; returns ``(bias, n_mistakes, rows_sqnorm)``.
@@ -33,12 +46,7 @@ def perceptron_dense(X, y, w, bias, fit_intercept):
     rows_sqnorm = 0.0
     d = X.shape[1]
     for i in range(X.shape[0]):
-        dot = 0.0
-        xx = 0.0
-        for j in range(d):
-            v = X[i, j]
-            dot += w[j] * v
-            xx += v * v
+        dot, xx = _row_dot_and_sqnorm(X, i, w)
         rows_sqnorm += xx
         label = y[i]
         if label * (dot + bias) <= 0.0:
@@ -92,7 +100,7 @@ def _pegasos_finish_block(lam, project, scale, sqnorm_v, v):
     return scale, sqnorm_v
 
 
-@njit(cache=True, fastmath=_ROW_FLAGS)
+@njit(cache=True)
 def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins, intercept):
     """Pegasos (Shalev-Shwartz, Singer, Srebro & Cotter 2011, Fig. 2 with blocks) over the
     complete blocks of ``block_size`` rows.
@@ -122,12 +130,7 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
         bias = v[d] if intercept else 0.0
         for i in range(k):
             r = start + i
-            dot = 0.0
-            xx = 0.0
-            for j in range(d):
-                x = X[r, j]
-                dot += v[j] * x
-                xx += x * x
+            dot, xx = _row_dot_and_sqnorm(X, r, v)
             dots[i] = dot + bias
             row_sqnorms[i] = xx + one
             rows_sqnorm += xx
@@ -142,9 +145,7 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
                 r = start + i
                 c = eta * y[r] / (k * scale)
                 if moved:
-                    dot = v[d] if intercept else 0.0
-                    for j in range(d):
-                        dot += v[j] * X[r, j]
+                    dot = _dot_dense(v[:d], X[r]) + (v[d] if intercept else 0.0)
                 else:
                     dot = 0.0 if reset else dots[i]
                 sqnorm_v += 2.0 * c * dot + c * c * row_sqnorms[i]
