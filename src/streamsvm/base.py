@@ -65,6 +65,20 @@ __all__ = [
 ]
 
 
+#: The largest squared norm of a row a linear model takes: :meth:`StreamClassifier.
+#: _max_safe_sqnorm` of the linear kernel (a quarter of its bound), for loops that check rows.
+ROW_SQNORM_LIMIT = 0.25 * max_safe_sqnorm("linear")
+
+
+def refuse_rows(rows_sqnorm: float) -> None:
+    """Raise :class:`~streamsvm._validation.RowsRefused` unless the rows a compiled loop just
+    learnt, whose squared norms sum to ``rows_sqnorm``, are all finite and within
+    :data:`ROW_SQNORM_LIMIT` (a sum within it proves both; a NaN or an infinity makes it
+    non-finite, as squares cannot cancel). See :attr:`StreamClassifier._learners_check_rows`."""
+    if not rows_sqnorm <= ROW_SQNORM_LIMIT:
+        raise RowsRefused("a row holds NaN or infinity, or is too large")
+
+
 class BinaryLearner:
     """State and update rule of one two-class problem (labels ±1).
 

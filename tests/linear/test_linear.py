@@ -158,7 +158,7 @@ def test_fit_checking_rows_in_its_loop_refuses_a_bad_last_row_and_keeps_the_mode
 
 
 def test_the_loops_row_limit_is_the_estimators():
-    from streamsvm.linear._common import ROW_SQNORM_LIMIT
+    from streamsvm.base import ROW_SQNORM_LIMIT
 
     assert ROW_SQNORM_LIMIT == Perceptron()._max_safe_sqnorm() == Pegasos()._max_safe_sqnorm()
 

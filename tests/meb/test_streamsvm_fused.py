@@ -111,3 +111,23 @@ def test_refused_first_data_leave_the_model_as_it_was(value):
     with pytest.raises(ValueError, match=message):
         fresh.partial_fit(bad, y, classes=[-1, 1])
     assert pickle.dumps(fresh, protocol=5) == pickle.dumps(StreamSVM(), protocol=5)
+
+
+@pytest.mark.parametrize("value, message", [(np.nan, "NaN"), (-np.inf, "infinity"),
+                                            (1e300, "too large"), (1e60, "too large")])
+def test_uncentred_fit_checks_rows_in_algorithm_1_and_keeps_the_model(value, message):
+    """``center=False``: ``fit`` reads each dense row once, Algorithm 1 checking it; a bad
+    last row is named as by the separate checks and the fitted model is left as it was."""
+    X, y = _stream(seed=9)
+    X = X - X.mean(axis=0)  # centred by hand, so that the uncentred model does not collapse
+    fitted = StreamSVM(lookahead=1, center=False).fit(X, y)
+    before = pickle.dumps(fitted, protocol=5)
+    bad = X.copy()
+    bad[-1, 2] = value
+    with pytest.raises(ValueError, match=rf"{message}.*row {X.shape[0] - 1}|"
+                                         rf"row {X.shape[0] - 1}.*{message}"):
+        fitted.fit(bad, y)
+    assert pickle.dumps(fitted, protocol=5) == before
+    checked = StreamSVM(lookahead=1, center=False).fit(np.asfortranarray(X), y)  # converted
+    np.testing.assert_array_equal(fitted.coef_, checked.coef_)
+    assert fitted.radius_ == checked.radius_

@@ -3,22 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import RowsRefused
 from ..base import BinaryLearner, StreamClassifier
-from ..kernels.spec import max_safe_sqnorm
-
-#: The largest squared norm of a row the linear models take (``_max_safe_sqnorm`` of
-#: :class:`~streamsvm.base.StreamClassifier` for the linear kernel: a quarter of its bound).
-ROW_SQNORM_LIMIT = 0.25 * max_safe_sqnorm("linear")
-
-
-def refuse_rows(rows_sqnorm: float) -> None:
-    """Raise :class:`~streamsvm._validation.RowsRefused` unless the rows a compiled loop just
-    learnt, whose squared norms sum to ``rows_sqnorm``, are all finite and within
-    :data:`ROW_SQNORM_LIMIT` (a sum within it proves both; a NaN or an infinity makes it
-    non-finite, as squares cannot cancel)."""
-    if not rows_sqnorm <= ROW_SQNORM_LIMIT:
-        raise RowsRefused("a row holds NaN or infinity, or is too large")
 
 
 class LinearLearner(BinaryLearner):

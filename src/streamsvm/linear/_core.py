@@ -40,7 +40,7 @@ def perceptron_dense(X, y, w, bias, fit_intercept):
 
     The one sweep of a row gives its dot product with ``w`` and its squared norm;
     ``rows_sqnorm`` is the sum of the rows' squared norms, the check of
-    :func:`~streamsvm.linear._common.refuse_rows`
+    :func:`~streamsvm.base.refuse_rows`
     (NaN or infinity in a row make it non-finite: squares cannot cancel)."""
     mistakes = 0
     rows_sqnorm = 0.0
@@ -117,7 +117,7 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
     Each row is swept once for its dot product with ``v`` and its squared norm (the update
     ``||v + c x||^2 = ||v||^2 + 2c v·x + c^2 ||x||^2`` reuses both while ``v`` has not moved
     within the block); ``rows_sqnorm`` sums the processed rows' squared norms, the check of
-    :func:`~streamsvm.linear._common.refuse_rows`.
+    :func:`~streamsvm.base.refuse_rows`.
     """
     n_updates = 0
     rows_sqnorm = 0.0

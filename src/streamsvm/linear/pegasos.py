@@ -8,7 +8,8 @@ import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean, Interval
 from .._row_path import F_DOT
-from ._common import LinearLearner, LinearStreamClassifier, refuse_rows
+from ..base import refuse_rows
+from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
 from ._row_core import linear_decision_row, pegasos_learn_gathered, pegasos_learn_row
 

@@ -4,9 +4,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean
-from ..base import SampleWeightMixin
+from ..base import SampleWeightMixin, refuse_rows
 from ..weights import CLASS_WEIGHT
-from ._common import LinearLearner, LinearStreamClassifier, refuse_rows
+from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
 from ._row_core import linear_decision_row, perceptron_learn_row
 

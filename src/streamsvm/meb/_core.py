@@ -116,16 +116,20 @@ def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_
     touched again, from cache, only by an update).
 
     ``state`` holds [R, xi2, ||w||^2, started, n_core] and is updated in place with ``w``.
-    Returns the number of ball updates made in this chunk.
+    Returns the number of ball updates made in this chunk and the sum of the rows' squared
+    norms before the bias feature and the scaling (of the raw rows without ``use_mean``: the
+    check of :func:`~streamsvm.base.refuse_rows`).
     """
     R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
     started = state[STARTED] > 0.0
     updates = 0
+    rows_sqnorm = 0.0
     d = X.shape[1]
     if not use_mean:
         mean = np.zeros(d)
     for i in range(X.shape[0]):
         xx, dot = _centred_norm_and_dot(X, i, mean, w)
+        rows_sqnorm += xx
         if append_one:
             xx += 1.0
             dot += w[d]
@@ -153,7 +157,7 @@ def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_
             wnorm2 += w[d] * w[d]
         updates += 1
     _store(state, R, xi2, wnorm2, started, updates)
-    return updates
+    return updates, rows_sqnorm
 
 
 @njit(cache=True)
