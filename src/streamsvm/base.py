@@ -504,7 +504,8 @@ class StreamClassifier(
 
     def _fit(self, X, y, sample_weight=None):
         check_params(self)
-        if self._learners_check_rows and is_internal_dense(X):
+        # sample weights of 0 leave rows out of the loops, which must still be checked
+        if self._learners_check_rows and sample_weight is None and is_internal_dense(X):
             before = dict(self.__dict__)
             try:
                 return self._fit_checked(X, y, sample_weight, row_pass=False)

@@ -175,3 +175,13 @@ def test_fit_checking_rows_in_its_loop_is_the_model_of_the_checked_path(make, fi
     np.testing.assert_allclose(fused.coef_, checked.coef_, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(fused.intercept_, checked.intercept_, rtol=1e-12, atol=1e-14)
     assert fused.n_updates_ == checked.n_updates_
+
+
+def test_fit_refuses_a_bad_row_of_weight_zero():
+    """A row left out by a zero weight is still checked (as by the separate checks)."""
+    X, y = linear_task(n=50, seed=7)
+    X[10, 1] = np.nan
+    weights = np.ones(50)
+    weights[10] = 0.0
+    with pytest.raises(ValueError, match=r"NaN \(first at row 10\)"):
+        Perceptron().fit(X, y, sample_weight=weights)
