@@ -520,7 +520,8 @@ class StreamClassifier(
         X, y, sqnorms = (self._validate(X, y, first=True) if row_pass
                          else self._validate(X, y, first=True, row_pass=False))
         sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
-        classes = unique_labels(y)[0]
+        labels = unique_labels(y)
+        classes = labels[0]
         if classes.shape[0] < 2:
             raise ValueError(
                 f"y contains only one class ({classes.tolist()}); a classifier needs at least "
@@ -533,7 +534,7 @@ class StreamClassifier(
             raise ValueError(f"{self._name}: sample_weight is all zero: there is nothing to learn")
         X = self._start_checked(X, sqnorms)
         self._grow_classes(classes)
-        self._count_labels(y, np.empty(0))
+        self._count_labels(y, np.empty(0), labels)
         self._learn_reporting(X, y, whole_pass=True, sample_weight=sample_weight)
         guard_collapse(self)
         return self
@@ -571,7 +572,8 @@ class StreamClassifier(
         sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
         if not first:
             check_label_kind(y, self.classes_)
-        seen = unique_labels(y)[0]
+        labels = unique_labels(y)
+        seen = labels[0]
         if classes is not None:
             declared = check_declared_classes(classes)
             check_label_kind(y, declared, what="the declared classes")
@@ -610,7 +612,7 @@ class StreamClassifier(
             self._classes_declared = True
             self._grow_classes(declared)
         self._grow_classes(seen)
-        self._count_labels(y, counted)
+        self._count_labels(y, counted, labels)
         self._learn_reporting(X, y, whole_pass=False, sample_weight=sample_weight)
         guard_collapse(self)
         return self
