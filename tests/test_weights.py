@@ -239,3 +239,19 @@ def test_a_model_file_of_0_1_0_resumes_with_balanced_weights_counting_from_then(
     np.testing.assert_array_equal(model.class_counts_, counts)
     weights = counts.sum() / (2 * counts)
     assert model.learners_[0].Cp == pytest.approx(model.C * weights[1])
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([3, -1, 3, 7, -1], dtype=np.int8), np.array([0, 255, 7], dtype=np.uint8),
+    np.array([1, -1, -1, 1]), np.array([2**63 - 1, 2**63 - 3]),
+    np.array([-2**63, 2**63 - 1]), np.array([2**64 - 1, 5], dtype=np.uint64),
+    np.array([0, 10**7, 3]), np.array([0.5, -1.0, 0.5]), np.array(["b", "a", "b"]),
+])
+def test_unique_labels_is_numpys_unique_with_counts(labels):
+    from streamsvm._validation import unique_labels
+
+    classes, counts = unique_labels(labels)
+    expected_classes, expected_counts = np.unique(labels, return_counts=True)
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(classes, expected_classes)
+    np.testing.assert_array_equal(counts, expected_counts)

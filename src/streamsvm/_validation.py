@@ -35,12 +35,27 @@ __all__ = [
     "check_row_norms",
     "first_bad_row",
     "refuse_non_finite_rows",
+    "RowsRefused",
     "label_kind",
+    "unique_labels",
     "row_sqnorms",
 ]
 
 DTYPE = np.float64
 INDEX_DTYPE = np.int32
+
+
+class RowsRefused(ValueError):
+    """Raised by a learner whose compiled loop, checking the rows as it learns them (dense
+    rows in ``fit``, :attr:`streamsvm.base.StreamClassifier._learners_check_rows`), found a row
+    holding NaN or infinity or too large. The estimator then puts the model back as it was
+    and runs the separate checks of :func:`check_features`, whose error names the row."""
+
+
+def is_internal_dense(X) -> bool:
+    """Whether ``X`` is a non-empty C-contiguous float64 matrix: the layout the compiled loops
+    take as it is (no conversion, no copy)."""
+    return _is_internal_dense(X)
 
 
 def first_bad_row(X) -> int | None:
@@ -306,6 +321,20 @@ def check_one_example(x, *, feature_names: list | None, n_features: int | None):
 
 
 # ---------------------------------------------------------------------- labels
+
+
+def unique_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_counts=True)``: the sorted distinct labels (dtype of ``y``) and
+    how many times each occurs. Integer labels spanning a small range (the usual ``0..K-1``
+    or ``±1``) are counted by one ``bincount``, several times faster than NumPy's sort or
+    hash of a long ``y``."""
+    if y.dtype.kind in "iu" and y.ndim == 1 and y.shape[0]:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= max(y.shape[0], 1024) and hi <= np.iinfo(np.intp).max:
+            counts = np.bincount(y.astype(np.intp, copy=False) - lo)
+            present = np.flatnonzero(counts)
+            return (present + lo).astype(y.dtype), counts[present]
+    return np.unique(y, return_counts=True)
 
 
 def label_kind(labels: np.ndarray) -> str:

@@ -40,13 +40,16 @@ from ._params import CheckedParamsMixin, check_params
 from ._river import RiverClassifier
 from ._threads import compiled_threads, for_each
 from ._validation import (
+    RowsRefused,
     check_declared_classes,
     check_features,
     check_label_kind,
     check_labels,
     check_one_example,
     check_row_norms,
+    is_internal_dense,
     row_sqnorms,
+    unique_labels,
 )
 from ._widen import Undo, widen_like
 from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
@@ -60,6 +63,20 @@ __all__ = [
     "BinaryLearner", "SampleWeightMixin", "StreamClassifier", "pad_spare_rows", "state_nbytes",
     "trim_spare_rows",
 ]
+
+
+#: The largest squared norm of a row a linear model takes: :meth:`StreamClassifier.
+#: _max_safe_sqnorm` of the linear kernel (a quarter of its bound), for loops that check rows.
+ROW_SQNORM_LIMIT = 0.25 * max_safe_sqnorm("linear")
+
+
+def refuse_rows(rows_sqnorm: float) -> None:
+    """Raise :class:`~streamsvm._validation.RowsRefused` unless the rows a compiled loop just
+    learnt, whose squared norms sum to ``rows_sqnorm``, are all finite and within
+    :data:`ROW_SQNORM_LIMIT` (a sum within it proves both; a NaN or an infinity makes it
+    non-finite, as squares cannot cancel). See :attr:`StreamClassifier._learners_check_rows`."""
+    if not rows_sqnorm <= ROW_SQNORM_LIMIT:
+        raise RowsRefused("a row holds NaN or infinity, or is too large")
 
 
 class BinaryLearner:
@@ -377,14 +394,16 @@ class StreamClassifier(
         self.classes_ = classes
 
     # ------------------------------------------------------------------ validation
-    def _validate(self, X, y, *, first: bool):
-        """``(X, y, sqnorms)``: the checked chunk and its rows' squared norms."""
+    def _validate(self, X, y, *, first: bool, row_pass: bool = True):
+        """``(X, y, sqnorms)``: the checked chunk and its rows' squared norms (None without
+        ``row_pass``: the learners check the rows, see :attr:`_learners_check_rows`)."""
         X, sqnorms = check_features(
             X,
             n_features=None if first else self.n_features_in_,
             accept_sparse=self._accepts_sparse,
             estimator_name=self._name,
             return_sqnorms=True,
+            row_pass=row_pass,
         )
         y = check_labels(y, X.shape[0])
         return X, y, sqnorms
@@ -421,14 +440,18 @@ class StreamClassifier(
         """Start a fresh model on its first data: :meth:`_start`, :meth:`_prepare_first`,
         then the row-norm check of the model's kernel (which needs the ``gamma_`` just
         resolved; the linear bound, the loosest, is checked before anything). A refused
-        chunk puts every attribute back, so the model is as it was before the call."""
-        self._check_row_norms(X, sqnorms, kernel="linear")
+        chunk puts every attribute back, so the model is as it was before the call.
+        ``sqnorms`` None: the learners check the rows as they learn them (``fit`` with
+        :attr:`_learners_check_rows`)."""
+        if sqnorms is not None:
+            self._check_row_norms(X, sqnorms, kernel="linear")
         before = dict(self.__dict__)
         self._reset()
         self._start(X.shape[1])
         try:
             prepared = self._prepare_first(X)
-            self._check_row_norms(X, sqnorms)
+            if sqnorms is not None:
+                self._check_row_norms(X, sqnorms)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(before)
@@ -471,11 +494,34 @@ class StreamClassifier(
                              f"{self._weighting_refusal}")
         return sample_weight
 
+    #: True where the learners' compiled loops check dense rows as they learn them (NaN,
+    #: infinity, and the linear kernel's bound of :meth:`_max_safe_sqnorm`), raising
+    #: :class:`~streamsvm._validation.RowsRefused`: ``fit`` on a C-contiguous float64 array
+    #: then reads each row once, with no separate validation pass; on a refusal the model is
+    #: put back and the separate checks name the row (the learners are fresh in ``fit``, so
+    #: putting back the estimator's attributes puts back everything).
+    _learners_check_rows: bool = False
+
     def _fit(self, X, y, sample_weight=None):
         check_params(self)
-        X, y, sqnorms = self._validate(X, y, first=True)
+        # sample weights of 0 leave rows out of the loops, which must still be checked
+        if self._learners_check_rows and sample_weight is None and is_internal_dense(X):
+            before = dict(self.__dict__)
+            try:
+                return self._fit_checked(X, y, sample_weight, row_pass=False)
+            except RowsRefused:
+                self.__dict__.clear()
+                self.__dict__.update(before)
+        return self._fit_checked(X, y, sample_weight)
+
+    def _fit_checked(self, X, y, sample_weight=None, row_pass: bool = True):
+        """:meth:`_fit` after the parameter check; ``row_pass`` False: the learners check
+        the rows (:attr:`_learners_check_rows`)."""
+        X, y, sqnorms = (self._validate(X, y, first=True) if row_pass
+                         else self._validate(X, y, first=True, row_pass=False))
         sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
-        classes = np.unique(y)
+        labels = unique_labels(y)
+        classes = labels[0]
         if classes.shape[0] < 2:
             raise ValueError(
                 f"y contains only one class ({classes.tolist()}); a classifier needs at least "
@@ -488,7 +534,7 @@ class StreamClassifier(
             raise ValueError(f"{self._name}: sample_weight is all zero: there is nothing to learn")
         X = self._start_checked(X, sqnorms)
         self._grow_classes(classes)
-        self._count_labels(y, np.empty(0))
+        self._count_labels(y, np.empty(0), labels)
         self._learn_reporting(X, y, whole_pass=True, sample_weight=sample_weight)
         guard_collapse(self)
         return self
@@ -526,7 +572,8 @@ class StreamClassifier(
         sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
         if not first:
             check_label_kind(y, self.classes_)
-        seen = np.unique(y)
+        labels = unique_labels(y)
+        seen = labels[0]
         if classes is not None:
             declared = check_declared_classes(classes)
             check_label_kind(y, declared, what="the declared classes")
@@ -565,7 +612,7 @@ class StreamClassifier(
             self._classes_declared = True
             self._grow_classes(declared)
         self._grow_classes(seen)
-        self._count_labels(y, counted)
+        self._count_labels(y, counted, labels)
         self._learn_reporting(X, y, whole_pass=False, sample_weight=sample_weight)
         guard_collapse(self)
         return self
@@ -600,7 +647,7 @@ class StreamClassifier(
 
         def learn(job):  # one-vs-rest learners are independent: in parallel with n_jobs
             learner, target, sign = job
-            y_binary = np.where(y == target, sign, -sign).astype(np.float64)
+            y_binary = (y == target) * (2.0 * sign) - sign  # float64 ±sign, one vector pass
             if self._weighting == "sides":
                 learner.set_side_weights(*self._side_weights(per_class, target, sign))
             self._record_before(learner, X, y_binary, sample_weight)

@@ -21,6 +21,7 @@ import numbers
 import numpy as np
 
 from ._params import Interval, IsNone, Options, WeightDict
+from ._validation import unique_labels
 
 __all__ = ["CLASS_WEIGHT", "ClassWeightsMixin", "check_class_weight_labels",
            "check_sample_weight", "class_weights", "count_labels"]
@@ -73,14 +74,15 @@ def check_class_weight_labels(class_weight, labels, *, complete: bool,
 
 
 def count_labels(classes: np.ndarray, counts, y: np.ndarray,
-                 old_classes: np.ndarray | None = None) -> np.ndarray:
+                 old_classes: np.ndarray | None = None, seen=None) -> np.ndarray:
     """Running counts of each class of ``classes`` after adding the labels ``y``; ``counts``
-    were the counts of ``old_classes`` (a subset of ``classes``; None: nothing counted)."""
+    were the counts of ``old_classes`` (a subset of ``classes``; None: nothing counted).
+    ``seen``: ``unique_labels(y)`` if the caller has it already."""
     total = np.zeros(classes.shape[0])
     if counts is not None and old_classes is not None and old_classes.shape == counts.shape:
         total[np.searchsorted(classes, old_classes)] = counts
     if y.shape[0]:
-        seen, n = np.unique(y, return_counts=True)
+        seen, n = unique_labels(y) if seen is None else seen
         total[np.searchsorted(classes, seen)] += n
     return total
 
@@ -106,13 +108,14 @@ class ClassWeightsMixin:
     """The weights of :class:`streamsvm.base.StreamClassifier`: the running class counts
     ``class_counts_`` and the weight of each row or side they give (module doc)."""
 
-    def _count_labels(self, y, counted_classes) -> None:
+    def _count_labels(self, y, counted_classes, seen=None) -> None:
         """Add the chunk's labels to ``class_counts_`` (``counted_classes``: the classes the
-        counts were of; a model saved before the counts existed starts counting now)."""
+        counts were of; a model saved before the counts existed starts counting now;
+        ``seen``: ``unique_labels(y)``, if known)."""
         old = getattr(self, "class_counts_", None)
         if old is not None and old.shape != counted_classes.shape:
             old = None
-        self.class_counts_ = count_labels(self.classes_, old, y, counted_classes)
+        self.class_counts_ = count_labels(self.classes_, old, y, counted_classes, seen)
 
     def _class_weight_vector(self):
         """The weight of each class of ``classes_`` (:func:`streamsvm.weights.class_weights`

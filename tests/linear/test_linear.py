@@ -130,3 +130,58 @@ def test_pegasos_defaults_keep_the_minority_class_of_an_imbalanced_table():
     reference = balanced(LinearSVC())
     assert balanced(Pegasos()) >= reference - 0.05
     assert balanced(Pegasos(alpha=1e-4, fit_intercept=False)) <= 0.55  # the old defaults
+
+
+@pytest.mark.parametrize("bad, message", [(np.nan, r"NaN \(first at row 296\)"),
+                                          (-np.inf, r"infinity \(first at row 296\)"),
+                                          (1e300, "row 296 of X is too large"),
+                                          (1e60, "row 296 of X is too large")])
+@pytest.mark.parametrize("make", [Perceptron, lambda: Pegasos(block_size=7), Pegasos])
+def test_fit_checking_rows_in_its_loop_refuses_a_bad_last_row_and_keeps_the_model(
+        make, bad, message):
+    """``fit`` on a float64 array checks the rows inside the learners' loop (no separate
+    pass): a bad last row, met after every other row is learnt, gives the error of the
+    separate checks and leaves the fitted model (three classes: three learners) as it was."""
+    import pickle
+
+    X, y = linear_task(n=297, seed=5)
+    y3 = np.where(X[:, 0] > 0.5, 2, y)
+    model = make().fit(X, y3)
+    before = pickle.dumps(model, protocol=5)
+    bad_X = X.copy()
+    bad_X[-1, 2] = bad
+    with pytest.raises(ValueError, match=message):
+        model.fit(bad_X, y3)
+    assert pickle.dumps(model, protocol=5) == before
+    with pytest.raises(ValueError, match=message):
+        make().fit(bad_X, y3)
+
+
+def test_the_loops_row_limit_is_the_estimators():
+    from streamsvm.base import ROW_SQNORM_LIMIT
+
+    assert ROW_SQNORM_LIMIT == Perceptron()._max_safe_sqnorm() == Pegasos()._max_safe_sqnorm()
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("make", [Perceptron, lambda **p: Pegasos(block_size=5, **p)])
+def test_fit_checking_rows_in_its_loop_is_the_model_of_the_checked_path(make, fit_intercept):
+    """The one-sweep ``fit`` (float64 C-contiguous input) and the separately checked one
+    (the same rows as a Fortran-ordered array, converted first) learn the same model up to
+    the summation order of a row's dot product."""
+    X, y = linear_task(n=403, seed=6)
+    fused = make(fit_intercept=fit_intercept).fit(X, y)
+    checked = make(fit_intercept=fit_intercept).fit(np.asfortranarray(X), y)
+    np.testing.assert_allclose(fused.coef_, checked.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fused.intercept_, checked.intercept_, rtol=1e-12, atol=1e-14)
+    assert fused.n_updates_ == checked.n_updates_
+
+
+def test_fit_refuses_a_bad_row_of_weight_zero():
+    """A row left out by a zero weight is still checked (as by the separate checks)."""
+    X, y = linear_task(n=50, seed=7)
+    X[10, 1] = np.nan
+    weights = np.ones(50)
+    weights[10] = 0.0
+    with pytest.raises(ValueError, match=r"NaN \(first at row 10\)"):
+        Perceptron().fit(X, y, sample_weight=weights)

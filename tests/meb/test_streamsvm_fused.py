@@ -111,3 +111,44 @@ def test_refused_first_data_leave_the_model_as_it_was(value):
     with pytest.raises(ValueError, match=message):
         fresh.partial_fit(bad, y, classes=[-1, 1])
     assert pickle.dumps(fresh, protocol=5) == pickle.dumps(StreamSVM(), protocol=5)
+
+
+@pytest.mark.parametrize("value, message", [(np.nan, "NaN"), (-np.inf, "infinity"),
+                                            (1e300, "too large"), (1e60, "too large")])
+def test_uncentred_fit_checks_rows_in_algorithm_1_and_keeps_the_model(value, message):
+    """``center=False``: ``fit`` reads each dense row once, Algorithm 1 checking it; a bad
+    last row is named as by the separate checks and the fitted model is left as it was."""
+    X, y = _stream(seed=9)
+    X = X - X.mean(axis=0)  # centred by hand, so that the uncentred model does not collapse
+    fitted = StreamSVM(lookahead=1, center=False).fit(X, y)
+    before = pickle.dumps(fitted, protocol=5)
+    bad = X.copy()
+    bad[-1, 2] = value
+    with pytest.raises(ValueError, match=rf"{message}.*row {X.shape[0] - 1}|"
+                                         rf"row {X.shape[0] - 1}.*{message}"):
+        fitted.fit(bad, y)
+    assert pickle.dumps(fitted, protocol=5) == before
+    checked = StreamSVM(lookahead=1, center=False).fit(np.asfortranarray(X), y)  # converted
+    np.testing.assert_array_equal(fitted.coef_, checked.coef_)
+    assert fitted.radius_ == checked.radius_
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_scores_of_rows_mapped_on_the_fly_equal_those_of_the_mapped_rows(
+        sparse, fit_intercept, normalize):
+    """The prequential scores of a chunk (``_rows_to_score``) map its rows inside a compiled
+    loop: the same decisions as the rows mapped beforehand, to 1e-12."""
+    from streamsvm.meb.streamsvm import _MappedRows
+
+    X, y = _stream(seed=10)
+    model = StreamSVM(lookahead=1, fit_intercept=fit_intercept, normalize=normalize,
+                      center=not sparse).fit(X[:300], y[:300])
+    rows = sp.csr_matrix(X[300:]) if sparse else X[300:]
+    learner = model.learners_[0]
+    mapped = _MappedRows(rows, model.mean_, fit_intercept, normalize)
+    expected = learner.decision_function(mapped.mapped())
+    np.testing.assert_allclose(learner.decision_function(mapped[5:40]), expected[5:40],
+                               rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    assert np.abs(expected).max() > 0

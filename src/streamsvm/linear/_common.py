@@ -22,6 +22,9 @@ class LinearLearner(BinaryLearner):
 class LinearStreamClassifier(StreamClassifier):
     """Estimator face of a :class:`LinearLearner`: adds ``coef_`` and ``intercept_``."""
 
+    #: the learners' dense loops check each row as they learn it (:func:`refuse_rows`)
+    _learners_check_rows = True
+
     @property
     def coef_(self) -> np.ndarray:
         """Weights, shape (1, n_features) for two classes, else (n_classes, n_features)."""

@@ -5,6 +5,10 @@ from numba import njit
 
 from ..kernels._core import dot_csr_dense, dot_dense
 
+#: Reassociation and contraction let LLVM vectorise the per-row reductions; no flag that
+#: assumes finite values, so a NaN or an infinity still reaches the row checks.
+_ROW_FLAGS = {"reassoc", "contract"}
+
 
 @njit(cache=True)
 def _dot_dense(w, x):
@@ -16,19 +20,42 @@ def _dot_csr(w, indices, data, start, stop):
     return dot_csr_dense(indices[start:stop], data[start:stop], w)
 
 
+@njit(cache=True, fastmath=_ROW_FLAGS)
+def _row_dot_and_sqnorm(X, i, w):
+    """``(w[:d]·X[i], ||X[i]||^2)`` in one vectorised sweep of the row (d = its width).
+    Only these reductions are reassociated: the updates round as written."""
+    dot = 0.0
+    xx = 0.0
+    for j in range(X.shape[1]):
+        x = X[i, j]
+        dot += w[j] * x
+        xx += x * x
+    return dot, xx
+
+
 @njit(cache=True)
 def perceptron_dense(X, y, w, bias, fit_intercept):
     """Rosenblatt's rule over the rows of X in order: on ``y (w·x + b) <= 0``, ``w += y x``
-    (and ``b += y``). Updates ``w`` in place; returns ``(bias, n_mistakes)``."""
+    (and ``b += y``). Updates ``w`` in place; returns ``(bias, n_mistakes, rows_sqnorm)``.
+
+    The one sweep of a row gives its dot product with ``w`` and its squared norm;
+    ``rows_sqnorm`` is the sum of the rows' squared norms, the check of
+    :func:`~streamsvm.base.refuse_rows`
+    (NaN or infinity in a row make it non-finite: squares cannot cancel)."""
     mistakes = 0
+    rows_sqnorm = 0.0
+    d = X.shape[1]
     for i in range(X.shape[0]):
-        if y[i] * (_dot_dense(w, X[i]) + bias) <= 0.0:
+        dot, xx = _row_dot_and_sqnorm(X, i, w)
+        rows_sqnorm += xx
+        label = y[i]
+        if label * (dot + bias) <= 0.0:
             mistakes += 1
-            for j in range(X.shape[1]):
-                w[j] += y[i] * X[i, j]
+            for j in range(d):
+                w[j] += label * X[i, j]
             if fit_intercept:
-                bias += y[i]
-    return bias, mistakes
+                bias += label
+    return bias, mistakes, rows_sqnorm
 
 
 @njit(cache=True)
@@ -85,33 +112,50 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
     ``intercept``, every row carries a constant feature 1 whose weight is ``v[-1]`` (the
     paper's first way to incorporate a bias: a regularised one), without writing the row out.
     Only ``X.shape[0] // block_size`` blocks are processed. Returns
-    ``(scale, sqnorm_v, t, n_updates)``.
+    ``(scale, sqnorm_v, t, n_updates, rows_sqnorm)``.
+
+    Each row is swept once for its dot product with ``v`` and its squared norm (the update
+    ``||v + c x||^2 = ||v||^2 + 2c v·x + c^2 ||x||^2`` reuses both while ``v`` has not moved
+    within the block); ``rows_sqnorm`` sums the processed rows' squared norms, the check of
+    :func:`~streamsvm.base.refuse_rows`.
     """
     n_updates = 0
+    rows_sqnorm = 0.0
     k = block_size
     d = X.shape[1]
-    w = v[:d]
     one = 1.0 if intercept else 0.0
+    dots = np.empty(k)
+    row_sqnorms = np.empty(k)
     for start in range(0, X.shape[0] - k + 1, k):
+        bias = v[d] if intercept else 0.0
         for i in range(k):
-            bias = v[d] if intercept else 0.0
-            margins[i] = y[start + i] * scale * (_dot_dense(w, X[start + i]) + bias)
+            r = start + i
+            dot, xx = _row_dot_and_sqnorm(X, r, v)
+            dots[i] = dot + bias
+            row_sqnorms[i] = xx + one
+            rows_sqnorm += xx
+            margins[i] = y[r] * scale * dots[i]
         t += 1
         eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
+        reset = t == 1  # _pegasos_step set v to 0: every dot with it is 0
+        moved = False  # whether v moved within this block (then dots are recomputed)
         for i in range(k):
             if margins[i] < 1.0:
                 n_updates += 1
-                row = X[start + i]
-                c = eta * y[start + i] / (k * scale)
-                bias = v[d] if intercept else 0.0
-                sqnorm_v += (2.0 * c * (_dot_dense(w, row) + bias)
-                             + c * c * (_dot_dense(row, row) + one))
+                r = start + i
+                c = eta * y[r] / (k * scale)
+                if moved:
+                    dot = _dot_dense(v[:d], X[r]) + (v[d] if intercept else 0.0)
+                else:
+                    dot = 0.0 if reset else dots[i]
+                sqnorm_v += 2.0 * c * dot + c * c * row_sqnorms[i]
                 for j in range(d):
-                    v[j] += c * row[j]
+                    v[j] += c * X[r, j]
                 if intercept:
                     v[d] += c
+                moved = True
         scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
-    return scale, sqnorm_v, t, n_updates
+    return scale, sqnorm_v, t, n_updates, rows_sqnorm
 
 
 @njit(cache=True)
@@ -148,3 +192,4 @@ def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size
                     v[last] += c
         scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
     return scale, sqnorm_v, t, n_updates
+

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean, Interval
 from .._row_path import F_DOT
+from ..base import refuse_rows
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
 from ._row_core import linear_decision_row, pegasos_learn_gathered, pegasos_learn_row
@@ -90,7 +91,8 @@ class _PegasosLearner(LinearLearner):
                 margins,
                 self.fit_intercept,
             )
-        self.scale, self.sqnorm_v, self.t, updates = out
+            refuse_rows(out[4])
+        self.scale, self.sqnorm_v, self.t, updates = out[:4]
         self.n_updates += int(updates)
 
     def partial_fit(self, X, y):

@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean
-from ..base import SampleWeightMixin
+from ..base import SampleWeightMixin, refuse_rows
 from ..weights import CLASS_WEIGHT
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
@@ -31,9 +31,10 @@ class _PerceptronLearner(LinearLearner):
                 X.indptr, X.indices, X.data, y, self.coef, self.intercept, self.fit_intercept
             )
         else:
-            self.intercept, mistakes = perceptron_dense(
+            self.intercept, mistakes, rows_sqnorm = perceptron_dense(
                 X, y, self.coef, self.intercept, self.fit_intercept
             )
+            refuse_rows(rows_sqnorm)
         self.n_updates += int(mistakes)
         self.n_seen += n_rows
 

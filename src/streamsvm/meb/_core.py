@@ -116,16 +116,20 @@ def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_
     touched again, from cache, only by an update).
 
     ``state`` holds [R, xi2, ||w||^2, started, n_core] and is updated in place with ``w``.
-    Returns the number of ball updates made in this chunk.
+    Returns the number of ball updates made in this chunk and the sum of the rows' squared
+    norms before the bias feature and the scaling (of the raw rows without ``use_mean``: the
+    check of :func:`~streamsvm.base.refuse_rows`).
     """
     R, xi2, wnorm2 = state[R_], state[XI2], state[WNORM2]
     started = state[STARTED] > 0.0
     updates = 0
+    rows_sqnorm = 0.0
     d = X.shape[1]
     if not use_mean:
         mean = np.zeros(d)
     for i in range(X.shape[0]):
         xx, dot = _centred_norm_and_dot(X, i, mean, w)
+        rows_sqnorm += xx
         if append_one:
             xx += 1.0
             dot += w[d]
@@ -153,7 +157,7 @@ def algorithm1_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_
             wnorm2 += w[d] * w[d]
         updates += 1
     _store(state, R, xi2, wnorm2, started, updates)
-    return updates
+    return updates, rows_sqnorm
 
 
 @njit(cache=True)
@@ -511,4 +515,37 @@ def prepare_dense(X, mean, use_mean, append_one, normalize, out):
     ``normalize``; zero rows stay zero). ``out`` has ``X.shape[1] + append_one`` columns."""
     for i in range(X.shape[0]):
         _mapped_row(X, i, mean, use_mean, append_one, normalize, out[i])
+    return out
+
+
+@njit(cache=True, fastmath=_ROW_FLAGS)
+def mapped_dots_dense(X, mean, use_mean, append_one, normalize, w, out):
+    """``out[i] = w·x'`` for each row ``x'`` of ``X`` mapped as :func:`prepare_dense` maps it,
+    from one sweep of the row (the mapped rows are not written out)."""
+    d = X.shape[1]
+    if not use_mean:
+        mean = np.zeros(d)
+    for i in range(X.shape[0]):
+        xx, dot = _centred_norm_and_dot(X, i, mean, w)
+        if append_one:
+            xx += 1.0
+            dot += w[d]
+        if normalize and xx > 0.0:
+            dot /= np.sqrt(xx)
+        out[i] = dot
+    return out
+
+
+@njit(cache=True)
+def mapped_dots_csr(indptr, indices, data, append_one, normalize, w, out):
+    """:func:`mapped_dots_dense` for CSR rows (not centred; the bias feature is column
+    ``w.shape[0] - 1`` with ``append_one``)."""
+    bias = w.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        scale = _csr_row_scale(data, lo, hi, append_one, normalize)
+        dot = w[bias] * scale if append_one else 0.0
+        for p in range(lo, hi):
+            dot += w[indices[p]] * (data[p] * scale)
+        out[i] = dot
     return out

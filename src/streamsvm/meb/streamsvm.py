@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .._params import N_JOBS, VERBOSE, Boolean, Interval, Options
 from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
-from ..base import BinaryLearner, StreamClassifier
+from ..base import BinaryLearner, StreamClassifier, refuse_rows
 from ..kernels import (
     KERNEL_NAMES,
     FirstDataRule,
@@ -59,6 +59,15 @@ class _MappedRows:
     def jit_args(self) -> tuple:
         mean = self.mean if self.use_mean else np.zeros(self.X.shape[1])
         return self.X, mean, self.use_mean, self.append_one, self.normalize
+
+    def dot(self, w: np.ndarray) -> np.ndarray:
+        """The mapped rows' products with ``w``, each row mapped inside a compiled loop (not
+        written out)."""
+        out = np.empty(self.X.shape[0])
+        if self.sparse:
+            return _core.mapped_dots_csr(self.X.indptr, self.X.indices, self.X.data,
+                                         self.append_one, self.normalize, w, out)
+        return _core.mapped_dots_dense(*self.jit_args, w, out)
 
     def mapped(self):
         if not (self.use_mean or self.append_one or self.normalize):
@@ -139,7 +148,10 @@ class _StreamSVMLearner(_Ball):
                 self.state, self.inv_C,
             )
         else:
-            updates = _core.algorithm1_dense(*X.jit_args, y, self.w, self.state, self.inv_C)
+            updates, rows_sqnorm = _core.algorithm1_dense(*X.jit_args, y, self.w, self.state,
+                                                          self.inv_C)
+            if not X.use_mean:
+                refuse_rows(rows_sqnorm)
         self.n_updates += int(updates)
         self.n_seen += X.shape[0]
 
@@ -213,6 +225,9 @@ class _StreamSVMLearner(_Ball):
             self._enclose_buffer()
 
     def decision_function(self, X):
+        """Scores of mapped rows, or of a :class:`_MappedRows` (mapped on the fly)."""
+        if isinstance(X, _MappedRows):
+            return X.dot(self.w)
         return np.asarray(X @ self.w).ravel()
 
 
@@ -626,16 +641,23 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     def _centres(self, X) -> bool:
         return self.center is True or (self.center == "auto" and not sp.issparse(X))
 
-    def _validate(self, X, y, *, first: bool):
+    @property
+    def _learners_check_rows(self) -> bool:
+        """Algorithm 1 checks uncentred dense rows in its loop (``center=False``); centred
+        rows are read once before it, for the mean of the first data, and checked then."""
+        return (self.kernel == "linear" and self.n_balls == 1 and self.lookahead == 1
+                and self.center is False)
+
+    def _validate(self, X, y, *, first: bool, row_pass: bool = True):
         """The first dense data to be centred are read once for the finiteness check and the
         centring mean: the pass over the rows waits for :meth:`_start_checked` (the labels
         are checked first; nothing changes state in between)."""
         if not first:
-            return super()._validate(X, y, first=first)
+            return super()._validate(X, y, first=first, row_pass=row_pass)
         X, sqnorms = check_features(X, accept_sparse=self._accepts_sparse,
                                     estimator_name=self._name, return_sqnorms=True,
                                     row_pass=False)
-        if sp.issparse(X) or not self._centres(X):
+        if row_pass and (sp.issparse(X) or not self._centres(X)):
             sqnorms = row_sqnorms(X)
             refuse_non_finite_rows(X, sqnorms)
         return X, check_labels(y, X.shape[0]), sqnorms
@@ -644,7 +666,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         """With the row pass left by :meth:`_validate`: squared norms and column sums in one
         compiled pass, non-finite rows refused, then the base class's start with the mean
         taken from the sums (``_fix_from_first_data``)."""
-        if sqnorms is not None:
+        if sqnorms is not None or not self._centres(X):  # None: the learners check the rows
             return super()._start_checked(X, sqnorms)
         sqnorms, sums = _core.sqnorms_and_column_sums(X, np.empty(X.shape[0]),
                                                       np.zeros(X.shape[1]))
@@ -700,9 +722,11 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         return self._prepare(X)
 
     def _rows_to_score(self, X, rows):
+        """Rows handed over as :class:`_MappedRows` stay so: the linear ball's
+        ``decision_function`` maps them on the fly (scipy's hstack of the bias column cost
+        more than the rest of ``partial_fit`` on chunks of 1,000 CSR rows)."""
         if isinstance(X, _MappedRows):
-            rows = X.X if rows is None else X.X[rows]
-            return _MappedRows(rows, X.mean, X.append_one, X.normalize).mapped()
+            return X if rows is None else X[rows]
         return super()._rows_to_score(X, rows)
 
     @property
