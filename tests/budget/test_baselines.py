@@ -30,7 +30,7 @@ def test_forgetron_matches_the_reference(stream):
         assert ours[tuple(v)] == pytest.approx(c, rel=1e-4, abs=1e-8)
 
 
-@pytest.mark.parametrize("removal", ["margin", "errors"])
+@pytest.mark.parametrize("removal", ["margin", "errors", "window_errors"])
 def test_budget_perceptron_matches_the_reference(stream, removal):
     X, y = stream
     model = BudgetPerceptron(budget=12, gamma=GAMMA, removal=removal).fit(X, y)
