@@ -4,7 +4,8 @@ Crammer, Kandola & Singer ("Online Classification on a Budget", NIPS 2003) remov
 stored example with the largest margin without itself (``removal="margin"``); Weston,
 Bordes & Bottou ("Online (and Offline) on an Even Tighter Budget", AISTATS 2005) the one
 whose removal leaves the fewest stored examples misclassified (``removal="errors"``);
-``removal="window_errors"`` counts those errors on the last B rows of the stream instead.
+``removal="window_errors"`` (default, with the last 300 rows; also shown with 100) counts
+those errors on the last rows of the stream instead.
 Each inside ``Pipeline(StandardScaler(), est)`` with defaults (B = 100, RBF,
 gamma = 'scale'), one pass; beside them the other budget methods of the library (Forgetron,
 RandomBudgetSVM with SVC's C = 1, B = 100) and SVC (unbounded; left out above 20,000 rows).
@@ -63,8 +64,10 @@ CONTENDERS = {
     "BudgetPerceptron, removal='errors' (WBB 2005)":
         lambda: BudgetPerceptron(removal="errors"),
     "BudgetPerceptron, removal='window_errors' (default)": lambda: BudgetPerceptron(),
-    "Forgetron": lambda: Forgetron(),
-    "RandomBudgetSVM (C=1)": lambda: RandomBudgetSVM(C=1.0, random_state=0),
+    "BudgetPerceptron, removal='window_errors', window=100":
+        lambda: BudgetPerceptron(window=100),
+    "Forgetron (B=100)": lambda: Forgetron(budget=100),
+    "RandomBudgetSVM (B=100, C=1)": lambda: RandomBudgetSVM(budget=100, C=1.0, random_state=0),
     "SVC (unbounded)": lambda: SVC(),
 }
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from bench_tvm_tables import T3, prepare
 from sklearn.datasets import make_circles
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.pipeline import make_pipeline
@@ -48,7 +49,6 @@ from streamsvm.datasets import (
 )
 
 from _common import write_markdown
-from bench_tvm_tables import T3, prepare
 
 
 def _dense(X):

@@ -292,26 +292,26 @@ def self_tuned_forgetron(X, y, budget, gamma):
     return np.array([v for v, _, _ in svs]), np.array([s * yy for _, yy, s in svs])
 
 
-def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0, removal="margin"):
+def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0, removal="margin", window=None):
     """Budget kernel perceptron (Crammer, Kandola & Singer 2003), RBF kernel, written out;
     ``removal="errors"``: Weston, Bordes & Bottou's (2005) rule, the stored example whose
     removal leaves the fewest stored examples misclassified (ties: the largest margin
     without itself), after the new one is added; ``removal="window_errors"``: the same,
-    with the errors counted on the last ``budget`` rows of the stream (the current one
+    with the errors counted on the last ``window`` rows of the stream (the current one
     included) instead of the stored examples. Returns the set of stored rows (as tuples)
     and their coefficients by row."""
     svs = []  # [x, coef]
-    window = []  # [x, label], the last `budget` rows
+    recent = []  # [x, label], the last `window` rows
     for x, label in zip(X, y, strict=True):
         f = sum(a * _rbf(v, x, gamma) for v, a in svs)
-        window = (window + [[x, float(label)]])[-budget:]
+        recent = (recent + [[x, float(label)]])[-(window or budget):]
         if label * f > beta:
             continue
         if removal in ("errors", "window_errors"):
             svs.append([x, float(label)])
             if len(svs) > budget:
                 judged = ([[u, np.sign(b)] for u, b in svs] if removal == "errors"
-                          else window)
+                          else recent)
                 f_judged = [sum(b * _rbf(v, u, gamma) for v, b in svs) for u, _ in judged]
                 f_stored = [sum(b * _rbf(u, v, gamma) for u, b in svs) for v, _ in svs]
                 keys = []

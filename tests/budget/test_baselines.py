@@ -33,9 +33,9 @@ def test_forgetron_matches_the_reference(stream):
 @pytest.mark.parametrize("removal", ["margin", "errors", "window_errors"])
 def test_budget_perceptron_matches_the_reference(stream, removal):
     X, y = stream
-    model = BudgetPerceptron(budget=12, gamma=GAMMA, removal=removal).fit(X, y)
+    model = BudgetPerceptron(budget=12, gamma=GAMMA, removal=removal, window=30).fit(X, y)
     reference = naive.budget_kernel_perceptron(X, np.where(y == 1, 1.0, -1.0), 12, GAMMA,
-                                               removal=removal)
+                                               removal=removal, window=30)
     learner = model.learners_[0]
     n = learner._n()
     ours = {tuple(v): c for v, c in zip(learner.V[:n], learner._coefficients(), strict=True)}
