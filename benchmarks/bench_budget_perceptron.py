@@ -72,14 +72,25 @@ CONTENDERS = {
 }
 
 
-READING = """**Reading.** The margin rule removes the stored example that the others classify
-best, so it keeps the ones they misclassify: on overlapping classes (Banana, the Gaussians)
-the budget ends full of the other class's outliers and the model is no better than chance. Counting
-the errors each removal would cause fixes that (Banana 0.50 -> 0.85, level with the
-Forgetron and the random-sample SVM), but the perceptron's unit updates still admit every
-mistake, so on long noisy streams it stays below the other budget methods (the benchmark
-suite's Synthetic A, 100,000 rows: 69.7% with the margin rule, 77.0% with the error rule,
-against about 96% for the others)."""
+READING = """**Reading.** The margin rule (Crammer, Kandola & Singer) removes the stored example
+that the others classify best, so it keeps the ones they misclassify: on overlapping classes
+(Banana, the Gaussians) the budget ends full of the other class's outliers and the model is
+no better than chance. Checked against the paper's algorithm (margin beta = 0 by default,
+unit updates, no bias, the removal before the insertion) it is the published rule; the
+failure is the rule's, as Weston, Bordes & Bottou observed on noisy data. Their error rule
+counts, for each candidate removal, the stored examples left misclassified (Banana 0.50 ->
+0.85), but the stored examples are the stream's mistakes: on a long stream with 3.5% Bayes
+error (Synthetic A, 100,000 rows) the budget fills with label noise that the error count on
+that same noise protects, and the model swings between 71% and 96% from one 5,000 rows to
+the next (0.837 at the end here; 77.0% accuracy in the benchmark suite). Counting the errors
+on the last 300 rows of the stream instead (`removal="window_errors"`, the default; an
+unbiased sample of the recent stream, kept beside the budget) holds 95-97% at every
+snapshot and ends at 0.964, level with the Forgetron and the random-sample SVM, with half
+the updates and less CPU time than the error rule. Over the six problems its mean is 0.860
+(error rule 0.835, margin rule 0.650). The error rule stays ahead on the 4,000 Gaussians
+(0.878 against 0.863) and on the noise-free checkerboard, where the mistakes are the
+informative boundary points (0.666 against 0.620; the Forgetron and the random-sample SVM
+0.52)."""
 
 
 SVC_MAX_ROWS = 20_000
@@ -127,7 +138,7 @@ def main():
     if seconds:
         lines += ["", f"CPU seconds of one fit on {TIMED_PROBLEM} (best of 3, compilation "
                   "excluded, a shared 2-core machine): " + "; ".join(
-                      f"{label.split(', ')[1]} {cpu:.2f}" for label, cpu in seconds.items())]
+                      f"{label.split(', ', 1)[1]} {cpu:.2f}" for label, cpu in seconds.items())]
     lines += ["", READING, "", "Command: `python benchmarks/bench_budget_perceptron.py`", ""]
     write_markdown("budget_perceptron.md", "Budget kernel perceptron: removal rules", lines)
 
