@@ -110,7 +110,7 @@ ADULT_READING = """**Is our reading of the paper's C rule right?** Read literall
 product of C and the sum of twin weights at B for Adult", with C = 1 for LIBSVM and IDSVM),
 the rule bounds each original example by C_t = B / N at the end of a stream of N rows:
 0.004-0.02 at our 5,000 rows, 0.001-0.005 at the paper's 21,048. That much regularisation
-makes the exact SVM predict the majority class (76.4% for every B, at either N), and TVM
+makes the exact SVM predict the majority class (76.4% for every B, with either bound), and TVM
 under the literal rule gives 76.4 / 79.9 / 81.3% for B = 20 / 50 / 100, rising with B,
 while the paper reports 83.0 / 82.9 / 82.1%, flat or falling with B. C = 1 per original
 example (`scale_C=False`, the C of the paper's LIBSVM and IDSVM runs) gives 83.3 / 83.2 /
