@@ -105,7 +105,7 @@ def test_nc_boxes_follow_eq_18(data):
 def test_lasvm_i_skips_exactly_the_examples_outside_the_ramp(data):
     X, y = data
     s = -1.0
-    model = LASVMI(C=C, gamma=GAMMA, s=s)
+    model = LASVMI(C=C, gamma=GAMMA, s=s, n_seed=5)  # seeds are done by row 20
     model.partial_fit(X[:20], y[:20], classes=[-1.0, 1.0])
     for t in range(20, 300):
         z = y[t] * model.decision_function(X[t : t + 1])[0]
@@ -129,6 +129,19 @@ def test_clean_bounds_the_kept_non_support_vectors(data):
     full = FullSVM(C=C, gamma=GAMMA).fit(X, y)
     assert full.n_expansion_ == len(y)
     assert model.n_kernel_evals_ < full.n_kernel_evals_
+
+
+def test_clean_keeps_m_members_when_their_gradients_tie(data):
+    """Seeds enter S with alpha = 0 and no step, so before any step every member has
+    |g| = |y - 0| = 1: CLEAN must keep m of them (the earliest), not remove every tie."""
+    X, y = data
+    model = LASVMNC(C=C, gamma=GAMMA, n_seed=50, clean_every=40, max_non_sv=10)
+    model.partial_fit(X[:40], y[:40], classes=[-1.0, 1.0])
+    assert min(np.count_nonzero(y[:40] == 1), np.count_nonzero(y[:40] == -1)) <= 50
+    ids, alpha, *_ = members(model.learners_[0])
+    assert model.learners_[0].cnt[_expansion_core.N_CLEAN] == 1
+    assert np.all(alpha == 0)
+    np.testing.assert_array_equal(np.sort(ids), np.arange(10))
 
 
 @pytest.mark.parametrize(

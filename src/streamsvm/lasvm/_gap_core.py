@@ -162,7 +162,8 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
 @njit(cache=True)
 def clean(max_non_sv, store, svs, cache, cnt):
     """CLEAN: if more than m non-support vectors (alpha = 0) are in the expansion, keep the
-    m closest to the margin (smallest ``|g| = |1 - y f|``) and remove the others."""
+    m closest to the margin (smallest ``|g| = |1 - y f|``; ties at the m-th: the earliest in
+    S) and remove the others."""
     perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     n = cnt[N_COLS]
     count = 0
@@ -179,9 +180,16 @@ def clean(max_non_sv, store, svs, cache, cnt):
             t += 1
     values.sort()
     threshold = values[max_non_sv]
-    for s in range(n - 1, -1, -1):
+    # keep exactly m: those below the threshold, then the first ties at it (in S's order);
+    # removing every tie would empty S when many share one |g|, e.g. seeds still at
+    # alpha = 0 before any step (|g| = |y - 0| = 1 for all of them)
+    ties_kept = max_non_sv - np.searchsorted(values, threshold)
+    for s in range(n):
         if alpha[s] == 0.0 and perm[s] >= 0 and abs(g[s]) >= threshold:
-            remove(s, store, svs, cache, cnt)
+            if abs(g[s]) == threshold and ties_kept > 0:
+                ties_kept -= 1
+            else:
+                remove(s, store, svs, cache, cnt)
     cnt[N_CLEAN] += 1
 
 
