@@ -215,8 +215,8 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
                   C, Cp, Cn, store, kern, svs, cache, work, cnt, st):
     """Online iterations of LASVM-G / -NC / -I / FULL SVM over ``pool[start:end]`` in order.
 
-    The first ``n_seed`` fresh examples of each class seed S (alpha = 0, hinge box, no ramp
-    test: LASVM's initialisation, "seed S with a few examples of each class", which the
+    The first ``n_seed`` fresh examples of each class seed S (hinge box, no ramp test, learnt
+    as by LASVM-G: LASVM's initialisation, "seed S with a few examples of each class", which the
     paper's variants inherit). Without it, an early model that has seen a run of one class
     scores every example of the other below ``s`` (e.g. MNIST-8 in file order with a nearly
     flat RBF kernel: f(x) close to -1 everywhere after the first negatives), and LASVM-NC /
@@ -249,15 +249,18 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
             z = y * f
             seed_slot = SEED_POS if y > 0 else SEED_NEG
             c = Cp if y > 0 else Cn
-            if cnt[seed_slot] < n_seed:
-                # LASVM's step 1 (the paper's initialisation): the first examples of each
-                # class seed S with alpha = 0 and the hinge box, before any ramp test
-                insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
+            # LASVM's step 1 (the paper's initialisation): the first examples of each class
+            # seed S with the hinge box, before any ramp test; they are learnt as by
+            # LASVM-G (a seed left at alpha = 0 would leave f = 0 on a stream shorter
+            # than the seeds)
+            seeding = cnt[seed_slot] < n_seed
+            if seeding:
                 cnt[seed_slot] += 1
-            elif variant == VARIANT_I and (z > 1.0 or z < s_ramp):
+            if not seeding and variant == VARIANT_I and (z > 1.0 or z < s_ramp):
                 cnt[N_SKIPPED] += 1
             else:
-                beta = c if (variant == VARIANT_NC and z < s_ramp) else 0.0
+                ramp = not seeding and variant == VARIANT_NC and z < s_ramp
+                beta = c if ramp else 0.0
                 target = gap_target(store, svs, cnt, Cp, Cn)
                 p = insert(k, y - f, min(0.0, c * y) - beta * y, max(0.0, c * y) - beta * y,
                            store, svs, cache, cnt)
