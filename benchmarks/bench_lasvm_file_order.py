@@ -31,23 +31,32 @@ PAPER = {"LASVM-G": 99.27, "LASVM-NC": 99.15, "LASVM-I": 99.18}  # Table 3, 60,0
 READING = """**Reading.** Without seeds LASVM-NC and LASVM-I keep a handful of support vectors, all
 negatives, and predict "not 8" for every test image (accuracy = the share of non-8s, g-means
 0): the ramp test judged each 8 by a model that had seen only negatives. With LASVM's seeds
-(5 of each class, alpha = 0, before the ramp applies) both learn the 8s. On 10,000 images
-they stay 1.2-1.4 points below LASVM (the ramp still discards some early 8s); measured once
-on all 60,000 images (the paper's setting, file order, same machine under load): LASVM
-99.38%, LASVM-NC 99.15% with 2,507 support vectors, LASVM-I 99.17% with 2,552 (the paper,
-shuffled: 99.15% / 2,653 and 99.18% / 2,722)."""
+(hinge box, learnt before the ramp applies) both learn the 8s, but on 10,000 images with 5
+seeds they stay 1.3 points below LASVM: an early model still scores many 8s below s = -1,
+and the ramp discards them for good. Tried: more seeds (the default is now 50; measured
+with 5 / 20 / 50 / 100 seeds: LASVM-NC 97.11 / 97.39 / 97.50 / 97.57%, LASVM-I 97.11 /
+97.22 / 97.66 / 97.58%), which brings both within 0.9 point of LASVM; seeds beyond 50 add
+nothing, so the rest of the gap is the ramp point itself, not the start: with s = -2 (5
+seeds) they reach 98.22 / 98.20%, within 0.2 point of LASVM, at the cost of the sparsity
+the ramp buys (845 / 852 support vectors instead of 619 / 607; measured before the seeds
+were learnt, s = -1.5 gave 97.84 / 98.04%). We keep the paper's s = -1: the paper chose it
+on its shuffled 60,000-image runs, where the gap closes, and we measured once on all 60,000
+images in file order (5 seeds, same machine under load): LASVM 99.38%, LASVM-NC 99.15% with
+2,507 support vectors, LASVM-I 99.17% with 2,552 (the paper, shuffled: 99.15% / 2,653 and
+99.18% / 2,722)."""
 
 
 def contenders():
     common = {"C": 100.0, "gamma": 0.001}
-    return {
-        "LASVM": lambda: LASVM(**common),
-        "LASVM-G": lambda: LASVMG(**common),
-        "LASVM-NC, no seeds (before)": lambda: LASVMNC(n_seed=0, **common),
-        "LASVM-NC, 5 seeds (default)": lambda: LASVMNC(**common),
-        "LASVM-I, no seeds (before)": lambda: LASVMI(n_seed=0, **common),
-        "LASVM-I, 5 seeds (default)": lambda: LASVMI(**common),
-    }
+    out = {"LASVM": lambda: LASVM(**common), "LASVM-G": lambda: LASVMG(**common)}
+    for name, cls in (("LASVM-NC", LASVMNC), ("LASVM-I", LASVMI)):
+        out |= {
+            f"{name}, no seeds": lambda cls=cls: cls(n_seed=0, **common),
+            f"{name}, 5 seeds": lambda cls=cls: cls(n_seed=5, **common),
+            f"{name}, 50 seeds (default)": lambda cls=cls: cls(**common),
+            f"{name}, 5 seeds, s = -2": lambda cls=cls: cls(n_seed=5, s=-2.0, **common),
+        }
+    return out
 
 
 def main():
@@ -60,11 +69,13 @@ def main():
     lines = [
         f"One pass over the first {X.shape[0]:,} MNIST training images in file order (method: "
         "the script's docstring), tested on the 10,000 test images. CPU seconds "
-        "(process time) on a shared 2-core machine.",
+        "(process time, compilation excluded) on a shared 2-core machine.",
         "",
         "| method | accuracy % | g-means % | SVs | CPU s | paper accuracy (60,000, shuffled) |",
         "|---|---:|---:|---:|---:|---:|",
     ]
+    for make in contenders().values():  # compile first: the CPU times exclude compilation
+        make().fit(X[:300], y[:300])
     for label, make in contenders().items():
         start = time.process_time()
         model = make().fit(X, y)

@@ -292,26 +292,33 @@ def self_tuned_forgetron(X, y, budget, gamma):
     return np.array([v for v, _, _ in svs]), np.array([s * yy for _, yy, s in svs])
 
 
-def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0, removal="margin"):
+def budget_kernel_perceptron(X, y, budget, gamma, beta=0.0, removal="margin", window=None):
     """Budget kernel perceptron (Crammer, Kandola & Singer 2003), RBF kernel, written out;
     ``removal="errors"``: Weston, Bordes & Bottou's (2005) rule, the stored example whose
     removal leaves the fewest stored examples misclassified (ties: the largest margin
-    without itself), after the new one is added. Returns the set of stored rows (as tuples)
+    without itself), after the new one is added; ``removal="window_errors"``: the same,
+    with the errors counted on the last ``window`` rows of the stream (the current one
+    included) instead of the stored examples. Returns the set of stored rows (as tuples)
     and their coefficients by row."""
     svs = []  # [x, coef]
+    recent = []  # [x, label], the last `window` rows
     for x, label in zip(X, y, strict=True):
         f = sum(a * _rbf(v, x, gamma) for v, a in svs)
+        recent = (recent + [[x, float(label)]])[-(window or budget):]
         if label * f > beta:
             continue
-        if removal == "errors":
+        if removal in ("errors", "window_errors"):
             svs.append([x, float(label)])
             if len(svs) > budget:
-                fs = [sum(b * _rbf(u, v, gamma) for u, b in svs) for v, _ in svs]
+                judged = ([[u, np.sign(b)] for u, b in svs] if removal == "errors"
+                          else recent)
+                f_judged = [sum(b * _rbf(v, u, gamma) for v, b in svs) for u, _ in judged]
+                f_stored = [sum(b * _rbf(u, v, gamma) for u, b in svs) for v, _ in svs]
                 keys = []
-                for i, (v, a) in enumerate(svs[:-1]):
-                    errors = sum(np.sign(b) * (fs[j] - a * _rbf(v, u, gamma)) <= 0
-                                 for j, (u, b) in enumerate(svs))
-                    keys.append((errors, -np.sign(a) * (fs[i] - a * _rbf(v, v, gamma))))
+                for (v, a), fv in zip(svs[:-1], f_stored, strict=False):
+                    errors = sum(yu * (fu - a * _rbf(v, u, gamma)) <= 0
+                                 for (u, yu), fu in zip(judged, f_judged, strict=True))
+                    keys.append((errors, -np.sign(a) * (fv - a * _rbf(v, v, gamma))))
                 svs.pop(min(range(len(keys)), key=keys.__getitem__))
             continue
         if len(svs) == budget:

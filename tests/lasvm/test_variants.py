@@ -105,7 +105,7 @@ def test_nc_boxes_follow_eq_18(data):
 def test_lasvm_i_skips_exactly_the_examples_outside_the_ramp(data):
     X, y = data
     s = -1.0
-    model = LASVMI(C=C, gamma=GAMMA, s=s)
+    model = LASVMI(C=C, gamma=GAMMA, s=s, n_seed=5)  # seeds are done by row 20
     model.partial_fit(X[:20], y[:20], classes=[-1.0, 1.0])
     for t in range(20, 300):
         z = y[t] * model.decision_function(X[t : t + 1])[0]
@@ -131,6 +131,32 @@ def test_clean_bounds_the_kept_non_support_vectors(data):
     assert model.n_kernel_evals_ < full.n_kernel_evals_
 
 
+def test_clean_keeps_m_members_when_their_gradients_tie():
+    """Duplicated rows share one |g|: CLEAN must keep m of the tied non-support vectors (the
+    earliest), not remove every tie (it used to empty S)."""
+    X = np.repeat([[0.0, 0.0], [10.0, 0.0]], 20, axis=0)  # K between them: e^-10
+    y = np.repeat([1.0, -1.0], 20)
+    order = np.argsort(np.arange(40) % 20, kind="stable")  # alternate the two rows
+    model = LASVMG(C=C, gamma=GAMMA, clean_every=40, max_non_sv=10)
+    model.partial_fit(X[order], y[order], classes=[-1.0, 1.0])
+    learner = model.learners_[0]
+    ids, alpha, _, _, g = members(learner)
+    assert learner.cnt[_expansion_core.N_CLEAN] == 1
+    non_sv = alpha == 0
+    assert np.count_nonzero(non_sv) == 10
+    assert np.count_nonzero(g[non_sv] == 0) >= 5  # duplicates beyond the margin: g = 0
+
+
+def test_seeds_are_learnt_on_a_stream_shorter_than_the_seeds():
+    """With fewer examples of each class than n_seed every example is a seed: they are
+    learnt as by LASVM-G (no ramp), not left at alpha = 0 (f = 0 everywhere)."""
+    X, y = make_classification(80, 5, random_state=0)
+    for cls in (LASVMNC, LASVMI):
+        model = cls(n_seed=50).fit(X, y)
+        reference = LASVMG().fit(X, y)
+        np.testing.assert_allclose(model.decision_function(X), reference.decision_function(X))
+
+
 @pytest.mark.parametrize(
     "cls, params, message",
     [
@@ -149,8 +175,8 @@ def test_bad_parameters_are_named(data, cls, params, message):
 
 @pytest.mark.parametrize("cls", [LASVMNC, LASVMI])
 def test_seeds_enter_the_expansion_without_the_ramp_test(data, cls):
-    """The first n_seed examples of each class are inserted with alpha = 0 and the hinge box
-    (LASVM's initialisation), never skipped nor given beta = C; later ones meet the ramp."""
+    """The first n_seed examples of each class enter S with the hinge box (LASVM's
+    initialisation), never skipped nor given beta = C; later ones meet the ramp."""
     X, y = data
     n_seed = 4
     model = cls(C=C, gamma=GAMMA, n_seed=n_seed, clean_every=1000).fit(X, y)

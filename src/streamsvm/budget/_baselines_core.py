@@ -130,6 +130,7 @@ def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, g
 #: removal rules of :func:`budget_perceptron_run`
 REMOVE_MARGIN = 0  # Crammer, Kandola & Singer 2003: the largest margin without itself
 REMOVE_ERRORS = 1  # Weston, Bordes & Bottou 2005: the fewest errors on the cache without it
+REMOVE_WINDOW_ERRORS = 2  # the fewest errors on the last B rows of the stream without it
 
 
 @njit(cache=True)
@@ -229,6 +230,101 @@ def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, removal, cod
         n += 1
         if n > B:  # REMOVE_ERRORS: the slot B + 1 holds the new example
             who = _fewest_errors(V, Vsq, coef, fsv, n, krow, code, gamma, degree, coef0)
+            n = _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0)
+        state[0] = n
+    return updates
+
+
+@njit(cache=True)
+def _fewest_window_errors(V, Vsq, coef, fsv, n, KW, fW, Wy, m, code, gamma, degree, coef0):
+    """Among the first ``n - 1`` stored examples (the last is the one just added), the one
+    whose removal leaves the fewest of the ``m`` window rows misclassified,
+    ``y_j (f(w_j) - a_i K(v_i, w_j)) <= 0``; ties go to the largest margin without itself
+    (the margin rule). O(n m) from the kept kernel values ``KW[j, i] = K(w_j, v_i)``."""
+    best_err = m + 1
+    best_margin = -np.inf
+    who = 0
+    for i in range(n - 1):
+        errors = 0
+        for j in range(m):
+            if Wy[j] * (fW[j] - coef[i] * KW[j, i]) <= 0.0:
+                errors += 1
+        if errors > best_err:
+            continue
+        yi = 1.0 if coef[i] > 0 else -1.0
+        kii = kernel_dense(V[i], Vsq[i], V[i], Vsq[i], code, gamma, degree, coef0)
+        margin = yi * (fsv[i] - coef[i] * kii)
+        if errors < best_err or margin > best_margin:
+            best_err = errors
+            best_margin = margin
+            who = i
+    return who
+
+
+@njit(cache=True)
+def budget_perceptron_window_run(V, Vsq, coef, fsv, state, W, Wsq, Wy, KW, fW, wstate, X, sq,
+                                 y, beta, code, gamma, degree, coef0):
+    """Budget kernel perceptron whose removal counts errors on the recent stream.
+
+    As :func:`budget_perceptron_run` (``y f(x) <= beta`` adds ``x`` with ``coef = y``), but
+    a full budget removes the stored example whose removal leaves the fewest of the last
+    ``E = W.shape[0]`` rows of the stream misclassified (ties: the margin rule; never the
+    new one). Weston, Bordes & Bottou's error rule counts errors on the stored examples, which
+    are the stream's mistakes: a biased sample that, once label noise fills the budget,
+    rewards keeping the noise (Synthetic A, 100,000 rows: the model swings between 72% and
+    96% from one 5,000 rows to the next). The window is an unbiased sample of the recent
+    stream.
+
+    The window is a ring: ``wstate = [m, next slot]``. ``KW[j, i] = K(w_j, v_i)`` and
+    ``fW[j] = f(w_j)`` are kept up to date: a row entering the window brings the kernel row
+    and ``f`` already computed for its prediction; an added example costs one kernel column
+    over the window, O(E d); choosing the removal costs O(B E). Returns the number of
+    updates."""
+    B = state[1]
+    E = W.shape[0]
+    krow = np.zeros(V.shape[0])
+    col = np.zeros(E)
+    updates = 0
+    for r in range(X.shape[0]):
+        n = state[0]
+        f = 0.0
+        if n > 0:
+            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+            for i in range(n):
+                f += coef[i] * krow[i]
+        # the row enters the window (replacing the oldest once it is full)
+        p = wstate[1]
+        W[p, :] = X[r]
+        Wsq[p] = sq[r]
+        Wy[p] = y[r]
+        fW[p] = f
+        for i in range(n):
+            KW[p, i] = krow[i]
+        wstate[1] = (p + 1) % E
+        if wstate[0] < E:
+            wstate[0] += 1
+        if y[r] * f > beta:
+            continue
+        updates += 1
+        m = wstate[0]
+        kernel_row_dense(X[r], sq[r], W[:m], Wsq[:m], code, gamma, degree, coef0, col)
+        for j in range(m):
+            KW[j, n] = col[j]
+            fW[j] += y[r] * col[j]
+        for i in range(n):
+            fsv[i] += y[r] * krow[i]
+        V[n, :] = X[r]
+        Vsq[n] = sq[r]
+        coef[n] = y[r]
+        fsv[n] = f + y[r] * kernel_dense(X[r], sq[r], X[r], sq[r], code, gamma, degree, coef0)
+        n += 1
+        if n > B:  # slot B + 1 holds the new example
+            who = _fewest_window_errors(V, Vsq, coef, fsv, n, KW, fW, Wy, m, code, gamma,
+                                        degree, coef0)
+            last = n - 1
+            for j in range(m):
+                fW[j] -= coef[who] * KW[j, who]
+                KW[j, who] = KW[j, last]
             n = _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0)
         state[0] = n
     return updates

@@ -272,6 +272,49 @@ class _BudgetPerceptronErrorsLearner(_BudgetPerceptronLearner):
     removal = bcore.REMOVE_ERRORS
 
 
+class _BudgetPerceptronWindowLearner(_BudgetPerceptronLearner):
+    """The budget perceptron whose removal counts errors on the last ``window`` rows of the
+    stream (:func:`._baselines_core.budget_perceptron_window_run`): the window's rows, labels,
+    kernel values against the stored examples and decision values, and ``[rows, next slot]``
+    of its ring."""
+
+    removal = bcore.REMOVE_WINDOW_ERRORS
+
+    def __init__(self, n_features, rng, *, budget, jit_kernel, beta, window):
+        super().__init__(n_features, rng, budget=budget, jit_kernel=jit_kernel, beta=beta)
+        self.window = int(window)
+        self.window_X = np.zeros((self.window, n_features))
+        self.window_sq = np.zeros(self.window)
+        self.window_y = np.zeros(self.window)
+        self.window_K = np.zeros((self.window, self.budget + 1))
+        self.window_f = np.zeros(self.window)
+        self.window_state = np.zeros(2, dtype=np.int64)
+
+    def _check_restored(self) -> None:
+        super()._check_restored()
+        E, B, d = self.window, self.budget, self.n_features
+        m, head = (int(v) for v in self.window_state) if self.window_state.shape == (2,) else (
+            -1, -1)
+        ok = (
+            E >= 1 and self.window_X.shape == (E, d) and self.window_K.shape == (E, B + 1)
+            and all(a.shape == (E,) for a in (self.window_sq, self.window_y, self.window_f))
+            and 0 <= m <= E and 0 <= head < E and (m == E or head == m)
+            and np.isin(self.window_y[:m], (-1.0, 1.0)).all()
+        )
+        if not ok:
+            raise ValueError("the window of recent rows does not fit the budget")
+
+    def partial_fit(self, X, y):
+        for dense, labels in dense_blocks(X, y):
+            sq = np.einsum("ij,ij->i", dense, dense)
+            self.n_updates += int(bcore.budget_perceptron_window_run(
+                self.V, self.Vsq, self.coef, self.fsv, self.state, self.window_X,
+                self.window_sq, self.window_y, self.window_K, self.window_f, self.window_state,
+                dense, sq, np.ascontiguousarray(labels, dtype=np.float64), self.beta,
+                *self.jit_kernel))
+        self.n_seen += X.shape[0]
+
+
 class Forgetron(KernelStreamClassifier):
     """The self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer, SIAM J. Comput. 2008): a
     kernel perceptron with at most ``budget`` support vectors that, when over budget,
@@ -351,24 +394,42 @@ class BudgetPerceptron(KernelStreamClassifier):
     Classification on a Budget", NIPS 2003): an example with ``y f(x) <= beta`` becomes a
     support vector (coefficient ``y``); when ``budget`` are stored, one is removed (see
     ``removal``). Cost O(B d) per example; an update with a full budget costs O(B d) more
-    with the margin rule, O(B^2 d) with the error rule; memory O(B d).
+    with the margin rule, O(B d + B^2) with the window rule, O(B^2 d) with the error rule;
+    memory O(B d) (twice that with the window rule).
 
     Parameters
     ----------
     budget : int, default=100
     beta : float, default=0.0
         Margin below which an example is added.
-    removal : {"errors", "margin"}, default="errors"
+    removal : {"window_errors", "errors", "margin"}, default="window_errors"
         Which stored example leaves a full budget. ``"margin"``: the paper's rule, the one
         whose margin without itself is largest, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``
-        (removed before the new example is added). ``"errors"``: the one whose removal
-        leaves the fewest stored examples (the new one included) misclassified, ties broken
-        by the margin rule (Jason Weston, Antoine Bordes & Léon Bottou, "Online (and
-        Offline) on an Even Tighter Budget", AISTATS 2005). Chosen because the margin rule
-        keeps exactly the examples that the others misclassify: on noisy data the budget
-        fills with label noise and the model inverts (Banana, standardised, defaults:
-        balanced accuracy 0.50 with the margin rule, 0.81 with the error rule; Forgetron
-        0.82).
+        (removed before the new example is added); it keeps exactly the examples that the
+        others misclassify, so on noisy data the budget fills with label noise and the model
+        inverts (Banana, standardised: balanced accuracy 0.50). ``"errors"``: the one whose
+        removal leaves the fewest stored examples (the new one included) misclassified,
+        ties broken by the margin rule (Jason Weston, Antoine Bordes & Léon Bottou, "Online
+        (and Offline) on an Even Tighter Budget", AISTATS 2005). ``"window_errors"``: the
+        same count of errors, made on the last ``window`` rows of the stream (kept beside
+        the stored examples) instead of on the stored examples. Chosen because the stored
+        examples are the stream's mistakes, a sample that over-represents label noise: on
+        long noisy streams the error rule keeps noise that explains other noise and the model
+        swings (StreamSVM's Synthetic A, 100,000 rows, B = 100: between 71% and 96% from
+        one 5,000 rows to the next, 83.7% balanced accuracy at the end), where the window,
+        an unbiased sample of the recent stream, stays at 95-97% (96.4% at the end;
+        Forgetron 96.8%), with about half the updates and 0.13 CPU s against 0.34. Over
+        the six problems of ``benchmarks/results/budget_perceptron.md`` the mean balanced
+        accuracy is 0.860 with the window rule, 0.835 with the error rule, 0.650 with the
+        margin rule; the error rule stays ahead on the noise-free 4x4 checkerboard (0.666
+        against 0.620; Forgetron 0.518).
+    window : int, default=300
+        Rows of the recent stream on which ``removal="window_errors"`` counts errors
+        (unused by the other rules). Chosen because 300 rows (3 B) gave a mean balanced
+        accuracy of 0.860 over the six problems of the benchmark against 0.856 with 100
+        (Banana 0.855 against 0.822, the checkerboard 0.620 against 0.595; 4,000 Gaussians
+        0.863 against 0.895), for an update cost O(window (B + d)) and memory
+        O(window (B + d)).
     kernel, gamma, degree, coef0 : as :class:`TwinVectorMachine`.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
@@ -392,21 +453,24 @@ class BudgetPerceptron(KernelStreamClassifier):
     )
     _bounded_memory = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5},
-                    {"budget": 8, "removal": "margin"}]
+                    {"budget": 8, "removal": "margin"}, {"budget": 12, "removal": "errors"},
+                    {"budget": 10, "window": 7}]
 
     _parameter_constraints = {
         "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
         "beta": [Interval(Real)],
-        "removal": [Options("errors", "margin")],
+        "removal": [Options("window_errors", "errors", "margin")],
+        "window": [Interval(Integral, 1, None)],
         **KernelStreamClassifier._kernel_constraints,
     }
 
-    def __init__(self, *, budget=100, beta=0.0, removal="errors", kernel="rbf", gamma="scale",
-                 degree=3, coef0=1.0, verbose=0):
+    def __init__(self, *, budget=100, beta=0.0, removal="window_errors", window=300,
+                 kernel="rbf", gamma="scale", degree=3, coef0=1.0, verbose=0):
         self.budget = budget
         self.beta = beta
         self.removal = removal
+        self.window = window
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -415,7 +479,7 @@ class BudgetPerceptron(KernelStreamClassifier):
 
     @property
     def _expected_failed_checks(self) -> dict:
-        if self.kernel != "rbf" or self.removal == "errors":  # the error rule passes it
+        if self.kernel != "rbf" or self.removal != "margin":  # the error rules pass it
             return {}
         return {"check_classifiers_train": (
             "one pass of a budget kernel perceptron without bias on the check's small toy "
@@ -424,10 +488,14 @@ class BudgetPerceptron(KernelStreamClassifier):
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
         self._n_learners_made += 1
+        common = {"budget": int(self.budget), "jit_kernel": self._jit_kernel,
+                  "beta": float(self.beta)}
+        if self.removal == "window_errors":
+            return _BudgetPerceptronWindowLearner(self.n_features_in_, rng, **common,
+                                                  window=int(self.window))
         learner = (_BudgetPerceptronErrorsLearner if self.removal == "errors"
                    else _BudgetPerceptronLearner)
-        return learner(self.n_features_in_, rng, budget=int(self.budget),
-                       jit_kernel=self._jit_kernel, beta=float(self.beta))
+        return learner(self.n_features_in_, rng, **common)
 
     _support_positions_missing = "the kernel perceptrons do not record stream positions"
 

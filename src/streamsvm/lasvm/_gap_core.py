@@ -162,7 +162,8 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
 @njit(cache=True)
 def clean(max_non_sv, store, svs, cache, cnt):
     """CLEAN: if more than m non-support vectors (alpha = 0) are in the expansion, keep the
-    m closest to the margin (smallest ``|g| = |1 - y f|``) and remove the others."""
+    m closest to the margin (smallest ``|g| = |1 - y f|``; ties at the m-th: the earliest in
+    S) and remove the others."""
     perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     n = cnt[N_COLS]
     count = 0
@@ -179,9 +180,16 @@ def clean(max_non_sv, store, svs, cache, cnt):
             t += 1
     values.sort()
     threshold = values[max_non_sv]
-    for s in range(n - 1, -1, -1):
+    # keep exactly m: those below the threshold, then the first ties at it (in S's order);
+    # removing every tie would empty S when many share one |g|, e.g. seeds still at
+    # alpha = 0 before any step (|g| = |y - 0| = 1 for all of them)
+    ties_kept = max_non_sv - np.searchsorted(values, threshold)
+    for s in range(n):
         if alpha[s] == 0.0 and perm[s] >= 0 and abs(g[s]) >= threshold:
-            remove(s, store, svs, cache, cnt)
+            if abs(g[s]) == threshold and ties_kept > 0:
+                ties_kept -= 1
+            else:
+                remove(s, store, svs, cache, cnt)
     cnt[N_CLEAN] += 1
 
 
@@ -207,8 +215,8 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
                   C, Cp, Cn, store, kern, svs, cache, work, cnt, st):
     """Online iterations of LASVM-G / -NC / -I / FULL SVM over ``pool[start:end]`` in order.
 
-    The first ``n_seed`` fresh examples of each class seed S (alpha = 0, hinge box, no ramp
-    test: LASVM's initialisation, "seed S with a few examples of each class", which the
+    The first ``n_seed`` fresh examples of each class seed S (hinge box, no ramp test, learnt
+    as by LASVM-G: LASVM's initialisation, "seed S with a few examples of each class", which the
     paper's variants inherit). Without it, an early model that has seen a run of one class
     scores every example of the other below ``s`` (e.g. MNIST-8 in file order with a nearly
     flat RBF kernel: f(x) close to -1 everywhere after the first negatives), and LASVM-NC /
@@ -241,15 +249,18 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
             z = y * f
             seed_slot = SEED_POS if y > 0 else SEED_NEG
             c = Cp if y > 0 else Cn
-            if cnt[seed_slot] < n_seed:
-                # LASVM's step 1 (the paper's initialisation): the first examples of each
-                # class seed S with alpha = 0 and the hinge box, before any ramp test
-                insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
+            # LASVM's step 1 (the paper's initialisation): the first examples of each class
+            # seed S with the hinge box, before any ramp test; they are learnt as by
+            # LASVM-G (a seed left at alpha = 0 would leave f = 0 on a stream shorter
+            # than the seeds)
+            seeding = cnt[seed_slot] < n_seed
+            if seeding:
                 cnt[seed_slot] += 1
-            elif variant == VARIANT_I and (z > 1.0 or z < s_ramp):
+            if not seeding and variant == VARIANT_I and (z > 1.0 or z < s_ramp):
                 cnt[N_SKIPPED] += 1
             else:
-                beta = c if (variant == VARIANT_NC and z < s_ramp) else 0.0
+                ramp = not seeding and variant == VARIANT_NC and z < s_ramp
+                beta = c if ramp else 0.0
                 target = gap_target(store, svs, cnt, Cp, Cn)
                 p = insert(k, y - f, min(0.0, c * y) - beta * y, max(0.0, c * y) - beta * y,
                            store, svs, cache, cnt)
