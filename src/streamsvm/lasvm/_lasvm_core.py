@@ -27,6 +27,7 @@ from ._expansion_core import (
     STORE_Y,
     SV_ALPHA,
     SV_G,
+    SV_GMETA,
     SV_HI,
     SV_LO,
     SV_PERM,
@@ -161,6 +162,16 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     Returns ``(inserted, i, g_max, j, g_min)``: False if k was already in S (then nothing
     was done and the extremes are not computed), else the :func:`extremes` of S after the
     step, which REPROCESS starts from (no scan of its own)."""
+    return process_step_from(k, -1, -np.inf, -1, np.inf, False, tau, Cp, Cn, store, kern, svs,
+                             cache, work, cnt)
+
+
+@njit(cache=True)
+def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs, cache, work,
+                      cnt):
+    """:func:`process_step` given, when ``known``, the :func:`extremes` of S before the
+    insertion: the extremes after it are those and the new last member, met as the scan
+    would meet it (the same result without a pass over S)."""
     pos_of = store[STORE_POS]
     if pos_of[k] >= 0:
         return False, -1, -np.inf, -1, np.inf
@@ -175,7 +186,15 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     c = Cp if y > 0 else Cn
     p = insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
     n = p + 1
-    i, gmax, j, gmin = extremes(n, svs)
+    if known:
+        if alpha[p] < hi[p] and g[p] > gmax + TIE:
+            gmax = g[p]
+            i = p
+        if alpha[p] > lo[p] and g[p] < gmin - TIE:
+            gmin = g[p]
+            j = p
+    else:
+        i, gmax, j, gmin = extremes(n, svs)
     a = p if y > 0 else i  # the pair involves k
     b = j if y > 0 else p
     if a < 0 or b < 0:
@@ -319,9 +338,15 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     ys = store[STORE_Y]
     pos_of = store[STORE_POS]
     done = 0
+    # the extremes of S at the end of the last iteration, while S has not changed since
+    known = False
+    i, gmax, j, gmin = -1, -np.inf, -1, np.inf
     while pstate[0] < pstate[1] and done < n_iter:
+        n_cols, generation = cnt[N_COLS], svs[SV_GMETA][0]
         if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
             return NEED_GROW
+        if cnt[N_COLS] != n_cols or svs[SV_GMETA][0] != generation:
+            known = False  # compacted: positions changed
         if selection == RANDOM:
             k = pool[pstate[0]]
             if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
@@ -343,11 +368,14 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             c = Cp if y > 0 else Cn
             insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
             cnt[seed_slot] += 1
+            known = False
             continue
         # the extremes of S pass from each step to the next (no pass of their own)
-        inserted, i, gmax, j, gmin = process_step(k, tau, Cp, Cn, store, kern, svs, cache,
-                                                  work, cnt)
-        if not inserted:
+        inserted, pi, pmax, pj, pmin = process_step_from(k, i, gmax, j, gmin, known, tau, Cp,
+                                                         Cn, store, kern, svs, cache, work, cnt)
+        if inserted:
+            i, gmax, j, gmin = pi, pmax, pj, pmin
+        elif not known:
             i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
         stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern, svs,
                                                    cache, work, cnt, st)
@@ -358,6 +386,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
                 stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
                                                            svs, cache, work, cnt, st)
                 repeats += 1
+        known = True
     return 0
 
 
