@@ -208,6 +208,33 @@ def test_grow_doubles_and_keeps_the_most_valuable_rows():
     assert small.row_capacity == 65 and small.n_slots == 2
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rows_moved_in_place_keep_their_values_and_eviction_order(seed):
+    """Widening the rows moves them inside one buffer (``cache_move_rows``): every kept row
+    keeps its values, the kept rows are the last in eviction order, and that order stays."""
+    rng = np.random.default_rng(seed)
+    cache = KernelCache(0.2, n_columns=64, n_ids=400)
+    values = {}
+    for row_id in rng.integers(0, 400, 1500):  # rows of random lengths, used in random order
+        length = int(rng.integers(1, 65))
+        slot, valid = kc.cache_acquire(*cache.state, row_id, length)
+        if valid < length:
+            cache.rows[slot, valid:length] = rng.random(length - valid)
+            kc.cache_set_length(cache.slot_meta, slot, length)
+        values[int(row_id)] = cache.cached_row(row_id)
+    cache.pin(rng.choice(sorted(values), 20, replace=False))
+    for width in (65, 300):
+        owners = cache.slot_meta[kc.cache_eviction_order(cache.slot_meta), 0]
+        buffer = cache._buffer
+        assert cache.grow(n_columns=width)
+        assert cache._buffer is buffer  # moved in place, not reallocated
+        kept = cache.slot_meta[kc.cache_eviction_order(cache.slot_meta), 0]
+        assert len(kept) == cache.n_slots < len(owners)
+        np.testing.assert_array_equal(kept, owners[len(owners) - len(kept):])
+        for row_id in kept:
+            np.testing.assert_array_equal(cache.cached_row(row_id), values[row_id])
+
+
 def test_exact_grow_and_slots_for():
     """``grow(exact=True)`` widens the rows to exactly what is asked, and ``slots_for`` says
     beforehand how many slots a width leaves (what a caller weighs before growing)."""

@@ -27,6 +27,7 @@ from ._expansion_core import (
     STORE_Y,
     SV_ALPHA,
     SV_G,
+    SV_GMETA,
     SV_HI,
     SV_LO,
     SV_PERM,
@@ -54,6 +55,9 @@ AUTOACTIVE_STOP = 5  #: AUTOACTIVE stops sampling at this many examples with |y(
 AUTOACTIVE_MAX = 100  #: ... or at this many samples
 
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
+#: the finishing step runs over a dense copy of the active set's kernel rows up to this size
+#: (a flat buffer of ``DENSE_FINISH_MAX**2`` values, touched only by the rows used)
+DENSE_FINISH_MAX = 2048
 
 
 @njit(cache=True, inline="always")
@@ -63,7 +67,12 @@ def extremes(n, svs):
     so far count as equal and the earlier position wins: after an unclipped SMO step the
     two examples have equal gradients up to rounding, and this makes the choice between
     them independent of the rounding."""
-    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    return extremes_of(n, svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI])
+
+
+@njit(cache=True, inline="always")
+def extremes_of(n, alpha, g, lo, hi):
+    """:func:`extremes` over the arrays themselves."""
     i = -1
     j = -1
     gmax = -np.inf
@@ -153,6 +162,16 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     Returns ``(inserted, i, g_max, j, g_min)``: False if k was already in S (then nothing
     was done and the extremes are not computed), else the :func:`extremes` of S after the
     step, which REPROCESS starts from (no scan of its own)."""
+    return process_step_from(k, -1, -np.inf, -1, np.inf, False, tau, Cp, Cn, store, kern, svs,
+                             cache, work, cnt)
+
+
+@njit(cache=True)
+def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs, cache, work,
+                      cnt):
+    """:func:`process_step` given, when ``known``, the :func:`extremes` of S before the
+    insertion: the extremes after it are those and the new last member, met as the scan
+    would meet it (the same result without a pass over S)."""
     pos_of = store[STORE_POS]
     if pos_of[k] >= 0:
         return False, -1, -np.inf, -1, np.inf
@@ -167,7 +186,15 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     c = Cp if y > 0 else Cn
     p = insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
     n = p + 1
-    i, gmax, j, gmin = extremes(n, svs)
+    if known:
+        if alpha[p] < hi[p] and g[p] > gmax + TIE:
+            gmax = g[p]
+            i = p
+        if alpha[p] > lo[p] and g[p] < gmin - TIE:
+            gmin = g[p]
+            j = p
+    else:
+        i, gmax, j, gmin = extremes(n, svs)
     a = p if y > 0 else i  # the pair involves k
     b = j if y > 0 else p
     if a < 0 or b < 0:
@@ -311,9 +338,15 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     ys = store[STORE_Y]
     pos_of = store[STORE_POS]
     done = 0
+    # the extremes of S at the end of the last iteration, while S has not changed since
+    known = False
+    i, gmax, j, gmin = -1, -np.inf, -1, np.inf
     while pstate[0] < pstate[1] and done < n_iter:
+        n_cols, generation = cnt[N_COLS], svs[SV_GMETA][0]
         if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
             return NEED_GROW
+        if cnt[N_COLS] != n_cols or svs[SV_GMETA][0] != generation:
+            known = False  # compacted: positions changed
         if selection == RANDOM:
             k = pool[pstate[0]]
             if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
@@ -335,11 +368,14 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             c = Cp if y > 0 else Cn
             insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
             cnt[seed_slot] += 1
+            known = False
             continue
         # the extremes of S pass from each step to the next (no pass of their own)
-        inserted, i, gmax, j, gmin = process_step(k, tau, Cp, Cn, store, kern, svs, cache,
-                                                  work, cnt)
-        if not inserted:
+        inserted, pi, pmax, pj, pmin = process_step_from(k, i, gmax, j, gmin, known, tau, Cp,
+                                                         Cn, store, kern, svs, cache, work, cnt)
+        if inserted:
+            i, gmax, j, gmin = pi, pmax, pj, pmin
+        elif not known:
             i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
         stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern, svs,
                                                    cache, work, cnt, st)
@@ -350,6 +386,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
                 stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
                                                            svs, cache, work, cnt, st)
                 repeats += 1
+        known = True
     return 0
 
 
@@ -415,6 +452,80 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
     return best
 
 
+@njit(cache=True, inline="always")
+def _block_row(a, m, q, ready, store, kern, svs, cache, work, cnt):
+    """Row ``a`` of the dense active block (``q[a*m : a*m + m]``), copied from
+    :func:`kernel_row` on first use (the same values)."""
+    if not ready[a]:
+        row = kernel_row(svs[SV_PERM][a], m, store, kern, svs, cache, work[WORK_SCATTER],
+                         work[WORK_SCRATCH_A], cnt)
+        base = a * m
+        for t in range(m):
+            q[base + t] = row[t]
+        ready[a] = True
+    return a * m
+
+
+@njit(cache=True)
+def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, kdiag, store,
+                 kern, svs, cache, work, cnt):
+    """Finishing steps over the active prefix ``m <= DENSE_FINISH_MAX`` of S, as in
+    :func:`lasvm_finish` (the same pairs, steps and bits), but over a dense copy of the
+    rows used (``q``, flat, row stride m; each row copied from the cache once per block)
+    and plain arrays: near the end, steps over a few dozen members cost less than a
+    cache acquire. Runs from ``steps`` until ``stop`` steps, no tau-violating pair, or a
+    step below rounding (then ``i = j = -1``). Returns ``(i, g_max, j, g_min, steps)``."""
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    kd, perm = store[STORE_KD], svs[SV_PERM]
+    for a in range(m):
+        ready[a] = False
+        kdiag[a] = kd[max(perm[a], 0)]
+    while steps < stop and i >= 0 and j >= 0 and gmax - gmin > tau:
+        bi = _block_row(i, m, q, ready, store, kern, svs, cache, work, cnt)
+        if second_order:  # second_order_partner over the block
+            kii = kdiag[i]
+            best = -1
+            best_gain = 0.0
+            for t in range(m):
+                if alpha[t] > lo[t]:
+                    diff = gmax - g[t]
+                    if diff > 0.0:
+                        curvature = kii + kdiag[t] - 2.0 * q[bi + t]
+                        if curvature < CURVATURE_FLOOR:
+                            curvature = CURVATURE_FLOOR
+                        gain = diff * diff / curvature
+                        if gain > best_gain:
+                            best_gain = gain
+                            best = t
+            j = best
+        bj = _block_row(j, m, q, ready, store, kern, svs, cache, work, cnt)
+        cnt[N_REPROCESS_STEPS] += 1
+        steps += 1
+        # _move_pair
+        curvature = kdiag[i] + kdiag[j] - 2.0 * q[bi + j]
+        if curvature < CURVATURE_FLOOR:
+            curvature = CURVATURE_FLOOR
+        lam = (g[i] - g[j]) / curvature
+        up = hi[i] - alpha[i]
+        down = alpha[j] - lo[j]
+        if up < lam:
+            lam = up
+        if down < lam:
+            lam = down
+        new_i = hi[i] if lam == up else alpha[i] + lam
+        new_j = lo[j] if lam == down else alpha[j] - lam
+        if new_i == alpha[i] and new_j == alpha[j]:
+            return -1, -np.inf, -1, np.inf, steps  # a step below rounding: no pair (stall)
+        alpha[i] = new_i
+        alpha[j] = new_j
+        ri = q[bi : bi + m]
+        rj = q[bj : bj + m]
+        for s in range(m):
+            g[s] -= lam * (ri[s] - rj[s])
+        i, gmax, j, gmin = extremes_of(m, alpha, g, lo, hi)
+    return i, gmax, j, gmin, steps
+
+
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
@@ -432,8 +543,27 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
     steps = 0
     limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
     i, gmax, j, gmin = extremes(n_active, svs)
+    dense_max = min(n_active, DENSE_FINISH_MAX)
+    q = np.empty(dense_max * dense_max)
+    ready = np.empty(dense_max, dtype=np.bool_)
+    kdiag = np.empty(dense_max)
     while steps < limit:
-        if i >= 0 and j >= 0 and gmax - gmin > tau:
+        if i >= 0 and j >= 0 and gmax - gmin > tau and n_active <= dense_max:
+            stop = limit
+            if shrink_every > 0:
+                stop = min(limit, (steps // shrink_every + 1) * shrink_every)
+            before = steps
+            i, gmax, j, gmin, steps = finish_block(i, gmax, j, gmin, n_active, steps, stop, tau,
+                                                   second_order, q, ready, kdiag, store, kern,
+                                                   svs, cache, work, cnt)
+            if shrink_every > 0 and steps > before and steps % shrink_every == 0:
+                n_active = _shrink(n_active, store, svs, cache, cnt, work[WORK_SCRATCH_A])
+                i, gmax, j, gmin = extremes(n_active, svs)
+                continue
+            if steps >= limit or (i >= 0 and j >= 0 and gmax - gmin > tau):
+                continue
+            # else no violating pair (or a stall) in the active set: unshrink below
+        elif i >= 0 and j >= 0 and gmax - gmin > tau:
             if second_order:
                 j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt)
             i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,

@@ -40,6 +40,7 @@ from ._row_core import lasvm_decision_row, store_row_csr
 
 _INITIAL_CAPACITY = 64
 _DECISION_BLOCK = 2048
+_WIDE = 2048  #: S's capacity from which it grows by a quarter, not double
 _NO_LIMIT = np.iinfo(np.int64).max
 
 
@@ -236,8 +237,12 @@ class _Learner(BinaryLearner):
         return capacity
 
     def _grow_expansion(self):
-        capacity = self._grow_expansion_arrays()
-        self.cache.grow(n_columns=capacity)
+        capacity = self.perm.shape[0]
+        # past 2,048 columns by a quarter, and the cache's rows exactly as wide: narrower rows
+        # leave more slots (the rows move in place, so growing more often costs little)
+        capacity = self._grow_expansion_arrays(
+            2 * capacity if capacity < _WIDE else capacity + capacity // 4)
+        self.cache.grow(n_columns=capacity, exact=capacity >= _WIDE)
 
     def release_unused(self) -> None:
         """Keep only the rows of S in the store (renumbered by position), and the cache rows

@@ -1,0 +1,68 @@
+"""The finishing step's dense block (``_lasvm_core.finish_block``: steps over a copy of the
+active set's kernel rows) takes the same pairs and steps, to the bit, as the step-by-step
+path through the kernel cache (``second_order_partner`` + ``pair_step_extremes``)."""
+
+import copy
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from streamsvm import LASVM
+from streamsvm.lasvm import _expansion_core, _lasvm_core
+
+
+def _online_learner():
+    X, y = make_classification(400, 6, random_state=3, flip_y=0.05)
+    model = LASVM(C=50.0, gamma=0.5, finishing=False).fit(X, y)  # the finishing step left
+    return model.learners_[0]
+
+
+def _state(learner):
+    learner._ensure_cache()  # copies leave the cache out: rebuilt (the same values)
+    return (learner._store(), learner._kern(), learner._svs(), learner.cache.state,
+            learner._work(), learner.cnt)
+
+
+def _cache_path(learner, second_order, stop):
+    store, kern, svs, cache, work, cnt = _state(learner)
+    n = int(cnt[_expansion_core.N_COLS])
+    i, gmax, j, gmin = _lasvm_core.extremes(n, svs)
+    steps = 0
+    while steps < stop and i >= 0 and j >= 0 and gmax - gmin > learner.tau:
+        if second_order:
+            j = _lasvm_core.second_order_partner(i, gmax, n, store, kern, svs, cache, work, cnt)
+        i, gmax, j, gmin = _lasvm_core.pair_step_extremes(i, j, n, store, kern, svs, cache,
+                                                          work, cnt)
+        steps += 1
+    return (i, gmax, j, gmin), steps
+
+
+def _dense_block(learner, second_order, stop):
+    store, kern, svs, cache, work, cnt = _state(learner)
+    n = int(cnt[_expansion_core.N_COLS])
+    i, gmax, j, gmin = _lasvm_core.extremes(n, svs)
+    q, ready, kdiag = np.empty(n * n), np.empty(n, dtype=np.bool_), np.empty(n)
+    *found, steps = _lasvm_core.finish_block(i, gmax, j, gmin, n, 0, stop, learner.tau,
+                                             second_order, q, ready, kdiag, store, kern, svs,
+                                             cache, work, cnt)
+    return tuple(found), steps
+
+
+@pytest.mark.parametrize("second_order", [True, False])
+@pytest.mark.parametrize("stop", [200, 1_000_000])
+def test_dense_block_takes_the_cache_paths_steps(second_order, stop):
+    learner = _online_learner()
+    by_cache, by_block = copy.deepcopy(learner), copy.deepcopy(learner)
+    found_cache, steps_cache = _cache_path(by_cache, second_order, stop)
+    found_block, steps_block = _dense_block(by_block, second_order, stop)
+    n = int(learner.cnt[_expansion_core.N_COLS])
+    assert steps_block == steps_cache > 0
+    if stop == 200:
+        assert steps_block == 200  # stopped by the step limit, pairs still violating
+    else:
+        assert found_block[1] - found_block[3] <= learner.tau  # converged
+    assert found_block == found_cache
+    for name in ("alpha", "g"):
+        assert np.array_equal(getattr(by_block, name)[:n], getattr(by_cache, name)[:n])
+    assert not np.array_equal(by_block.alpha[:n], learner.alpha[:n])  # the steps moved alpha
