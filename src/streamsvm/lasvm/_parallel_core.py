@@ -11,22 +11,26 @@ very pair of the one-thread search ``_lasvm_core.extremes``, TIE rule included. 
 keeps a running best ``c`` and takes position ``s`` when ``g_s > c + TIE`` (argmax side; the
 argmin side mirrors it). Its result is not the plain argmax: a run of gradients rising by less
 than TIE each is taken or passed over depending on where the run began, so per-block winners
-cannot simply be compared. Instead each sub-block of ``SEARCH_SUB`` positions is summarised, on
-the threads, by three numbers: ``M``, its largest eligible gradient; ``w``, the result of the
-one-thread search run over the sub-block alone from ``c = -inf``; and ``e``, the first
-gradient that search takes. The summaries are then combined in position order from the
-running best ``c`` of the positions before:
+cannot simply be compared. Instead each sub-block of ``SEARCH_SUB`` positions is searched, on
+the threads, by the one-thread loop alone from ``c = -inf``, which gives two numbers: ``w``,
+its result, and ``e``, the first gradient it takes. The sub-blocks are then combined in
+position order from the running best ``c`` of the positions before:
 
-1. ``M <= c + TIE``: no position of the sub-block passes the test, ``c`` is unchanged;
-2. else ``e > c + TIE``: the search from ``c`` passes over the positions before ``e`` as the
-   search from ``-inf`` does (they are not eligible or their gradient is not above ``-inf``),
-   takes ``e`` as it does, and from there both searches are in the same state, so the result
-   is ``w``;
-3. else the sub-block is scanned from ``c`` as in one thread (``SEARCH_SUB`` positions).
+1. ``e > c + TIE``: the search from ``c`` passes over the positions before ``e`` as the
+   search from ``-inf`` does (they are not eligible, or their gradient is not above
+   ``-inf``), takes ``e`` as it does, and from there both searches are in the same state, so
+   the result is ``w``;
+2. else ``w <= c``: every eligible gradient ``x`` of the sub-block was either taken from
+   ``-inf`` (``x <= w``) or passed over (``x <= fl(b + TIE)`` for a running best ``b <= w``),
+   so ``x <= fl(w + TIE) <= fl(c + TIE)`` (rounding is monotone) and the search from ``c``
+   takes nothing: ``c`` is unchanged;
+3. else the sub-block is searched from ``c`` as in one thread (``SEARCH_SUB`` positions; it
+   holds a gradient above ``c``, which happens about as often as a new running best).
 
 Each case gives the one-thread result over the positions so far, so by induction the combined
 result is the one-thread pair, bit for bit, whatever the thread count (and
-``tests/test_threads.py`` compares the two on ties built to trip a naive combination).
+``tests/test_threads.py`` compares the two on near ties built to trip a naive combination).
+Per position the sub-block search costs what the one-thread loop costs.
 """
 
 import numpy as np
@@ -47,8 +51,8 @@ __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_
 GRADIENT_MIN_PARALLEL = 1 << 15
 
 
-#: positions of S per summary of the pair search (a block of PARALLEL_BLOCK holds several)
-SEARCH_SUB = 32
+#: positions of S per sub-block of the pair search (a block of PARALLEL_BLOCK holds four)
+SEARCH_SUB = 64
 #: the least size of S whose pair search (with the gradient update before it, and the removal
 #: of blatant non-support vectors) is split over threads: one parallel region per step
 SEARCH_MIN_PARALLEL = 2048
@@ -62,48 +66,41 @@ def search_worth(n):
 
 @njit(cache=True, inline="always")
 def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
-    """Summaries of positions ``a .. z - 1`` (sub-block ``q``) for both sides of the search:
-    ``up[:, q] = (M, e, w)`` and ``up_at[q]`` = the position of ``w`` (module docstring),
-    ``down`` and ``down_at`` the same for the argmin side (smallest gradient, ``- TIE``)."""
-    top = -np.inf
-    up_first = -np.inf
-    up_best = -np.inf
-    up_pos = -1
-    bottom = np.inf
-    down_first = np.inf
-    down_best = np.inf
-    down_pos = -1
+    """The one-thread search over positions ``a .. z - 1`` alone (sub-block ``q``):
+    ``up[:, q] = (e, w)`` and ``up_at[q]`` = the position of ``w`` (module docstring);
+    ``down`` and ``down_at`` the same for the argmin side. The loop is ``extremes``' loop."""
+    i = -1
+    j = -1
+    gmax = -np.inf
+    gmin = np.inf
     for s in range(a, z):
-        v = g[s]
-        if alpha[s] < hi[s]:
-            if v > up_best + tie:
-                if up_pos < 0:
-                    up_first = v
-                up_best = v
-                up_pos = s
-            if v > top:
-                top = v
-        if alpha[s] > lo[s]:
-            if v < down_best - tie:
-                if down_pos < 0:
-                    down_first = v
-                down_best = v
-                down_pos = s
-            if v < bottom:
-                bottom = v
-    up[0, q] = top
-    up[1, q] = up_first
-    up[2, q] = up_best
-    up_at[q] = up_pos
-    down[0, q] = bottom
-    down[1, q] = down_first
-    down[2, q] = down_best
-    down_at[q] = down_pos
+        if alpha[s] < hi[s] and g[s] > gmax + tie:
+            gmax = g[s]
+            i = s
+        if alpha[s] > lo[s] and g[s] < gmin - tie:
+            gmin = g[s]
+            j = s
+    up[1, q] = gmax
+    up_at[q] = i
+    down[1, q] = gmin
+    down_at[q] = j
+    first = -np.inf  # e: the first gradient taken (a few positions in, as a rule)
+    for s in range(a, z):
+        if alpha[s] < hi[s] and g[s] > -np.inf:
+            first = g[s]
+            break
+    up[0, q] = first
+    first = np.inf
+    for s in range(a, z):
+        if alpha[s] > lo[s] and g[s] < np.inf:
+            first = g[s]
+            break
+    down[0, q] = first
 
 
 @njit(cache=True, inline="always")
 def _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at):
-    """The one-thread search's ``(i, g_max, j, g_min)`` from the sub-block summaries (cases
+    """The one-thread search's ``(i, g_max, j, g_min)`` from the sub-block results (cases
     1-3 of the module docstring, in position order)."""
     i = -1
     j = -1
@@ -111,23 +108,21 @@ def _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at):
     gmin = np.inf
     for q in range(up_at.shape[0]):
         if up[0, q] > gmax + tie:
-            if up[1, q] > gmax + tie:
-                gmax = up[2, q]
-                i = up_at[q]
-            else:
-                for s in range(q * SEARCH_SUB, min(q * SEARCH_SUB + SEARCH_SUB, n)):
-                    if alpha[s] < hi[s] and g[s] > gmax + tie:
-                        gmax = g[s]
-                        i = s
+            gmax = up[1, q]
+            i = up_at[q]
+        elif up[1, q] > gmax:
+            for s in range(q * SEARCH_SUB, min(q * SEARCH_SUB + SEARCH_SUB, n)):
+                if alpha[s] < hi[s] and g[s] > gmax + tie:
+                    gmax = g[s]
+                    i = s
         if down[0, q] < gmin - tie:
-            if down[1, q] < gmin - tie:
-                gmin = down[2, q]
-                j = down_at[q]
-            else:
-                for s in range(q * SEARCH_SUB, min(q * SEARCH_SUB + SEARCH_SUB, n)):
-                    if alpha[s] > lo[s] and g[s] < gmin - tie:
-                        gmin = g[s]
-                        j = s
+            gmin = down[1, q]
+            j = down_at[q]
+        elif down[1, q] < gmin:
+            for s in range(q * SEARCH_SUB, min(q * SEARCH_SUB + SEARCH_SUB, n)):
+                if alpha[s] > lo[s] and g[s] < gmin - tie:
+                    gmin = g[s]
+                    j = s
     return i, gmax, j, gmin
 
 
@@ -138,7 +133,7 @@ def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, 
     for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
         start = b * PARALLEL_BLOCK
         stop = min(start + PARALLEL_BLOCK, n)
-        if update:  # the elementwise update of the block (vectorised), then its summaries
+        if update:  # the elementwise update of the block (vectorised), then its searches
             for s in range(start, stop):
                 g[s] -= lam * (ri[s] - rj[s])
         for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
@@ -151,11 +146,11 @@ def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, 
 def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
     """``g[s] -= lam (ri[s] - rj[s])`` for ``s < n`` when ``update`` (eq. 9 of Bordes et al.
     2005), then the pair search ``(i, g_max, j, g_min)`` of ``_lasvm_core.extremes`` over the
-    new gradients, in one parallel region (each block updates its gradients and summarises
-    them; module docstring): the same gradients and the same pair, bit for bit."""
+    new gradients, in one parallel region (each block updates its gradients and searches its
+    sub-blocks; module docstring): the same gradients and the same pair, bit for bit."""
     n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    up = np.empty((3, n_sub))
-    down = np.empty((3, n_sub))
+    up = np.empty((2, n_sub))
+    down = np.empty((2, n_sub))
     up_at = np.empty(n_sub, dtype=np.int64)
     down_at = np.empty(n_sub, dtype=np.int64)
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
@@ -185,14 +180,14 @@ def _dot_beside_summaries(n, alpha, row, g, lo, hi, tie, up, up_at, down, down_a
 @njit(cache=True)
 def dot_beside_search(n, row, svs, tie, threads):
     """PROCESS's ``f = sum_s alpha_s K_ks`` over positions < n (eq. 2 without b), summed in
-    order on one thread, while the other ``threads - 1`` summarise the sub-blocks of the pair
-    search over the same positions; returns ``(f, i, g_max, j, g_min)`` (the pair of
-    ``_lasvm_core.extremes(n, svs)``). The same bits as one thread: ``f`` is the one-thread
-    loop, the pair the exact combination (module docstring)."""
+    order on one thread, while the other ``threads - 1`` search the sub-blocks of S; returns
+    ``(f, i, g_max, j, g_min)`` (the pair of ``_lasvm_core.extremes(n, svs)``). The same bits
+    as one thread: ``f`` is the one-thread loop, the pair the exact combination (module
+    docstring)."""
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    up = np.empty((3, n_sub))
-    down = np.empty((3, n_sub))
+    up = np.empty((2, n_sub))
+    down = np.empty((2, n_sub))
     up_at = np.empty(n_sub, dtype=np.int64)
     down_at = np.empty(n_sub, dtype=np.int64)
     total = np.empty(1)
