@@ -318,9 +318,9 @@ def test_models_are_identical_for_every_n_jobs(name, n_jobs):
 def test_lasvm_with_a_large_expansion_is_identical_for_every_n_jobs():
     """S beyond ``SEARCH_MIN_PARALLEL``: the pair searches, the fused update-and-search and
     the removals of blatant non-support vectors run in blocks, and the model is the same."""
-    X = _problem(n=2600, d=10)[0]
+    X = _problem(n=4800, d=10)[0]
     X_test = _problem(n=300, d=10, seed=1)[0]
-    y = np.where(np.random.default_rng(5).random(2600) < 0.5, 1, -1)  # labels of noise: S
+    y = np.where(np.random.default_rng(5).random(4800) < 0.5, 1, -1)  # labels of noise: S
     one = assert_same_model(lambda **kw: LASVM(C=10.0, gamma=1.0, **kw), X, y, 2, X_test)
     learner = one.learners_[0]
     assert learner.cnt[expansion.N_COLS] >= par.SEARCH_MIN_PARALLEL

@@ -55,7 +55,7 @@ GRADIENT_MIN_PARALLEL = 1 << 15
 SEARCH_SUB = 64
 #: the least size of S whose pair search (with the gradient update before it, and the removal
 #: of blatant non-support vectors) is split over threads: one parallel region per step
-SEARCH_MIN_PARALLEL = 2048
+SEARCH_MIN_PARALLEL = 4096
 
 
 @njit(cache=True)
