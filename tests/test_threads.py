@@ -31,6 +31,8 @@ from streamsvm.kernels._core import (
     sqnorms_dense,
 )
 from streamsvm.lasvm import LASVM, LASVMG
+from streamsvm.lasvm import _expansion_core as expansion
+from streamsvm.lasvm import _lasvm_core as core
 from streamsvm.lasvm import _parallel_core as par
 from streamsvm.meb.blurred import BlurredBallSVM
 from streamsvm.meb.streamsvm import StreamSVM
@@ -144,6 +146,102 @@ def test_gradient_step_in_blocks_is_bit_identical():
         assert got.tobytes() == expected.tobytes()
 
 
+def _tied_gradients(rng, n):
+    """Gradients of S made of near ties (differences below ``TIE`` = 1e-12 that add up past
+    it), at random positions eligible for one side, both or none."""
+    g = 1.0 + 0.6e-12 * rng.integers(0, 6, n)
+    if rng.random() < 0.5:  # a slow ramp: the one-thread search climbs it in jumps of ~TIE
+        g = 1.0 + 0.6e-12 * np.cumsum(rng.integers(0, 2, n)) + 0.1e-12 * rng.integers(0, 2, n)
+    if rng.random() < 0.5:
+        g = g[::-1].copy()
+    alpha = rng.choice([0.0, 0.5, 1.0], n)  # box [0, 1]: up-eligible below 1, down above 0
+    return g, alpha
+
+
+def _expansion(alpha, g):
+    """The ``svs`` tuple of a learner (``_expansion_core``) with boxes [0, 1]."""
+    n = g.shape[0]
+    return (np.arange(n), alpha, g, np.zeros(n), np.ones(n),
+            np.zeros((expansion.N_GENERATIONS, n), dtype=np.int32),
+            np.zeros(1 + 2 * expansion.N_GENERATIONS, dtype=np.int64))
+
+
+def _naive_pair(g, alpha, n):
+    """Per-block winners of the one-thread rule compared in block order by the same rule:
+    the shortcut the exact combination replaces (it differs on near ties)."""
+    i, gmax = -1, -np.inf
+    for start in range(0, n, par.SEARCH_SUB):
+        stop = min(start + par.SEARCH_SUB, n)
+        svs = _expansion(alpha[start:stop], g[start:stop])
+        with compiled_threads(1):
+            bi, bmax, _, _ = core.extremes(stop - start, svs)
+        if bi >= 0 and bmax > gmax + core.TIE:
+            i, gmax = start + bi, bmax
+    return i
+
+
+def test_pair_search_in_blocks_is_the_one_thread_search():
+    """The exact combination of sub-block summaries (``_parallel_core`` docstring) picks the
+    one-thread pair on near ties, where comparing per-block winners does not."""
+    rng = np.random.default_rng(3)
+    naive_differs = 0
+    for trial in range(60):
+        n = int(rng.integers(par.SEARCH_MIN_PARALLEL, 3 * par.SEARCH_MIN_PARALLEL))
+        g, alpha = _tied_gradients(rng, n)
+        svs = _expansion(alpha, g)
+        with compiled_threads(1):
+            assert not par.search_worth(n)
+            expected = core.extremes(n, svs)
+        with compiled_threads(2):
+            assert par.search_worth(n) == (CORES > 1)
+            blocks = par.search_in_blocks(n, svs, core.TIE)  # on the threads even if one core
+            dispatched = core.extremes(n, svs)
+            row = np.linspace(-1.0, 1.0, n) / 3  # PROCESS's sum beside the search
+            f, *beside = par.dot_beside_search(n, row, svs, core.TIE, 2)
+        assert blocks == expected == dispatched == tuple(beside), trial
+        assert f == np.cumsum(alpha * row)[-1]  # summed in position order (add.accumulate)
+        naive_differs += _naive_pair(g, alpha, n) != expected[0]
+    assert naive_differs > 0  # the ties are hard enough to matter
+
+
+def test_update_and_search_in_one_region_is_bit_identical():
+    rng = np.random.default_rng(4)
+    n = 3 * par.SEARCH_MIN_PARALLEL + 17
+    g, alpha = _tied_gradients(rng, n)
+    ri, rj = rng.normal(size=(2, n)) * 1e-13  # an update that moves gradients across ties
+    lo, hi = np.zeros(n), np.ones(n)
+    expected_g = g - 0.37 * (ri - rj)
+    with compiled_threads(1):
+        expected = core.extremes(n, _expansion(alpha, expected_g))
+    got_g = g.copy()
+    with compiled_threads(2):
+        got = par.update_and_search(got_g, 0.37, ri, rj, True, n, alpha, lo, hi, core.TIE)
+    assert got_g.tobytes() == expected_g.tobytes()
+    assert got == expected
+
+
+def test_second_order_partner_in_blocks_is_the_first_largest_gain():
+    """The finishing step's partner (Fan, Chen & Lin 2005) on several threads: the earliest
+    position of the largest gain, as the one-thread loop takes it, on gains with ties."""
+    rng = np.random.default_rng(6)
+    n = 3 * par.SEARCH_MIN_PARALLEL + 5
+    for _ in range(5):
+        g = rng.integers(0, 4, n) * 0.25  # few distinct values: equal gains in many blocks
+        ri = rng.integers(0, 3, n) * 0.25
+        kd = np.ones(n)
+        alpha = rng.choice([0.0, 0.5], n)
+        lo = np.zeros(n)
+        gi, kii = 1.0, 1.0
+        curvature = np.maximum(kii + kd - 2.0 * ri, core.CURVATURE_FLOOR)
+        gain = np.where((alpha > lo) & (gi - g > 0), (gi - g) ** 2 / curvature, 0.0)
+        expected = int(np.argmax(gain)) if gain.max() > 0 else -1
+        with compiled_threads(2):
+            got = par.partner_in_blocks(gi, kii, n, ri, kd, np.arange(n), alpha, g, lo,
+                                        core.CURVATURE_FLOOR)
+        assert got == expected
+        assert (gain == gain.max()).sum() > 1  # ties: the earliest must win
+
+
 def test_decisions_in_blocks_are_bit_identical():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(1200, 30)) / 5
@@ -215,6 +313,20 @@ def test_models_are_identical_for_every_n_jobs(name, n_jobs):
         width = X.nnz // X.shape[0] if sp.issparse(X) else d
         with compiled_threads(2):
             assert parallel_worth(rows, width)
+
+
+def test_lasvm_with_a_large_expansion_is_identical_for_every_n_jobs():
+    """S beyond ``SEARCH_MIN_PARALLEL``: the pair searches, the fused update-and-search and
+    the removals of blatant non-support vectors run in blocks, and the model is the same."""
+    X = _problem(n=4800, d=10)[0]
+    X_test = _problem(n=300, d=10, seed=1)[0]
+    y = np.where(np.random.default_rng(5).random(4800) < 0.5, 1, -1)  # labels of noise: S
+    one = assert_same_model(lambda **kw: LASVM(C=10.0, gamma=1.0, **kw), X, y, 2, X_test)
+    learner = one.learners_[0]
+    assert learner.cnt[expansion.N_COLS] >= par.SEARCH_MIN_PARALLEL
+    assert learner.cnt[expansion.N_REMOVED] > 0
+    with compiled_threads(2):
+        assert par.search_worth(int(learner.cnt[expansion.N_COLS])) == (CORES > 1)
 
 
 ONE_VS_REST = {

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from .._random import rand_below
+from .._threads import threads_now
 from ..kernels._core import parallel_worth
 from ..kernels.cache import CACHE_ID_META
 from ._expansion_core import (
@@ -44,7 +45,17 @@ from ._expansion_core import (
     remove,
     reorder,
 )
-from ._parallel_core import GRADIENT_MIN_PARALLEL, gradient_step
+from ._parallel_core import (
+    GRADIENT_MIN_PARALLEL,
+    dot_beside_search,
+    gradient_step,
+    partner_in_blocks,
+    remove_blatant_in_blocks,
+    search_in_blocks,
+    search_one_more,
+    search_worth,
+    update_and_search,
+)
 
 # selection criteria
 RANDOM = 0
@@ -66,13 +77,16 @@ def extremes(n, svs):
     positions < n (-1 and -inf/+inf when there is none). Gradients within ``TIE`` of the best
     so far count as equal and the earlier position wins: after an unclipped SMO step the
     two examples have equal gradients up to rounding, and this makes the choice between
-    them independent of the rounding."""
+    them independent of the rounding. On several threads for a large S (the same pair:
+    ``_parallel_core.search_in_blocks``)."""
+    if search_worth(n):
+        return search_in_blocks(n, svs, TIE)
     return extremes_of(n, svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI])
 
 
 @njit(cache=True, inline="always")
 def extremes_of(n, alpha, g, lo, hi):
-    """:func:`extremes` over the arrays themselves."""
+    """:func:`extremes` over the arrays themselves, on one thread."""
     i = -1
     j = -1
     gmax = -np.inf
@@ -134,8 +148,12 @@ def _update_and_scan(lam, ri, rj, n, svs):
     """The gradient update of a pair step, ``g_s -= lam (K_is - K_js)`` for positions < n,
     then the :func:`extremes` of the new gradients. Two passes: the update alone is
     vectorised, and the pair is ~4x faster than one fused loop (which LLVM keeps scalar); on
-    several threads when S is large (:func:`~._parallel_core.gradient_step`, the same values)."""
+    several threads when S is large, fused in one parallel region
+    (:func:`~._parallel_core.update_and_search`, the same gradients and pair)."""
     g = svs[SV_G]
+    if search_worth(n):
+        return update_and_search(g, lam, ri, rj, True, n, svs[SV_ALPHA], svs[SV_LO], svs[SV_HI],
+                                 TIE)
     if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):
         gradient_step(g, lam, ri, rj, n)
     else:
@@ -179,14 +197,20 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
     row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt)
-    f = 0.0
-    for s in range(n):
-        f += alpha[s] * row[s]
+    beside = search_worth(n)  # on several threads: the search of S beside the sum, then k
+    if beside:
+        f, i, gmax, j, gmin = dot_beside_search(n, row, svs, TIE, threads_now())
+    else:
+        f = 0.0
+        for s in range(n):
+            f += alpha[s] * row[s]
     y = ys[k]
     c = Cp if y > 0 else Cn
     p = insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
     n = p + 1
-    if known:
+    if beside:
+        i, gmax, j, gmin = search_one_more(p, i, gmax, j, gmin, svs, TIE)
+    elif known:
         if alpha[p] < hi[p] and g[p] > gmax + TIE:
             gmax = g[p]
             i = p
@@ -240,11 +264,14 @@ def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
     perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     n = cnt[N_COLS]
     removed = cnt[N_REMOVED]
-    for s in range(n - 1, -1, -1):
-        if alpha[s] == 0.0 and perm[s] >= 0:
-            y = ys[perm[s]]
-            if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                remove(s, store, svs, cache, cnt)
+    if search_worth(n):  # on several threads, the same removals in the same order
+        remove_blatant_in_blocks(i, gmax, j, gmin, n, store, svs, cache, cnt)
+    else:
+        for s in range(n - 1, -1, -1):
+            if alpha[s] == 0.0 and perm[s] >= 0:
+                y = ys[perm[s]]
+                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                    remove(s, store, svs, cache, cnt)
     if cnt[N_REMOVED] != removed:
         best_i, best_max, best_j, best_min = extremes(n, svs)
     else:
@@ -436,6 +463,8 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
                     cnt)
     kii = kd[perm[i]]
+    if search_worth(n):  # on several threads, the same partner
+        return partner_in_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, CURVATURE_FLOOR)
     best = -1
     best_gain = 0.0
     for t in range(n):

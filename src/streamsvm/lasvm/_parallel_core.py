@@ -4,22 +4,293 @@
 
 Each loop here computes every value exactly as its one-thread form does (elementwise
 updates; sums over S kept whole within one row), so the result does not depend on the thread
-count. The searches that pick the next pair (``extremes``, with their ``TIE`` rule) stay in
-one thread: combining per-block winners would not give the sequential choice. The kernel rows
-of S are computed in blocks by ``_expansion_core.columns_in_blocks``.
+count. The kernel rows of S are computed in blocks by ``_expansion_core.columns_in_blocks``.
+
+**The pair search in blocks** (:func:`search_in_blocks`, :func:`update_and_search`) gives the
+very pair of the one-thread search ``_lasvm_core.extremes``, TIE rule included. That search
+keeps a running best ``c`` and takes position ``s`` when ``g_s > c + TIE`` (argmax side; the
+argmin side mirrors it). Its result is not the plain argmax: a run of gradients rising by less
+than TIE each is taken or passed over depending on where the run began, so per-block winners
+cannot simply be compared. Instead each sub-block of ``SEARCH_SUB`` positions is searched, on
+the threads, by the one-thread loop alone from ``c = -inf``, which gives two numbers: ``w``,
+its result, and ``e``, the first gradient it takes. The sub-blocks are then combined in
+position order from the running best ``c`` of the positions before:
+
+1. ``e > c + TIE``: the search from ``c`` passes over the positions before ``e`` as the
+   search from ``-inf`` does (they are not eligible, or their gradient is not above
+   ``-inf``), takes ``e`` as it does, and from there both searches are in the same state, so
+   the result is ``w``;
+2. else ``w <= c``: every eligible gradient ``x`` of the sub-block was either taken from
+   ``-inf`` (``x <= w``) or passed over (``x <= fl(b + TIE)`` for a running best ``b <= w``),
+   so ``x <= fl(w + TIE) <= fl(c + TIE)`` (rounding is monotone) and the search from ``c``
+   takes nothing: ``c`` is unchanged;
+3. else the sub-block is searched from ``c`` as in one thread (``SEARCH_SUB`` positions; it
+   holds a gradient above ``c``, which happens about as often as a new running best).
+
+Each case gives the one-thread result over the positions so far, so by induction the combined
+result is the one-thread pair, bit for bit, whatever the thread count (and
+``tests/test_threads.py`` compares the two on near ties built to trip a naive combination).
+Per position the sub-block search costs what the one-thread loop costs.
 """
 
+import numpy as np
 from numba import njit, prange
 
+from .._threads import threads_now
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
+from ._expansion_core import STORE_Y, SV_ALPHA, SV_G, SV_HI, SV_LO, SV_PERM, remove
 from ._expansion_core import decision_rows_csr as rows_csr
 from ._expansion_core import decision_rows_dense as rows_dense
 
-__all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr"]
+__all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_worth",
+           "search_in_blocks", "update_and_search", "remove_blatant_in_blocks",
+           "partner_in_blocks", "dot_beside_search", "search_one_more"]
 
 #: the least size of S whose gradient update (eq. 9, ``g_s -= lam (K_is - K_js)``) is split
 #: over threads: below it the update costs less than waking them
 GRADIENT_MIN_PARALLEL = 1 << 15
+
+
+#: positions of S per sub-block of the pair search (a block of PARALLEL_BLOCK holds four)
+SEARCH_SUB = 64
+#: the least size of S whose pair search (with the gradient update before it, and the removal
+#: of blatant non-support vectors) is split over threads: one parallel region per step
+SEARCH_MIN_PARALLEL = 4096
+
+
+@njit(cache=True)
+def search_worth(n):
+    """Whether the pair search over ``n`` positions of S runs on several threads."""
+    return n >= SEARCH_MIN_PARALLEL and threads_now() > 1
+
+
+@njit(cache=True, inline="always")
+def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
+    """The one-thread search over positions ``a .. z - 1`` alone (sub-block ``q``):
+    ``up[:, q] = (e, w)`` and ``up_at[q]`` = the position of ``w`` (module docstring);
+    ``down`` and ``down_at`` the same for the argmin side. The loop is ``extremes``' loop."""
+    i = -1
+    j = -1
+    gmax = -np.inf
+    gmin = np.inf
+    for s in range(a, z):
+        if alpha[s] < hi[s] and g[s] > gmax + tie:
+            gmax = g[s]
+            i = s
+        if alpha[s] > lo[s] and g[s] < gmin - tie:
+            gmin = g[s]
+            j = s
+    up[1, q] = gmax
+    up_at[q] = i
+    down[1, q] = gmin
+    down_at[q] = j
+    first = -np.inf  # e: the first gradient taken (a few positions in, as a rule)
+    for s in range(a, z):
+        if alpha[s] < hi[s] and g[s] > -np.inf:
+            first = g[s]
+            break
+    up[0, q] = first
+    first = np.inf
+    for s in range(a, z):
+        if alpha[s] > lo[s] and g[s] < np.inf:
+            first = g[s]
+            break
+    down[0, q] = first
+
+
+@njit(cache=True, inline="always")
+def _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at):
+    """The one-thread search's ``(i, g_max, j, g_min)`` from the sub-block results (cases
+    1-3 of the module docstring, in position order)."""
+    i = -1
+    j = -1
+    gmax = -np.inf
+    gmin = np.inf
+    for q in range(up_at.shape[0]):
+        if up[0, q] > gmax + tie:
+            gmax = up[1, q]
+            i = up_at[q]
+        elif up[1, q] > gmax:
+            for s in range(q * SEARCH_SUB, min(q * SEARCH_SUB + SEARCH_SUB, n)):
+                if alpha[s] < hi[s] and g[s] > gmax + tie:
+                    gmax = g[s]
+                    i = s
+        if down[0, q] < gmin - tie:
+            gmin = down[1, q]
+            j = down_at[q]
+        elif down[1, q] < gmin:
+            for s in range(q * SEARCH_SUB, min(q * SEARCH_SUB + SEARCH_SUB, n)):
+                if alpha[s] > lo[s] and g[s] < gmin - tie:
+                    gmin = g[s]
+                    j = s
+    return i, gmax, j, gmin
+
+
+@njit(cache=True, parallel=True)
+def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
+                                 down, down_at):
+    subs = PARALLEL_BLOCK // SEARCH_SUB
+    for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
+        start = b * PARALLEL_BLOCK
+        stop = min(start + PARALLEL_BLOCK, n)
+        if update:  # the elementwise update of the block (vectorised), then its searches
+            for s in range(start, stop):
+                g[s] -= lam * (ri[s] - rj[s])
+        for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
+            a = q * SEARCH_SUB
+            _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
+                       down_at, q)
+
+
+@njit(cache=True)
+def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
+    """``g[s] -= lam (ri[s] - rj[s])`` for ``s < n`` when ``update`` (eq. 9 of Bordes et al.
+    2005), then the pair search ``(i, g_max, j, g_min)`` of ``_lasvm_core.extremes`` over the
+    new gradients, in one parallel region (each block updates its gradients and searches its
+    sub-blocks; module docstring): the same gradients and the same pair, bit for bit."""
+    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
+    up = np.empty((2, n_sub))
+    down = np.empty((2, n_sub))
+    up_at = np.empty(n_sub, dtype=np.int64)
+    down_at = np.empty(n_sub, dtype=np.int64)
+    _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
+                                 down, down_at)
+    return _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
+
+
+@njit(cache=True, parallel=True)
+def _dot_beside_summaries(n, alpha, row, g, lo, hi, tie, up, up_at, down, down_at, tasks,
+                          total):
+    n_sub = up_at.shape[0]
+    for t in prange(tasks):
+        if t == 0:  # the dot product, summed in position order as in one thread
+            f = 0.0
+            for s in range(n):
+                f += alpha[s] * row[s]
+            total[0] = f
+        else:  # an equal share of the sub-blocks
+            first = (t - 1) * n_sub // (tasks - 1)
+            last = t * n_sub // (tasks - 1)
+            for q in range(first, last):
+                a = q * SEARCH_SUB
+                _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
+                           down_at, q)
+
+
+@njit(cache=True)
+def dot_beside_search(n, row, svs, tie, threads):
+    """PROCESS's ``f = sum_s alpha_s K_ks`` over positions < n (eq. 2 without b), summed in
+    order on one thread, while the other ``threads - 1`` search the sub-blocks of S; returns
+    ``(f, i, g_max, j, g_min)`` (the pair of ``_lasvm_core.extremes(n, svs)``). The same bits
+    as one thread: ``f`` is the one-thread loop, the pair the exact combination (module
+    docstring)."""
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
+    up = np.empty((2, n_sub))
+    down = np.empty((2, n_sub))
+    up_at = np.empty(n_sub, dtype=np.int64)
+    down_at = np.empty(n_sub, dtype=np.int64)
+    total = np.empty(1)
+    _dot_beside_summaries(n, alpha, row, g, lo, hi, tie, up, up_at, down, down_at,
+                          max(threads, 2), total)
+    i, gmax, j, gmin = _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
+    return total[0], i, gmax, j, gmin
+
+
+@njit(cache=True)
+def search_one_more(p, i, gmax, j, gmin, svs, tie):
+    """The pair search continued over position ``p`` (the member PROCESS just inserted after
+    the positions searched): ``extremes`` over ``p + 1`` positions given its result over
+    ``p``, the one-thread rule applied to one more position."""
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    if alpha[p] < hi[p] and g[p] > gmax + tie:
+        gmax = g[p]
+        i = p
+    if alpha[p] > lo[p] and g[p] < gmin - tie:
+        gmin = g[p]
+        j = p
+    return i, gmax, j, gmin
+
+
+@njit(cache=True)
+def search_in_blocks(n, svs, tie):
+    """``_lasvm_core.extremes(n, svs)`` on several threads (the same pair, bit for bit)."""
+    g = svs[SV_G]
+    return update_and_search(g, 0.0, g, g, False, n, svs[SV_ALPHA], svs[SV_LO], svs[SV_HI],
+                             tie)
+
+
+@njit(cache=True, parallel=True)
+def _blatant_blocks(i, gmax, j, gmin, n, ys, perm, alpha, g, flags):
+    for b in prange(flags.shape[0]):
+        found = False
+        for s in range(b * PARALLEL_BLOCK, min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n)):
+            if alpha[s] == 0.0 and perm[s] >= 0:
+                y = ys[max(perm[s], 0)]
+                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                    found = True
+        flags[b] = found
+
+
+@njit(cache=True)
+def remove_blatant_in_blocks(i, gmax, j, gmin, n, store, svs, cache, cnt):
+    """The removals of ``_lasvm_core.remove_blatant_from`` (REPROCESS step 4: alpha = 0 and
+    ``y = -1, g >= g_max`` or ``y = +1, g <= g_min``): the blocks holding such members are
+    found on several threads, then the members are removed in the one-thread order (last
+    position first), so S and the cache end as in one thread."""
+    ys = store[STORE_Y]
+    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
+    flags = np.empty((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK, dtype=np.bool_)
+    _blatant_blocks(i, gmax, j, gmin, n, ys, perm, alpha, g, flags)
+    for b in range(flags.shape[0] - 1, -1, -1):
+        if not flags[b]:
+            continue
+        for s in range(min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n) - 1, b * PARALLEL_BLOCK - 1,
+                       -1):
+            if alpha[s] == 0.0 and perm[s] >= 0:
+                y = ys[perm[s]]
+                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                    remove(s, store, svs, cache, cnt)
+
+
+@njit(cache=True, parallel=True)
+def _partner_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, floor, gains, at):
+    for b in prange(gains.shape[0]):
+        best = -1
+        best_gain = 0.0
+        for t in range(b * PARALLEL_BLOCK, min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n)):
+            if alpha[t] > lo[t]:
+                diff = gi - g[t]
+                if diff > 0.0:
+                    curvature = kii + kd[max(perm[t], 0)] - 2.0 * ri[t]
+                    if curvature < floor:
+                        curvature = floor
+                    gain = diff * diff / curvature
+                    if gain > best_gain:
+                        best_gain = gain
+                        best = t
+        gains[b] = best_gain
+        at[b] = best
+
+
+@njit(cache=True)
+def partner_in_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, floor):
+    """The loop of ``_lasvm_core.second_order_partner`` (the ``j`` of largest gain
+    ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)``, the earliest on equal gains, or -1) on several
+    threads: each block finds its best as one thread would, and the blocks' bests are compared
+    in block order by the same strict test, so the earliest of the largest gains wins as in one
+    thread (no tolerance here: the comparison is associative)."""
+    n_blocks = (n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
+    gains = np.empty(n_blocks)
+    at = np.empty(n_blocks, dtype=np.int64)
+    _partner_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, floor, gains, at)
+    best = -1
+    best_gain = 0.0
+    for b in range(n_blocks):
+        if gains[b] > best_gain:
+            best_gain = gains[b]
+            best = at[b]
+    return best
 
 
 @njit(cache=True, parallel=True)
