@@ -142,6 +142,15 @@ def _fit_platt_core(scores, positive, weights, max_iter):
     return a, b
 
 
+@njit(cache=True)
+def _put_sparse_row(rows, slot, columns, values):
+    """``rows[slot]`` = the row of nonzero ``columns`` and ``values``, zero elsewhere."""
+    row = rows[slot]
+    row[:] = 0.0
+    for i in range(len(columns)):
+        row[columns[i]] = values[i]
+
+
 def fit_platt(scores, labels, weights=None, *, max_iter: int = 100) -> tuple[float, float]:
     """``(A, B)`` of Platt's sigmoid ``P(+1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
     values ``scores`` of examples with ``labels`` (±1 or booleans, True = +1) and optional
@@ -312,10 +321,7 @@ class PlattCalibrator:
         if not self._fit_width(width):
             return
         slot = self.n_rows_kept % self.rows.shape[0]
-        row = self.rows[slot]
-        row[:] = 0.0
-        if len(columns):
-            row[np.frombuffer(columns, dtype=np.int64)] = np.frombuffer(values)
+        _put_sparse_row(self.rows, slot, columns, values)
         self.row_labels[slot] = 1 if label > 0 else -1
         if self.row_weights is not None:
             self.row_weights[slot] = 1.0
