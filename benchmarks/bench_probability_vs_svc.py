@@ -85,19 +85,21 @@ def probabilities(a: float, b: float, scores):
 
 def measure(cls, params, X, y, X_test, y_test):
     """``(accuracy %, log-loss now, log-loss before, test-fitted log-loss)`` of one model."""
+    classes = np.unique(np.concatenate([y, y_test]))
     model = cls(**params)
     for start in range(0, len(y), CHUNK):
-        model.partial_fit(X[start:start + CHUNK], y[start:start + CHUNK], classes=[0, 1])
+        model.partial_fit(X[start:start + CHUNK], y[start:start + CHUNK], classes=classes)
     model.finish()
-    now = log_loss(y_test, model.predict_proba(X_test), labels=[0, 1])
+    now = log_loss(y_test, model.predict_proba(X_test), labels=classes)
     scores = model.decision_function(X_test)
     calibrator = (model.calibration_ if hasattr(model, "calibration_")
                   else model.learners_[0].calibration)
     calibrator.fitted_at = -1  # the prequential fit (no rescoring): the rule before
-    before = log_loss(y_test, probabilities(*calibrator.coefficients(), scores), labels=[0, 1])
+    before = log_loss(y_test, probabilities(*calibrator.coefficients(), scores),
+                      labels=classes)
     calibrator.fitted_at = -1
-    fitted = log_loss(y_test, probabilities(*fit_platt(scores, y_test == 1), scores),
-                      labels=[0, 1])
+    fitted = log_loss(y_test, probabilities(*fit_platt(scores, y_test == classes[1]), scores),
+                      labels=classes)
     return 100 * np.mean(model.predict(X_test) == y_test), now, before, fitted
 
 

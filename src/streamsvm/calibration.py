@@ -143,12 +143,14 @@ def _fit_platt_core(scores, positive, weights, max_iter):
 
 
 @njit(cache=True)
-def _put_sparse_row(rows, slot, columns, values):
-    """``rows[slot]`` = the row of nonzero ``columns`` and ``values``, zero elsewhere."""
+def _put_sparse_row(rows, labels, slot, columns, values, positive):
+    """``rows[slot]`` = the row of nonzero ``columns`` and ``values``, zero elsewhere;
+    ``labels[slot]`` = +1 if ``positive`` else -1."""
     row = rows[slot]
     row[:] = 0.0
     for i in range(len(columns)):
         row[columns[i]] = values[i]
+    labels[slot] = 1 if positive else -1
 
 
 def fit_platt(scores, labels, weights=None, *, max_iter: int = 100) -> tuple[float, float]:
@@ -318,11 +320,15 @@ class PlattCalibrator:
     def keep_row_sparse(self, columns, values, label: float, width: int) -> None:
         """Keep one row given as its nonzero ``columns`` and ``values`` (the per-row path's
         ``array('q')`` and ``array('d')``) of a model ``width`` columns wide."""
-        if not self._fit_width(width):
+        rows = self.rows
+        if rows is None:
             return
-        slot = self.n_rows_kept % self.rows.shape[0]
-        _put_sparse_row(self.rows, slot, columns, values)
-        self.row_labels[slot] = 1 if label > 0 else -1
+        if rows.shape[1] != width:
+            if not self._fit_width(width):
+                return
+            rows = self.rows
+        slot = self.n_rows_kept % rows.shape[0]
+        _put_sparse_row(rows, self.row_labels, slot, columns, values, label > 0)
         if self.row_weights is not None:
             self.row_weights[slot] = 1.0
         self.n_rows_kept += 1
