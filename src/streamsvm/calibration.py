@@ -32,8 +32,9 @@ sigmoid is fitted to the decision values of the **current** model on those rows,
 whenever the model has changed (new rows learnt, ``finish``). These scores are in-sample: a
 linear model of ``d`` weights fitted to ``n >> d`` rows moves little with any one of them,
 so they are close to held-out scores of the same model (as ``SVC(probability=True)``'s
-cross-validated scores are of models trained on 80% of the rows). Kernel models, which can
-fit their own rows, keep the prequential scores.
+cross-validated scores are of models trained on 80% of the rows); until the model has learnt
+``MIN_ROWS_PER_FEATURE`` = 5 rows per feature, the prequential scores are used. Kernel models,
+which can fit their own rows, keep the prequential scores.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_RESCORED_WIDTH", "MIN_PER_CLASS", "RESCORED_ROWS", "PlattCalibrator",
+__all__ = ["MAX_RESCORED_WIDTH", "MIN_PER_CLASS", "MIN_ROWS_PER_FEATURE", "RESCORED_ROWS",
+           "PlattCalibrator",
            "agree_with_labels", "agree_with_scores", "fit_platt", "platt_probability"]
 
 #: fewer scores than this of either label: the fallback sigmoid (A, B) = (-1, 0)
@@ -54,6 +56,8 @@ DEFAULT_PER_CHUNK = 250
 RESCORED_ROWS = 500
 #: widest rows (features) kept for rescoring; wider models keep the prequential scores
 MAX_RESCORED_WIDTH = 1000
+#: rows learnt per feature before the in-sample scores of the kept rows are trusted
+MIN_ROWS_PER_FEATURE = 5
 _FALLBACK = (-1.0, 0.0)
 
 
@@ -335,8 +339,10 @@ class PlattCalibrator:
 
     def rescored_rows(self):
         """``(rows, labels, weights)`` held for rescoring (float64 rows), or None when no rows
-        are kept or either label has fewer than :data:`MIN_PER_CLASS` of them."""
-        if self.rows is None:
+        are kept, either label has fewer than :data:`MIN_PER_CLASS` of them, or the model has
+        learnt fewer than :data:`MIN_ROWS_PER_FEATURE` rows per column (in-sample scores of
+        a model of ``d`` weights fitted to fewer are over-confident)."""
+        if self.rows is None or self.n_learned < MIN_ROWS_PER_FEATURE * self.rows.shape[1]:
             return None
         held = min(self.n_rows_kept, self.rows.shape[0])
         labels = self.row_labels[:held]
