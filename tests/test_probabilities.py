@@ -313,6 +313,8 @@ def _linear_params(name, cls, n_train):
     params = {"kernel": "linear"} if "kernel" in cls._parameter_constraints else {}
     if "C" in cls._parameter_constraints:
         params["C"] = 1.0
+    if "random_state" in cls._parameter_constraints:
+        params["random_state"] = 0  # the same model on every run
     return params
 
 
