@@ -92,5 +92,7 @@ def test_model_nbytes_counts_learner_arrays():
     model = Perceptron().fit(X, y)
     # three learners of 2 weights each, plus classes_ (3 int64) and class_counts_ (3 float64),
     # plus each learner's Platt calibration (2,000 scores, 2,000 int8 labels, the 2 sigmoid
-    # coefficients)
-    assert model.model_nbytes_ == 3 * 2 * 8 + 2 * 3 * 8 + 3 * (2000 * 8 + 2000 + 2 * 8)
+    # coefficients, and for a linear model its 500 rows kept to rescore, float32, with int8
+    # labels)
+    assert model.model_nbytes_ == 3 * 2 * 8 + 2 * 3 * 8 + 3 * (2000 * 8 + 2000 + 2 * 8
+                                                                + 500 * 2 * 4 + 500)

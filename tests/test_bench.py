@@ -45,9 +45,10 @@ def test_memory_run_reports_what_training_allocates():
     result = run_pair(pegasos, task, task.load(), measure_memory=True)
     # chunks of 1000 x 2 float64 are copied at least once while validating: > 0, and the
     # model itself (a weight vector) is tiny next to its calibration window (2,000 scores
-    # and labels, 18 KB: streamsvm.calibration)
+    # and labels, 18 KB, and 500 rows of 2 float32 features with labels kept to rescore,
+    # 4.4 KB: streamsvm.calibration)
     assert 0.0 < result.peak_mb < 50.0
-    assert 17.5 < result.model_kb < 18.5
+    assert 21.9 < result.model_kb < 22.9
 
 
 def test_missing_data_is_reported_not_raised(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ with ``predict``; log-loss against ``SVC(probability=True)`` with the same kerne
 parameters (Platt's own method, with 5-fold cross-validated scores) on three binary problems.
 """
 
+import array
 import warnings
 
 import numpy as np
@@ -19,7 +20,15 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import streamsvm
-from streamsvm.calibration import MIN_PER_CLASS, PlattCalibrator, fit_platt, platt_probability
+from streamsvm.calibration import (
+    MAX_RESCORED_WIDTH,
+    MIN_PER_CLASS,
+    RESCORED_ROWS,
+    PlattCalibrator,
+    agree_with_labels,
+    fit_platt,
+    platt_probability,
+)
 from streamsvm.registry import available_estimators
 
 from .test_contract import assert_same_state, blobs, snapshot
@@ -287,6 +296,130 @@ def test_lasvm_log_loss_within_10_percent_of_svc(problem):
     reference = _svc_log_loss(X_train, y_train, X_test, y_test, kernel="rbf", C=1.0,
                               gamma="scale")
     assert ours <= 1.10 * reference, (ours, reference)
+
+
+def _split(X, y):
+    order = np.random.default_rng(0).permutation(len(y))
+    X, y = X[order], y[order]
+    n_train = int(0.7 * len(y))
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def _linear_params(name, cls, n_train):
+    """The linear kernel and SVC's C = 1 in each estimator's terms (Pegasos: lambda =
+    1 / (C n)); as ``benchmarks/bench_probability_vs_svc.py``."""
+    if name == "Pegasos":
+        return {"alpha": 1.0 / n_train}
+    params = {"kernel": "linear"} if "kernel" in cls._parameter_constraints else {}
+    if "C" in cls._parameter_constraints:
+        params["C"] = 1.0
+    if "random_state" in cls._parameter_constraints:
+        params["random_state"] = 0  # the same model on every run
+    return params
+
+
+_LINEAR_SVC = {}
+#: training rows of the estimators whose every row is a protocol event (the rest: all 70%)
+_TRAIN_ROWS = {"DistributedL2SVM": 400}
+
+
+def _linear_svc_log_loss(problem, n_train):
+    if (problem, n_train) not in _LINEAR_SVC:
+        X_train, y_train, X_test, y_test = _split(*PROBLEMS[problem])
+        _LINEAR_SVC[problem, n_train] = _svc_log_loss(
+            X_train[:n_train], y_train[:n_train], X_test, y_test, kernel="linear", C=1.0)
+    return _LINEAR_SVC[problem, n_train]
+
+
+#: (estimator, problem) whose one-pass model itself ranks the test rows worse than SVC:
+#: the Platt sigmoid fitted to the test rows' own scores is already over 1.10 times SVC's
+#: log-loss (benchmarks/results/probability_vs_svc.md, column "test-fitted"); no
+#: calibration of those scores can reach SVC's, so they are held to 1.10 times that sigmoid
+MODEL_LIMITED = {
+    ("BlurredBallSVM", "breast cancer"), ("BlurredBallSVM", "moons"),
+    ("BlurredBallSVM", "imbalanced"), ("Perceptron", "breast cancer"),
+    ("Perceptron", "imbalanced"), ("Pegasos", "breast cancer"), ("Pegasos", "imbalanced"),
+    ("LASVM", "breast cancer"), ("ActiveSVM", "breast cancer"),
+    ("RandomBudgetSVM", "breast cancer"), ("Forgetron", "breast cancer"),
+    ("Forgetron", "imbalanced"), ("BudgetPerceptron", "breast cancer"),
+    ("BudgetPerceptron", "moons"), ("BudgetPerceptron", "imbalanced"),
+    ("StreamSVM", "moons"),
+}
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_linear_log_loss_within_10_percent_of_svc(name):
+    """Every classifier with the linear kernel at SVC's C, streamed in chunks of 50 rows then
+    ``finish``, on the three problems: test log-loss at most 1.10 times
+    ``SVC(kernel='linear', C=1, probability=True)``'s; for the pairs of
+    :data:`MODEL_LIMITED`, at most 1.10 times that of the best sigmoid of its own scores
+    (fitted to the test rows, with ``predict_proba``'s agreement rule)."""
+    cls = ESTIMATORS[name]
+    for problem in PROBLEMS:
+        X_train, y_train, X_test, y_test = _split(*PROBLEMS[problem])
+        n_train = _TRAIN_ROWS.get(name, len(y_train))
+        X_train, y_train = X_train[:n_train], y_train[:n_train]
+        model = cls(**_linear_params(name, cls, len(y_train)))
+        for start in range(0, len(y_train), 50):
+            model.partial_fit(X_train[start:start + 50], y_train[start:start + 50],
+                              classes=[0, 1])
+        model.finish()
+        proba = model.predict_proba(X_test)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+        ours = log_loss(y_test, proba)
+        reference = _linear_svc_log_loss(problem, n_train)
+        if (name, problem) in MODEL_LIMITED:
+            scores = model.decision_function(X_test)
+            a, b = fit_platt(scores, y_test == 1)
+            best = log_loss(y_test, agree_with_labels(platt_probability(scores, a, b),
+                                                      scores > 0))
+            reference = max(reference, best)
+        assert ours <= 1.10 * reference, (problem, ours, reference)
+
+
+def test_linear_models_are_calibrated_on_their_current_scores():
+    """A linear model's sigmoid is Platt's fit to its current decision values on the last
+    RESCORED_ROWS rows it learnt (a slow reference: rescore them by hand), refitted after
+    ``finish`` and after more rows; a kernel model's, to its prequential window."""
+    X, y = PROBLEMS["imbalanced"]
+    model = streamsvm.Pegasos(alpha=1e-3)
+    for start in range(0, 1200, 100):
+        model.partial_fit(X[start:start + 100], y[start:start + 100])
+        learner = model.learners_[0]
+        kept = slice(max(0, start + 100 - RESCORED_ROWS), start + 100)
+        rows = X[kept].astype(np.float32).astype(np.float64)  # kept as float32
+        expected = fit_platt(learner.decision_function(rows), y[kept] == 1)
+        calibrator = learner.calibration
+        np.testing.assert_allclose(calibrator.coefficients(learner.decision_function),
+                                   expected, rtol=1e-6)
+        # the prequential window is still recorded (the collapse guard reads it)
+        assert calibrator.n_recorded == start + 100
+    kernel = streamsvm.LASVM(kernel="rbf", C=1.0).partial_fit(X[:300], y[:300])
+    kernel.partial_fit(X[300:600], y[300:600])
+    calibrator = kernel.learners_[0].calibration
+    assert calibrator.rows is None
+    held = min(calibrator.n_recorded, calibrator.scores.shape[0])
+    np.testing.assert_allclose(calibrator.coefficients(kernel.learners_[0].decision_function),
+                               fit_platt(calibrator.scores[:held], calibrator.labels[:held]))
+
+
+def test_rescored_rows_follow_the_width_and_the_sign():
+    calibrator = PlattCalibrator()
+    calibrator.keep_rows_for_rescoring(3)
+    rows = np.arange(12.0).reshape(4, 3)
+    calibrator.keep_rows(rows, [1, -1, 1, 1])
+    held, labels, weights = calibrator.rows[:4], calibrator.row_labels[:4], calibrator.row_weights
+    np.testing.assert_array_equal(held, rows)
+    np.testing.assert_array_equal(labels, [1, -1, 1, 1])
+    assert weights is None
+    calibrator.flip()
+    np.testing.assert_array_equal(calibrator.row_labels[:4], [-1, 1, -1, -1])
+    calibrator.keep_row_sparse(array.array("q", [0, 3]), array.array("d", [2.0, 5.0]), 1, 4)
+    assert calibrator.rows.shape == (RESCORED_ROWS, 4) and calibrator.n_rows_kept == 1
+    np.testing.assert_array_equal(calibrator.rows[0], [2.0, 0.0, 0.0, 5.0])
+    calibrator.keep_rows(np.ones((2, MAX_RESCORED_WIDTH + 1)), [1, 1])
+    assert calibrator.rows is None and calibrator.n_rows_kept == 0
+    calibrator._check_restored()
 
 
 def test_one_class_tracker_gives_the_uncalibrated_logistic():

@@ -197,6 +197,9 @@ class RowState:
                 calibration = learner.calibration
                 if calibration.n_learned:
                     calibration.record_one(score, target)
+                if calibration.rows is not None:  # a linear model's rows to rescore
+                    calibration.keep_row_sparse(self.cols, self.last_vals, target,
+                                                learner.n_features)
                 calibration.n_learned += 1
                 self._learned(y)
                 return True
@@ -214,6 +217,8 @@ class RowState:
             calibration = learner.calibration
             if calibration.n_learned:
                 calibration.record_one(score, target)
+            if calibration.rows is not None:  # a linear model's rows to rescore
+                calibration.keep_row_sparse(cols, vals, target, learner.n_features)
             calibration.n_learned += 1
         self._learned(y)
         return True

@@ -52,7 +52,7 @@ from ._validation import (
     unique_labels,
 )
 from ._widen import Undo, widen_like
-from .calibration import PlattCalibrator, agree_with_labels, agree_with_scores
+from .calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels, agree_with_scores
 from .collapse import guard_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
@@ -752,14 +752,26 @@ class StreamClassifier(
     def _record_after(self, learner, X, y_binary, weights=None) -> None:
         """Count the rows learnt; on a fresh learner's first data (``fit``, or the first chunk
         of a stream), whose rows no earlier model could score, record the decisions of the
-        model just learnt on the last ``window`` of those rows (in-sample scores)."""
+        model just learnt on the last ``window`` of those rows (in-sample scores). A linear
+        model's calibrator also keeps the chunk's last rows, to be rescored by the model of
+        the moment when probabilities are asked (:mod:`streamsvm.calibration`)."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned == 0 and X.shape[0] > 1:
             tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
             rows = self._rows_to_score(X, None if tail.start == 0 else tail)
             calibrator.record(learner.decision_function(rows), y_binary[tail],
                               None if weights is None else weights[tail])
+        if self._scores_are_linear():
+            tail = slice(max(0, X.shape[0] - RESCORED_ROWS), X.shape[0])
+            rows = self._rows_to_score(X, None if tail.start == 0 else tail)
+            calibrator.keep_rows_for_rescoring(rows.shape[1])
+            calibrator.keep_rows(rows, y_binary[tail], None if weights is None else weights[tail])
         calibrator.n_learned += X.shape[0]
+
+    def _scores_are_linear(self) -> bool:
+        """Whether the decision values are linear in the learners' input (no kernel, or the
+        linear one): the calibration then rescores the recent rows (``calibration.py``)."""
+        return getattr(self, "kernel", "linear") == "linear"
 
     def finish(self):
         """Tell the model its stream has ended (flushes lookahead buffers, runs finishing steps).
@@ -778,6 +790,7 @@ class StreamClassifier(
         with compiled_threads(getattr(self, "n_jobs", None)):
             for learner in self.learners_:
                 learner.finish()
+                self._calibrator(learner).model_changed()
         return self
 
     # ------------------------------------------------------------------ River's dict path
@@ -1073,7 +1086,8 @@ class StreamClassifier(
         columns = scores[:, None] if scores.ndim == 1 else scores
         proba = np.empty_like(columns)
         for k, (learner, sign) in enumerate(zip(self.learners_, self._signs, strict=True)):
-            positive = self._calibrator(learner).probability(sign * columns[:, k])
+            positive = self._calibrator(learner).probability(sign * columns[:, k],
+                                                             learner.decision_function)
             proba[:, k] = positive if sign > 0 else 1.0 - positive
         if scores.ndim == 1:
             positive = agree_with_labels(proba[:, 0], scores > 0)

@@ -19,6 +19,22 @@ costs next to learning. The sigmoid
 is fitted lazily, when probabilities are asked for, and cached until new scores arrive. With
 fewer than ``MIN_PER_CLASS`` scores of either label the fit is not attempted and the fallback
 ``(A, B) = (-1, 0)``, the logistic function of the raw decision value, is used.
+
+**Linear scores: the recent rows rescored.** A linear model's decision values change scale
+as it learns (Pegasos' ``w`` grows as its steps ``1/(lambda t)`` shrink; the perceptrons' and
+the balls' ``w`` grow with every update) and its early models are weaker, so a sigmoid fitted
+to the scores of the models along the stream is too flat or too steep for the last one (the
+prequential window gave 1.4-5.6 times ``SVC(kernel='linear', probability=True)``'s log-loss).
+For a model whose scores are linear in its features (no kernel, or ``kernel='linear'``) of at
+most :data:`MAX_RESCORED_WIDTH` columns, the calibrator also keeps the most recent
+``RESCORED_ROWS`` = 500 rows it was handed (float32, with their labels and weights), and the
+sigmoid is fitted to the decision values of the **current** model on those rows, refitted
+whenever the model has changed (new rows learnt, ``finish``). These scores are in-sample: a
+linear model of ``d`` weights fitted to ``n >> d`` rows moves little with any one of them,
+so they are close to held-out scores of the same model (as ``SVC(probability=True)``'s
+cross-validated scores are of models trained on 80% of the rows); until the model has learnt
+``MIN_ROWS_PER_FEATURE`` = 5 rows per feature, the prequential scores are used. Kernel models,
+which can fit their own rows, keep the prequential scores.
 """
 
 from __future__ import annotations
@@ -26,8 +42,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["MIN_PER_CLASS", "PlattCalibrator", "agree_with_labels", "agree_with_scores",
-           "fit_platt", "platt_probability"]
+__all__ = ["MAX_RESCORED_WIDTH", "MIN_PER_CLASS", "MIN_ROWS_PER_FEATURE", "RESCORED_ROWS",
+           "PlattCalibrator",
+           "agree_with_labels", "agree_with_scores", "fit_platt", "platt_probability"]
 
 #: fewer scores than this of either label: the fallback sigmoid (A, B) = (-1, 0)
 MIN_PER_CLASS = 10
@@ -35,6 +52,12 @@ MIN_PER_CLASS = 10
 DEFAULT_WINDOW = 2000
 #: default number of rows of one chunk that are scored (its first ones)
 DEFAULT_PER_CHUNK = 250
+#: recent rows a calibrator of a linear model keeps, to rescore by the current model
+RESCORED_ROWS = 500
+#: widest rows (features) kept for rescoring; wider models keep the prequential scores
+MAX_RESCORED_WIDTH = 1000
+#: rows learnt per feature before the in-sample scores of the kept rows are trusted
+MIN_ROWS_PER_FEATURE = 5
 _FALLBACK = (-1.0, 0.0)
 
 
@@ -123,6 +146,17 @@ def _fit_platt_core(scores, positive, weights, max_iter):
     return a, b
 
 
+@njit(cache=True)
+def _put_sparse_row(rows, labels, slot, columns, values, positive):
+    """``rows[slot]`` = the row of nonzero ``columns`` and ``values``, zero elsewhere;
+    ``labels[slot]`` = +1 if ``positive`` else -1."""
+    row = rows[slot]
+    row[:] = 0.0
+    for i in range(len(columns)):
+        row[columns[i]] = values[i]
+    labels[slot] = 1 if positive else -1
+
+
 def fit_platt(scores, labels, weights=None, *, max_iter: int = 100) -> tuple[float, float]:
     """``(A, B)`` of Platt's sigmoid ``P(+1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
     values ``scores`` of examples with ``labels`` (±1 or booleans, True = +1) and optional
@@ -184,9 +218,18 @@ class PlattCalibrator:
     """The most recent ``window`` prequential scores of one binary learner, and the Platt
     sigmoid fitted to them (module doc). ``n_recorded`` counts every score recorded;
     ``n_learned`` the rows the learner has learnt (scores are recorded only once it is > 0).
+    For a linear model (:meth:`keep_rows_for_rescoring`) also its most recent rows
+    (``rows``, ``row_labels``, ``row_weights``; ``n_rows_kept`` counts every row kept), to
+    which the sigmoid is fitted by the current model's scores instead.
     The fitted sigmoid is a cache (not saved; refitted from the scores after loading)."""
 
     _transient = ("sigmoid", "fitted_at")
+    # calibrators saved before the rescored rows existed (streamsvm 0.1.0 files) have none:
+    # they keep the prequential scores until they are told to keep rows
+    rows = None
+    row_labels = None
+    row_weights = None
+    n_rows_kept = 0
 
     def __init__(self, window: int = DEFAULT_WINDOW, per_chunk: int = DEFAULT_PER_CHUNK):
         self.per_chunk = int(per_chunk)
@@ -230,14 +273,97 @@ class PlattCalibrator:
             self.weights = np.ones(self.scores.shape[0])
         return self.weights
 
+    # ------------------------------------------------------------------ rescored rows
+    def keep_rows_for_rescoring(self, width: int) -> None:
+        """From now on keep the most recent :data:`RESCORED_ROWS` rows of ``width`` columns
+        (a linear model's calibration, module doc); a model wider than
+        :data:`MAX_RESCORED_WIDTH` keeps none."""
+        if self.rows is None and 0 < width <= MAX_RESCORED_WIDTH:
+            self.rows = np.zeros((RESCORED_ROWS, int(width)), dtype=np.float32)
+            self.row_labels = np.zeros(RESCORED_ROWS, dtype=np.int8)
+            self.n_rows_kept = 0
+
+    def _fit_width(self, width: int) -> bool:
+        """Rows of a new ``width`` (a dict-mode model's features grow) restart the kept rows
+        (their new columns may not sit at the end: StreamSVM's bias column comes last); past
+        :data:`MAX_RESCORED_WIDTH` no rows are kept. False when no rows are kept."""
+        if self.rows is None:
+            return False
+        if width != self.rows.shape[1]:
+            if width > MAX_RESCORED_WIDTH:
+                self.rows = self.row_labels = self.row_weights = None
+            else:
+                self.rows = np.zeros((self.rows.shape[0], int(width)), dtype=np.float32)
+                self.row_labels = np.zeros(self.rows.shape[0], dtype=np.int8)
+                self.row_weights = None
+            self.n_rows_kept = 0
+            self.fitted_at = -1
+        return self.rows is not None
+
+    def keep_rows(self, X, labels, weights=None) -> None:
+        """Keep the last rows of ``X`` (dense or CSR, as the learner's ``decision_function``
+        takes them) with their ±1 labels and optional weights, the oldest overwritten past
+        :data:`RESCORED_ROWS`; nothing unless :meth:`keep_rows_for_rescoring` was called."""
+        if not self._fit_width(X.shape[1]):
+            return
+        capacity = self.rows.shape[0]
+        n_rows = X.shape[0]
+        kept = min(n_rows, capacity)
+        tail = X[n_rows - kept:]
+        tail = tail.toarray() if hasattr(tail, "toarray") else np.asarray(tail)
+        slots = (self.n_rows_kept + n_rows - kept + np.arange(kept)) % capacity
+        self.rows[slots] = tail
+        self.row_labels[slots] = np.where(np.asarray(labels)[n_rows - kept:] > 0, 1, -1)
+        if weights is not None or self.row_weights is not None:
+            if self.row_weights is None:
+                self.row_weights = np.ones(capacity)
+            self.row_weights[slots] = (1.0 if weights is None
+                                       else np.asarray(weights)[n_rows - kept:])
+        self.n_rows_kept += n_rows
+
+    def keep_row_sparse(self, columns, values, label: float, width: int) -> None:
+        """Keep one row given as its nonzero ``columns`` and ``values`` (the per-row path's
+        ``array('q')`` and ``array('d')``) of a model ``width`` columns wide."""
+        rows = self.rows
+        if rows is None:
+            return
+        if rows.shape[1] != width:
+            if not self._fit_width(width):
+                return
+            rows = self.rows
+        slot = self.n_rows_kept % rows.shape[0]
+        _put_sparse_row(rows, self.row_labels, slot, columns, values, label > 0)
+        if self.row_weights is not None:
+            self.row_weights[slot] = 1.0
+        self.n_rows_kept += 1
+
+    def rescored_rows(self):
+        """``(rows, labels, weights)`` held for rescoring (float64 rows), or None when no rows
+        are kept, either label has fewer than :data:`MIN_PER_CLASS` of them, or the model has
+        learnt fewer than :data:`MIN_ROWS_PER_FEATURE` rows per column (in-sample scores of
+        a model of ``d`` weights fitted to fewer are over-confident)."""
+        if self.rows is None or self.n_learned < MIN_ROWS_PER_FEATURE * self.rows.shape[1]:
+            return None
+        held = min(self.n_rows_kept, self.rows.shape[0])
+        labels = self.row_labels[:held]
+        if min(np.count_nonzero(labels > 0), np.count_nonzero(labels < 0)) < MIN_PER_CLASS:
+            return None
+        weights = None if self.row_weights is None else self.row_weights[:held]
+        return self.rows[:held].astype(np.float64), labels, weights
+
+    def model_changed(self) -> None:
+        """The learner changed without learning rows (``finish``): refit before next use."""
+        self.fitted_at = -1
+
     def _restore_transient(self) -> None:
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = -1
 
     def _check_restored(self) -> None:
         """Raise ValueError unless the saved window (e.g. read from a model file) is one
-        :meth:`record` could have written: matching 1-D arrays, labels ±1 (0 where nothing
-        was recorded yet), finite non-negative weights, counts that are non-negative ints."""
+        :meth:`record` and :meth:`keep_rows` could have written: matching 1-D arrays, labels
+        ±1 (0 where nothing was recorded yet), finite non-negative weights, counts that are
+        non-negative ints, kept rows of at most :data:`MAX_RESCORED_WIDTH` columns."""
         scores, labels, weights = self.scores, self.labels, self.weights
         window = scores.shape[0] if isinstance(scores, np.ndarray) and scores.ndim == 1 else 0
         ok = (
@@ -249,30 +375,58 @@ class PlattCalibrator:
                                      and weights.dtype == np.float64
                                      and (weights >= 0).all()))
             and all(type(v) is int and v >= 0
-                    for v in (self.per_chunk, self.n_recorded, self.n_learned))
+                    for v in (self.per_chunk, self.n_recorded, self.n_learned,
+                              self.n_rows_kept))
             and self.per_chunk >= 1
+            and self._rows_consistent()
         )
         if not ok:
             raise ValueError("the calibration window's arrays or counts are inconsistent")
+
+    def _rows_consistent(self) -> bool:
+        rows, labels, weights = self.rows, self.row_labels, self.row_weights
+        if rows is None:
+            return labels is None and weights is None and self.n_rows_kept == 0
+        return (
+            isinstance(rows, np.ndarray) and rows.ndim == 2 and rows.dtype == np.float32
+            and 1 <= rows.shape[0] and 1 <= rows.shape[1] <= MAX_RESCORED_WIDTH
+            and isinstance(labels, np.ndarray) and labels.shape == (rows.shape[0],)
+            and labels.dtype == np.int8 and np.isin(labels, (-1, 0, 1)).all()
+            and (weights is None or (isinstance(weights, np.ndarray)
+                                     and weights.shape == (rows.shape[0],)
+                                     and weights.dtype == np.float64
+                                     and (weights >= 0).all()))
+        )
 
     def flip(self) -> None:
         """The learner's labels and scores changed sign (its positive class changed)."""
         self.scores *= -1.0
         self.labels *= -1
+        if self.row_labels is not None:
+            self.row_labels *= -1
         self.fitted_at = -1
 
-    def coefficients(self) -> tuple[float, float]:
-        """``(A, B)`` fitted to the scores held; refitted only when new scores arrived."""
-        if self.fitted_at != self.n_recorded:
-            held = min(self.n_recorded, self.scores.shape[0])
-            self.sigmoid = np.array(
-                fit_platt(self.scores[:held], self.labels[:held],
-                          None if self.weights is None else self.weights[:held])
-            )
-            self.fitted_at = self.n_recorded
+    def coefficients(self, rescore=None) -> tuple[float, float]:
+        """``(A, B)`` fitted to the scores held, refitted only when they or the learner
+        changed.
+        ``rescore`` (the learner's ``decision_function``) scores the kept rows, when there
+        are any (module doc); otherwise the prequential scores are used."""
+        version = self.n_learned + self.n_recorded + self.n_rows_kept  # grows on any change
+        if self.fitted_at != version:
+            rows = None if rescore is None else self.rescored_rows()
+            if rows is not None:
+                rows, labels, weights = rows
+                self.sigmoid = np.array(fit_platt(rescore(rows), labels, weights))
+            else:
+                held = min(self.n_recorded, self.scores.shape[0])
+                self.sigmoid = np.array(
+                    fit_platt(self.scores[:held], self.labels[:held],
+                              None if self.weights is None else self.weights[:held])
+                )
+            self.fitted_at = version
         return float(self.sigmoid[0]), float(self.sigmoid[1])
 
-    def probability(self, scores) -> np.ndarray:
-        """``P(+1)`` of each decision value."""
-        a, b = self.coefficients()
+    def probability(self, scores, rescore=None) -> np.ndarray:
+        """``P(+1)`` of each decision value (``rescore`` as in :meth:`coefficients`)."""
+        a, b = self.coefficients(rescore)
         return platt_probability(scores, a, b)

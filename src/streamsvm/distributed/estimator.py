@@ -54,7 +54,7 @@ from .._validation import (
     check_row_norms,
 )
 from ..base import state_nbytes
-from ..calibration import PlattCalibrator, agree_with_labels
+from ..calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..kernels.spec import max_safe_sqnorm
 from ..progress import Progress
@@ -242,6 +242,8 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             if self.__sklearn_is_fitted__() and np.ndim(x) == 1:
                 self._calibrator().record(self.decision_function(x.reshape(1, -1)), [label])
             record = self.tracker_.add(site, x, label, point_id)
+        if np.ndim(x) == 1:
+            self._keep_rows(np.reshape(x, (1, -1)), np.array([label], dtype=np.float64))
         self._calibrator().n_learned += 1
         self.n_seen_ = getattr(self, "n_seen_", 0) + 1
         return record["point_id"]
@@ -534,7 +536,17 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         self._add_rows(X, signs, sites)
         if not before and X.shape[0] > 1 and self.__sklearn_is_fitted__():
             calibrator.record(self.decision_function(X[tail]), signs[tail])
+        self._keep_rows(X[max(0, X.shape[0] - RESCORED_ROWS):],
+                        signs[max(0, X.shape[0] - RESCORED_ROWS):])
         calibrator.n_learned += X.shape[0]
+
+    def _keep_rows(self, X, signs) -> None:
+        """With the linear kernel, keep the last rows for the calibration to rescore
+        (:mod:`streamsvm.calibration`, "Linear scores")."""
+        if self.kernel == "linear":
+            calibrator = self._calibrator()
+            calibrator.keep_rows_for_rescoring(X.shape[1])
+            calibrator.keep_rows(X, signs)
 
     def _add_rows(self, X, signs, sites, block=256):
         """Add the rows one protocol event each; with ``verbose``, progress lines
@@ -618,7 +630,10 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         scores = self.decision_function(X, site)
         if self.task == "two-class" and self.classes_.size == 1:
             return np.ones((scores.shape[0], 1))
-        positive = agree_with_labels(self._calibrator().probability(scores), scores >= 0)
+        positive = agree_with_labels(
+            self._calibrator().probability(
+                scores, lambda rows: self.tracker_.decision_function(rows, 0)),
+            scores >= 0)
         return np.column_stack([1.0 - positive, positive])
 
     def predict_proba_one(self, x):
