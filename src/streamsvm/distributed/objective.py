@@ -147,7 +147,10 @@ class SquaredNorm:
         self.tol = float(tol)
 
     def summarise(self, space, atoms: PointBlock, coef: np.ndarray) -> GlobalSummary:
-        G = space.gram(atoms)
+        return self.summarise_gram(space.gram(atoms), coef)
+
+    def summarise_gram(self, G: np.ndarray, coef: np.ndarray) -> GlobalSummary:
+        """:meth:`summarise` from the atoms' Gram matrix ``G`` (a site that keeps it)."""
         f = _core.quadratic_value(G, coef)
         return GlobalSummary(f, scale=max(float(np.max(np.diag(G), initial=0.0)), abs(f), 1e-300))
 
