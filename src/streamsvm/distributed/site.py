@@ -251,18 +251,22 @@ class Site:
         Atoms missing from ``comb.new`` are decoded from the last ê, the dictionary of
         shared vectors or the own points; the previous atoms that left the combination join
         the dictionary (the same rule at every site keeps the dictionaries identical)."""
-        new = comb.new
-        lookup = {int(p): (x, y) for p, x, y in zip(new.ids, new.X, new.y, strict=True)}
-        for p, x, y in zip(self._installed.ids, self._installed.X, self._installed.y,
-                           strict=True):
-            lookup.setdefault(int(p), (x, y))
-        X = np.empty((len(comb.ids), self.n_features))
-        y = np.empty(len(comb.ids))
-        for i, p in enumerate(comb.ids):
-            p = int(p)
-            if p in lookup:
-                X[i], y[i] = lookup[p]
-            elif p in self._cache:
+        new, installed, ids = comb.new, self._installed, comb.ids
+        # decode from the sent atoms, then the last ê's (vectorised: every site does this at
+        # every broadcast); the rest from the dictionary or the own points
+        known_ids = np.concatenate([new.ids, installed.ids])
+        known_X = np.concatenate([new.X, installed.X])
+        known_y = np.concatenate([new.y, installed.y])
+        unique_ids, first = np.unique(known_ids, return_index=True)  # sent atoms first
+        where = np.minimum(np.searchsorted(unique_ids, ids), max(len(unique_ids) - 1, 0))
+        found = (unique_ids[where] == ids) if len(unique_ids) else np.zeros(len(ids), bool)
+        X = np.empty((len(ids), self.n_features))
+        y = np.empty(len(ids))
+        X[found] = known_X[first[where[found]]]
+        y[found] = known_y[first[where[found]]]
+        for i in np.flatnonzero(~found):
+            p = int(ids[i])
+            if p in self._cache:
                 X[i], y[i] = self._cache[p]
             elif p in self._row:
                 row = self._row[p]
@@ -270,13 +274,12 @@ class Site:
             else:
                 raise RuntimeError(f"site {self.index} cannot decode atom {p}: its vector was "
                                    "neither sent nor shared (protocol bug)")
-        now = set(int(p) for p in comb.ids)
-        for p, x, yy in zip(self._installed.ids, self._installed.X, self._installed.y,
-                            strict=True):
-            if int(p) not in now:
-                self._cache_put(p, x, yy)
-        for p in now:
-            self._cache.pop(p, None)
+        for k in np.flatnonzero(~np.isin(installed.ids, ids)):
+            self._cache_put(installed.ids[k], installed.X[k], installed.y[k])
+        if self._cache:
+            now = set(ids.tolist())
+            for p in [p for p in self._cache if p in now]:
+                self._cache.pop(p)
         self._cache_trim()
         self._atoms = PointBlock(comb.ids, X, y)
         self._installed = self._atoms
@@ -316,8 +319,14 @@ class Site:
             G = self.space.gram(atoms)
         else:
             old_ids, old_G = previous
-            where = {int(p): i for i, p in enumerate(old_ids)}
-            slot = np.array([where.get(int(p), -1) for p in atoms.ids], dtype=np.int64)
+            if np.array_equal(old_ids, atoms.ids):
+                return old_G
+            sorter = np.argsort(old_ids)
+            at = np.minimum(np.searchsorted(old_ids, atoms.ids, sorter=sorter),
+                            max(len(old_ids) - 1, 0))
+            slot = sorter[at] if len(old_ids) else np.zeros(len(atoms), np.int64)
+            hit = (old_ids[slot] == atoms.ids) if len(old_ids) else np.zeros(len(atoms), bool)
+            slot = np.where(hit, slot, -1)
             known = np.flatnonzero(slot >= 0)
             fresh = np.flatnonzero(slot < 0)
             G = np.empty((len(atoms), len(atoms)))
