@@ -156,9 +156,13 @@ class SquaredNorm:
 
     def slacks(self, space, atoms, coef, summary, block: PointBlock) -> np.ndarray:
         """∇f(ê)ᵀ(φ̂(x_j) − ê) = 2 (Σ_i coef_i k̂(a_i, x_j) − f(ê)) (eq. 4.1, corrected)."""
-        out = np.empty(len(block))
-        if len(block):
-            _core.slacks_from_cross(space.gram(atoms, block), coef, summary.f, out)
+        return self.slacks_gram(space.gram(atoms, block), coef, summary)
+
+    def slacks_gram(self, cross: np.ndarray, coef, summary) -> np.ndarray:
+        """:meth:`slacks` from ``cross[i, j] = k̂(a_i, x_j)`` (a site that keeps it)."""
+        out = np.empty(cross.shape[1])
+        if cross.shape[1]:
+            _core.slacks_from_cross(cross, coef, summary.f, out)
         return out
 
     def minimise(self, space, base: PointBlock, W=None, init=None):

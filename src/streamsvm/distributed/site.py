@@ -62,7 +62,7 @@ class Site:
     #: slacks of points added before any global vector are NaN (not known yet)
     _may_hold_nan = ("_slacks",)
 
-    _transient = ("_row", "_cache", "_atom_gram")
+    _transient = ("_row", "_cache", "_atom_gram", "_own_cross")
 
     def __init__(self, index, n_features, space, objective, config):
         self.index = int(index)
@@ -83,6 +83,7 @@ class Site:
         self._installed = PointBlock.empty(self.n_features)  # atoms of the last broadcast ê
         self._cache = OrderedDict()  # wire id -> (x, y): broadcast earlier, not an atom now
         self._atom_gram = None  # (wire ids, their k̂ Gram) of the last installed ê
+        self._own_cross = None  # (atom ids, own ids, k̂ between them) of the last slacks
         self._summary = None
         self._threshold = 0.0
         self._eps_abs = 0.0
@@ -98,6 +99,7 @@ class Site:
     def _restore_transient(self) -> None:
         self._row = {int(p): i for i, p in enumerate(self._ids[:self._n])}
         self._atom_gram = None
+        self._own_cross = None
         block = self.__dict__.pop("_cache_block", None)
         self._cache = OrderedDict()
         if block is not None:
@@ -295,7 +297,13 @@ class Site:
         self._threshold = eps + self.config["monitor_tol"] * self._summary.scale
         n = self._n
         if n:
-            self._slacks[:n] = self._slacks_of(self.own_block())
+            if hasattr(self.objective, "slacks_gram") and not self.space.explicit:
+                own = self.own_block()
+                cross = _reused_gram(self.space, self._own_cross, self._atoms, own)
+                self._own_cross = (self._atoms.ids.copy(), own.ids.copy(), cross)
+                self._slacks[:n] = self.objective.slacks_gram(cross, self._coef, self._summary)
+            else:
+                self._slacks[:n] = self._slacks_of(self.own_block())
         return self.violation()
 
     def violation(self):
@@ -502,3 +510,31 @@ class Site:
         """(ids, slacks) of the own points under the current ê (the Theorem 1 certificate)."""
         n = self._n
         return self._ids[:n].copy(), self._slacks[:n].copy()
+
+
+def _slots(old_ids, ids):
+    """Position of each of ``ids`` in ``old_ids`` (-1 where absent)."""
+    if len(old_ids) == 0 or len(ids) == 0:
+        return np.full(len(ids), -1, dtype=np.int64)
+    sorter = np.argsort(old_ids)
+    at = np.minimum(np.searchsorted(old_ids, ids, sorter=sorter), len(old_ids) - 1)
+    slot = sorter[at]
+    return np.where(old_ids[slot] == ids, slot, -1)
+
+
+def _reused_gram(space, previous, A: PointBlock, B: PointBlock) -> np.ndarray:
+    """``space.gram(A, B)`` (A and B different blocks), reusing the entries of ``previous`` =
+    (A ids, B ids, their matrix) and computing only the rows and columns of new points. Every
+    entry depends on its two points (and their ids) only, so these are the same bits."""
+    if previous is None:
+        return space.gram(A, B)
+    rows, cols = _slots(previous[0], A.ids), _slots(previous[1], B.ids)
+    K = np.empty((len(A), len(B)))
+    kept_rows, kept_cols = np.flatnonzero(rows >= 0), np.flatnonzero(cols >= 0)
+    K[np.ix_(kept_rows, kept_cols)] = previous[2][np.ix_(rows[kept_rows], cols[kept_cols])]
+    fresh_rows, fresh_cols = np.flatnonzero(rows < 0), np.flatnonzero(cols < 0)
+    if fresh_rows.size:
+        K[fresh_rows, :] = space.gram(A.take(fresh_rows), B)
+    if fresh_cols.size:
+        K[:, fresh_cols] = space.gram(A, B.take(fresh_cols))
+    return K
