@@ -327,8 +327,12 @@ class Site:
             G = self.space.gram(atoms)
         else:
             old_ids, old_G = previous
+            # the kernel counts the values used, as a fresh Gram matrix would (a model resumed
+            # from a file, whose reuse starts afresh, counts the same)
+            self.space.kernel.n_evals += len(atoms) ** 2
             if np.array_equal(old_ids, atoms.ids):
                 return old_G
+            counted = self.space.kernel.n_evals
             sorter = np.argsort(old_ids)
             at = np.minimum(np.searchsorted(old_ids, atoms.ids, sorter=sorter),
                             max(len(old_ids) - 1, 0))
@@ -346,6 +350,7 @@ class Site:
                 # the fresh block as space.gram(atoms) gives it: symmetrised
                 block = cross[:, fresh]
                 G[np.ix_(fresh, fresh)] = 0.5 * (block + block.T)
+            self.space.kernel.n_evals = counted
         self._atom_gram = (atoms.ids.copy(), G)
         return G
 
@@ -528,6 +533,7 @@ def _reused_gram(space, previous, A: PointBlock, B: PointBlock) -> np.ndarray:
     entry depends on its two points (and their ids) only, so these are the same bits."""
     if previous is None:
         return space.gram(A, B)
+    counted = space.kernel.n_evals + len(A) * len(B)  # the values used, as space.gram counts
     rows, cols = _slots(previous[0], A.ids), _slots(previous[1], B.ids)
     K = np.empty((len(A), len(B)))
     kept_rows, kept_cols = np.flatnonzero(rows >= 0), np.flatnonzero(cols >= 0)
@@ -537,4 +543,5 @@ def _reused_gram(space, previous, A: PointBlock, B: PointBlock) -> np.ndarray:
         K[fresh_rows, :] = space.gram(A.take(fresh_rows), B)
     if fresh_cols.size:
         K[:, fresh_cols] = space.gram(A, B.take(fresh_cols))
+    space.kernel.n_evals = counted
     return K
