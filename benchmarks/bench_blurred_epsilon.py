@@ -39,7 +39,8 @@ def run(orders, quick):
                 errors, seconds, balls = [], [], []
                 for seed in range(orders):
                     order = np.random.default_rng(seed).permutation(X.shape[0])
-                    model = BlurredBallSVM(epsilon=epsilon, C=C, lookahead=lookahead)
+                    model = BlurredBallSVM(epsilon=epsilon, C=C, lookahead=lookahead,
+                                           classifier="blurred")
                     model, secs = timed(model.fit, X[order], y[order])
                     errors.append(100 * (1 - model.score(Xt, yt)))
                     seconds.append(secs)

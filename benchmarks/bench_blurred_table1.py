@@ -72,7 +72,7 @@ def run_blurred(X, y, Xt, yt, settings, lookahead, orders):
     out = {"acc": [], "last": [], "auc": [], "secs": [], "balls": [], "core": [], "updates": []}
     for seed in range(orders):
         order = np.random.default_rng(seed).permutation(X.shape[0])
-        model = BlurredBallSVM(lookahead=lookahead, **settings)
+        model = BlurredBallSVM(lookahead=lookahead, classifier="blurred", **settings)
         model, seconds = timed(model.fit, X[order], y[order])
         scores = model.decision_function(Xt)
         positive = model.classes_[1]

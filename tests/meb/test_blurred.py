@@ -226,7 +226,7 @@ def test_blurred_classifier_follows_definitions_1_and_2():
     """Algorithm 2 recomputed from the kept centres in explicit coordinates."""
     X, y = data(300, seed=9)
     Xt, _ = data(200, seed=90)
-    model = BlurredBallSVM(epsilon=0.02, C=np.inf, center=False).fit(X, y)
+    model = BlurredBallSVM(epsilon=0.02, C=np.inf, center=False, classifier="blurred").fit(X, y)
     learner = model.learners_[0]
     nb = learner.n_balls
     assert nb >= 2

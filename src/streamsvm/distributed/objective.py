@@ -147,15 +147,22 @@ class SquaredNorm:
         self.tol = float(tol)
 
     def summarise(self, space, atoms: PointBlock, coef: np.ndarray) -> GlobalSummary:
-        G = space.gram(atoms)
+        return self.summarise_gram(space.gram(atoms), coef)
+
+    def summarise_gram(self, G: np.ndarray, coef: np.ndarray) -> GlobalSummary:
+        """:meth:`summarise` from the atoms' Gram matrix ``G`` (a site that keeps it)."""
         f = _core.quadratic_value(G, coef)
         return GlobalSummary(f, scale=max(float(np.max(np.diag(G), initial=0.0)), abs(f), 1e-300))
 
     def slacks(self, space, atoms, coef, summary, block: PointBlock) -> np.ndarray:
         """∇f(ê)ᵀ(φ̂(x_j) − ê) = 2 (Σ_i coef_i k̂(a_i, x_j) − f(ê)) (eq. 4.1, corrected)."""
-        out = np.empty(len(block))
-        if len(block):
-            _core.slacks_from_cross(space.gram(atoms, block), coef, summary.f, out)
+        return self.slacks_gram(space.gram(atoms, block), coef, summary)
+
+    def slacks_gram(self, cross: np.ndarray, coef, summary) -> np.ndarray:
+        """:meth:`slacks` from ``cross[i, j] = k̂(a_i, x_j)`` (a site that keeps it)."""
+        out = np.empty(cross.shape[1])
+        if cross.shape[1]:
+            _core.slacks_from_cross(cross, coef, summary.f, out)
         return out
 
     def minimise(self, space, base: PointBlock, W=None, init=None):

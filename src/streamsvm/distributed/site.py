@@ -62,7 +62,7 @@ class Site:
     #: slacks of points added before any global vector are NaN (not known yet)
     _may_hold_nan = ("_slacks",)
 
-    _transient = ("_row", "_cache")
+    _transient = ("_row", "_cache", "_atom_gram", "_own_cross")
 
     def __init__(self, index, n_features, space, objective, config):
         self.index = int(index)
@@ -82,6 +82,8 @@ class Site:
         self._coef = np.empty(0)
         self._installed = PointBlock.empty(self.n_features)  # atoms of the last broadcast ê
         self._cache = OrderedDict()  # wire id -> (x, y): broadcast earlier, not an atom now
+        self._atom_gram = None  # (wire ids, their k̂ Gram) of the last installed ê
+        self._own_cross = None  # (atom ids, own ids, k̂ between them) of the last slacks
         self._summary = None
         self._threshold = 0.0
         self._eps_abs = 0.0
@@ -96,6 +98,8 @@ class Site:
 
     def _restore_transient(self) -> None:
         self._row = {int(p): i for i, p in enumerate(self._ids[:self._n])}
+        self._atom_gram = None
+        self._own_cross = None
         block = self.__dict__.pop("_cache_block", None)
         self._cache = OrderedDict()
         if block is not None:
@@ -249,18 +253,22 @@ class Site:
         Atoms missing from ``comb.new`` are decoded from the last ê, the dictionary of
         shared vectors or the own points; the previous atoms that left the combination join
         the dictionary (the same rule at every site keeps the dictionaries identical)."""
-        new = comb.new
-        lookup = {int(p): (x, y) for p, x, y in zip(new.ids, new.X, new.y, strict=True)}
-        for p, x, y in zip(self._installed.ids, self._installed.X, self._installed.y,
-                           strict=True):
-            lookup.setdefault(int(p), (x, y))
-        X = np.empty((len(comb.ids), self.n_features))
-        y = np.empty(len(comb.ids))
-        for i, p in enumerate(comb.ids):
-            p = int(p)
-            if p in lookup:
-                X[i], y[i] = lookup[p]
-            elif p in self._cache:
+        new, installed, ids = comb.new, self._installed, comb.ids
+        # decode from the sent atoms, then the last ê's (vectorised: every site does this at
+        # every broadcast); the rest from the dictionary or the own points
+        known_ids = np.concatenate([new.ids, installed.ids])
+        known_X = np.concatenate([new.X, installed.X])
+        known_y = np.concatenate([new.y, installed.y])
+        unique_ids, first = np.unique(known_ids, return_index=True)  # sent atoms first
+        where = np.minimum(np.searchsorted(unique_ids, ids), max(len(unique_ids) - 1, 0))
+        found = (unique_ids[where] == ids) if len(unique_ids) else np.zeros(len(ids), bool)
+        X = np.empty((len(ids), self.n_features))
+        y = np.empty(len(ids))
+        X[found] = known_X[first[where[found]]]
+        y[found] = known_y[first[where[found]]]
+        for i in np.flatnonzero(~found):
+            p = int(ids[i])
+            if p in self._cache:
                 X[i], y[i] = self._cache[p]
             elif p in self._row:
                 row = self._row[p]
@@ -268,18 +276,20 @@ class Site:
             else:
                 raise RuntimeError(f"site {self.index} cannot decode atom {p}: its vector was "
                                    "neither sent nor shared (protocol bug)")
-        now = set(int(p) for p in comb.ids)
-        for p, x, yy in zip(self._installed.ids, self._installed.X, self._installed.y,
-                            strict=True):
-            if int(p) not in now:
-                self._cache_put(p, x, yy)
-        for p in now:
-            self._cache.pop(p, None)
+        for k in np.flatnonzero(~np.isin(installed.ids, ids)):
+            self._cache_put(installed.ids[k], installed.X[k], installed.y[k])
+        if self._cache:
+            now = set(ids.tolist())
+            for p in [p for p in self._cache if p in now]:
+                self._cache.pop(p)
         self._cache_trim()
         self._atoms = PointBlock(comb.ids, X, y)
         self._installed = self._atoms
         self._coef = comb.coef.copy()
-        self._summary = self.objective.summarise(self.space, self._atoms, self._coef)
+        if hasattr(self.objective, "summarise_gram") and not self.space.explicit:
+            self._summary = self.objective.summarise_gram(self._atoms_gram(), self._coef)
+        else:
+            self._summary = self.objective.summarise(self.space, self._atoms, self._coef)
         eps = float(self.config["epsilon"])
         if self.config["relative"]:
             eps = eps / (1.0 + eps) * self._summary.f  # section 3.3
@@ -287,7 +297,13 @@ class Site:
         self._threshold = eps + self.config["monitor_tol"] * self._summary.scale
         n = self._n
         if n:
-            self._slacks[:n] = self._slacks_of(self.own_block())
+            if hasattr(self.objective, "slacks_gram") and not self.space.explicit:
+                own = self.own_block()
+                cross = _reused_gram(self.space, self._own_cross, self._atoms, own)
+                self._own_cross = (self._atoms.ids.copy(), own.ids.copy(), cross)
+                self._slacks[:n] = self.objective.slacks_gram(cross, self._coef, self._summary)
+            else:
+                self._slacks[:n] = self._slacks_of(self.own_block())
         return self.violation()
 
     def violation(self):
@@ -297,6 +313,46 @@ class Site:
             return np.inf, 0, self._threshold
         s = self._slacks[:n]
         return float(s.min()), int(np.sum(s < -self._threshold)), self._threshold
+
+    def _atoms_gram(self) -> np.ndarray:
+        """k̂ among the atoms of ê, reusing the entries between atoms of the previous ê.
+
+        Consecutive ê share most atoms, and every site used to recompute the whole Gram
+        matrix at every broadcast (most of DistributedL2SVM's time on 784-d MNIST). Each
+        entry depends on its two points only (the kernels' rows are exact per pair), so the
+        reused entries are the very bits a fresh ``space.gram`` gives."""
+        atoms = self._atoms
+        previous = self._atom_gram
+        if previous is None or len(atoms) == 0:
+            G = self.space.gram(atoms)
+        else:
+            old_ids, old_G = previous
+            # the kernel counts the values used, as a fresh Gram matrix would (a model resumed
+            # from a file, whose reuse starts afresh, counts the same)
+            self.space.kernel.n_evals += len(atoms) ** 2
+            if np.array_equal(old_ids, atoms.ids):
+                return old_G
+            counted = self.space.kernel.n_evals
+            sorter = np.argsort(old_ids)
+            at = np.minimum(np.searchsorted(old_ids, atoms.ids, sorter=sorter),
+                            max(len(old_ids) - 1, 0))
+            slot = sorter[at] if len(old_ids) else np.zeros(len(atoms), np.int64)
+            hit = (old_ids[slot] == atoms.ids) if len(old_ids) else np.zeros(len(atoms), bool)
+            slot = np.where(hit, slot, -1)
+            known = np.flatnonzero(slot >= 0)
+            fresh = np.flatnonzero(slot < 0)
+            G = np.empty((len(atoms), len(atoms)))
+            G[np.ix_(known, known)] = old_G[np.ix_(slot[known], slot[known])]
+            if fresh.size:
+                cross = self.space.gram(atoms.take(fresh), atoms)
+                G[fresh, :] = cross
+                G[:, fresh] = cross.T
+                # the fresh block as space.gram(atoms) gives it: symmetrised
+                block = cross[:, fresh]
+                G[np.ix_(fresh, fresh)] = 0.5 * (block + block.T)
+            self.space.kernel.n_evals = counted
+        self._atom_gram = (atoms.ids.copy(), G)
+        return G
 
     def threshold(self) -> float:
         """ε (absolute, after section 3.3) plus the rounding allowance."""
@@ -459,3 +515,33 @@ class Site:
         """(ids, slacks) of the own points under the current ê (the Theorem 1 certificate)."""
         n = self._n
         return self._ids[:n].copy(), self._slacks[:n].copy()
+
+
+def _slots(old_ids, ids):
+    """Position of each of ``ids`` in ``old_ids`` (-1 where absent)."""
+    if len(old_ids) == 0 or len(ids) == 0:
+        return np.full(len(ids), -1, dtype=np.int64)
+    sorter = np.argsort(old_ids)
+    at = np.minimum(np.searchsorted(old_ids, ids, sorter=sorter), len(old_ids) - 1)
+    slot = sorter[at]
+    return np.where(old_ids[slot] == ids, slot, -1)
+
+
+def _reused_gram(space, previous, A: PointBlock, B: PointBlock) -> np.ndarray:
+    """``space.gram(A, B)`` (A and B different blocks), reusing the entries of ``previous`` =
+    (A ids, B ids, their matrix) and computing only the rows and columns of new points. Every
+    entry depends on its two points (and their ids) only, so these are the same bits."""
+    if previous is None:
+        return space.gram(A, B)
+    counted = space.kernel.n_evals + len(A) * len(B)  # the values used, as space.gram counts
+    rows, cols = _slots(previous[0], A.ids), _slots(previous[1], B.ids)
+    K = np.empty((len(A), len(B)))
+    kept_rows, kept_cols = np.flatnonzero(rows >= 0), np.flatnonzero(cols >= 0)
+    K[np.ix_(kept_rows, kept_cols)] = previous[2][np.ix_(rows[kept_rows], cols[kept_cols])]
+    fresh_rows, fresh_cols = np.flatnonzero(rows < 0), np.flatnonzero(cols < 0)
+    if fresh_rows.size:
+        K[fresh_rows, :] = space.gram(A.take(fresh_rows), B)
+    if fresh_cols.size:
+        K[:, fresh_cols] = space.gram(A, B.take(fresh_cols))
+    space.kernel.n_evals = counted
+    return K
