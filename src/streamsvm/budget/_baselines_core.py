@@ -148,6 +148,32 @@ def _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0):
     return n - 1
 
 
+@njit(cache=True, inline="always")
+def _expansion_value(x, x_sq, V, Vsq, coef, n, code, gamma, degree, coef0, krow):
+    """``f(x) = sum_i coef_i K(v_i, x)`` over the first n stored examples; their kernel values
+    are left in ``krow[:n]``."""
+    f = 0.0
+    if n > 0:
+        kernel_row_dense(x, x_sq, V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+        for i in range(n):
+            f += coef[i] * krow[i]
+    return f
+
+
+@njit(cache=True, inline="always")
+def _add_slot(V, Vsq, coef, fsv, n, x, x_sq, y, f, krow, code, gamma, degree, coef0):
+    """Store ``x`` with coefficient ``y`` in slot ``n`` (Crammer et al.'s update
+    ``f <- f + y K(x, .)``): the stored examples' values ``fsv`` gain ``y K(x, v_i)`` (from
+    ``krow``), the new slot's is ``f(x) + y K(x, x)``. Returns the new count."""
+    for i in range(n):
+        fsv[i] += y * krow[i]
+    V[n, :] = x
+    Vsq[n] = x_sq
+    coef[n] = y
+    fsv[n] = f + y * kernel_dense(x, x_sq, x, x_sq, code, gamma, degree, coef0)
+    return n + 1
+
+
 @njit(cache=True)
 def _fewest_errors(V, Vsq, coef, fsv, n, krow, code, gamma, degree, coef0):
     """Among the first ``n - 1`` stored examples (the last is the one just added), the one
@@ -197,11 +223,7 @@ def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, removal, cod
     updates = 0
     for r in range(X.shape[0]):
         n = state[0]
-        f = 0.0
-        if n > 0:
-            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
-            for i in range(n):
-                f += coef[i] * krow[i]
+        f = _expansion_value(X[r], sq[r], V, Vsq, coef, n, code, gamma, degree, coef0, krow)
         if y[r] * f > beta:
             continue
         updates += 1
@@ -217,17 +239,9 @@ def budget_perceptron_run(V, Vsq, coef, fsv, state, X, sq, y, beta, removal, cod
                     who = i
             n = _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0)
             # the row of the new example over the remaining slots
-            f = 0.0
-            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
-            for i in range(n):
-                f += coef[i] * krow[i]
-        for i in range(n):
-            fsv[i] += y[r] * krow[i]
-        V[n, :] = X[r]
-        Vsq[n] = sq[r]
-        coef[n] = y[r]
-        fsv[n] = f + y[r] * kernel_dense(X[r], sq[r], X[r], sq[r], code, gamma, degree, coef0)
-        n += 1
+            f = _expansion_value(X[r], sq[r], V, Vsq, coef, n, code, gamma, degree, coef0, krow)
+        n = _add_slot(V, Vsq, coef, fsv, n, X[r], sq[r], y[r], f, krow, code, gamma, degree,
+                      coef0)
         if n > B:  # REMOVE_ERRORS: the slot B + 1 holds the new example
             who = _fewest_errors(V, Vsq, coef, fsv, n, krow, code, gamma, degree, coef0)
             n = _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0)
@@ -287,11 +301,7 @@ def budget_perceptron_window_run(V, Vsq, coef, fsv, state, W, Wsq, Wy, KW, fW, w
     updates = 0
     for r in range(X.shape[0]):
         n = state[0]
-        f = 0.0
-        if n > 0:
-            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
-            for i in range(n):
-                f += coef[i] * krow[i]
+        f = _expansion_value(X[r], sq[r], V, Vsq, coef, n, code, gamma, degree, coef0, krow)
         # the row enters the window (replacing the oldest once it is full)
         p = wstate[1]
         W[p, :] = X[r]
@@ -311,13 +321,8 @@ def budget_perceptron_window_run(V, Vsq, coef, fsv, state, W, Wsq, Wy, KW, fW, w
         for j in range(m):
             KW[j, n] = col[j]
             fW[j] += y[r] * col[j]
-        for i in range(n):
-            fsv[i] += y[r] * krow[i]
-        V[n, :] = X[r]
-        Vsq[n] = sq[r]
-        coef[n] = y[r]
-        fsv[n] = f + y[r] * kernel_dense(X[r], sq[r], X[r], sq[r], code, gamma, degree, coef0)
-        n += 1
+        n = _add_slot(V, Vsq, coef, fsv, n, X[r], sq[r], y[r], f, krow, code, gamma, degree,
+                      coef0)
         if n > B:  # slot B + 1 holds the new example
             who = _fewest_window_errors(V, Vsq, coef, fsv, n, KW, fW, Wy, m, code, gamma,
                                         degree, coef0)

@@ -51,6 +51,7 @@ from ._parallel_core import (
     gradient_step,
     partner_in_blocks,
     remove_blatant_in_blocks,
+    scan_extremes,
     search_in_blocks,
     search_one_more,
     search_worth,
@@ -87,18 +88,27 @@ def extremes(n, svs):
 @njit(cache=True, inline="always")
 def extremes_of(n, alpha, g, lo, hi):
     """:func:`extremes` over the arrays themselves, on one thread."""
-    i = -1
-    j = -1
-    gmax = -np.inf
-    gmin = np.inf
-    for s in range(n):
-        if alpha[s] < hi[s] and g[s] > gmax + TIE:
-            gmax = g[s]
-            i = s
-        if alpha[s] > lo[s] and g[s] < gmin - TIE:
-            gmin = g[s]
-            j = s
-    return i, gmax, j, gmin
+    return scan_extremes(0, n, alpha, g, lo, hi, TIE)
+
+
+@njit(cache=True, inline="always")
+def clipped_step(i, j, k_ii, k_jj, k_ij, alpha, g, lo, hi):
+    """``(lam, new alpha_i, new alpha_j)`` of the SMO direction search on the pair (i, j):
+    the Newton step ``(g_i - g_j) / (K_ii + K_jj - 2 K_ij)`` clipped to both boxes (Bordes
+    et al. 2005, eq. 9); a clipped coefficient lands exactly on its bound."""
+    curvature = k_ii + k_jj - 2.0 * k_ij
+    if curvature < CURVATURE_FLOOR:
+        curvature = CURVATURE_FLOOR
+    lam = (g[i] - g[j]) / curvature
+    up = hi[i] - alpha[i]
+    down = alpha[j] - lo[j]
+    if up < lam:
+        lam = up
+    if down < lam:
+        lam = down
+    new_i = hi[i] if lam == up else alpha[i] + lam
+    new_j = lo[j] if lam == down else alpha[j] - lam
+    return lam, new_i, new_j
 
 
 @njit(cache=True, inline="always")
@@ -112,18 +122,7 @@ def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
                     cnt)
     rj = kernel_row(perm[j], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_B],
                     cnt)
-    curvature = kd[perm[i]] + kd[perm[j]] - 2.0 * ri[j]
-    if curvature < CURVATURE_FLOOR:
-        curvature = CURVATURE_FLOOR
-    lam = (g[i] - g[j]) / curvature
-    up = hi[i] - alpha[i]
-    down = alpha[j] - lo[j]
-    if up < lam:
-        lam = up
-    if down < lam:
-        lam = down
-    new_i = hi[i] if lam == up else alpha[i] + lam
-    new_j = lo[j] if lam == down else alpha[j] - lam
+    lam, new_i, new_j = clipped_step(i, j, kd[perm[i]], kd[perm[j]], ri[j], alpha, g, lo, hi)
     if new_i == alpha[i] and new_j == alpha[j]:
         return 0.0, ri, rj
     alpha[i] = new_i
@@ -208,15 +207,8 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
     c = Cp if y > 0 else Cn
     p = insert(k, y - f, min(0.0, c * y), max(0.0, c * y), store, svs, cache, cnt)
     n = p + 1
-    if beside:
+    if beside or known:  # the extremes of S before k: k is met as the scan would meet it
         i, gmax, j, gmin = search_one_more(p, i, gmax, j, gmin, svs, TIE)
-    elif known:
-        if alpha[p] < hi[p] and g[p] > gmax + TIE:
-            gmax = g[p]
-            i = p
-        if alpha[p] > lo[p] and g[p] < gmin - TIE:
-            gmin = g[p]
-            j = p
     else:
         i, gmax, j, gmin = extremes(n, svs)
     a = p if y > 0 else i  # the pair involves k
@@ -530,19 +522,7 @@ def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, 
         bj = _block_row(j, m, q, ready, store, kern, svs, cache, work, cnt)
         cnt[N_REPROCESS_STEPS] += 1
         steps += 1
-        # _move_pair
-        curvature = kdiag[i] + kdiag[j] - 2.0 * q[bi + j]
-        if curvature < CURVATURE_FLOOR:
-            curvature = CURVATURE_FLOOR
-        lam = (g[i] - g[j]) / curvature
-        up = hi[i] - alpha[i]
-        down = alpha[j] - lo[j]
-        if up < lam:
-            lam = up
-        if down < lam:
-            lam = down
-        new_i = hi[i] if lam == up else alpha[i] + lam
-        new_j = lo[j] if lam == down else alpha[j] - lam
+        lam, new_i, new_j = clipped_step(i, j, kdiag[i], kdiag[j], q[bi + j], alpha, g, lo, hi)
         if new_i == alpha[i] and new_j == alpha[j]:
             return -1, -np.inf, -1, np.inf, steps  # a step below rounding: no pair (stall)
         alpha[i] = new_i

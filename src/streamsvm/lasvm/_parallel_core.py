@@ -44,7 +44,7 @@ from ._expansion_core import decision_rows_dense as rows_dense
 
 __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_worth",
            "search_in_blocks", "update_and_search", "remove_blatant_in_blocks",
-           "partner_in_blocks", "dot_beside_search", "search_one_more"]
+           "partner_in_blocks", "dot_beside_search", "search_one_more", "scan_extremes"]
 
 #: the least size of S whose gradient update (eq. 9, ``g_s -= lam (K_is - K_js)``) is split
 #: over threads: below it the update costs less than waking them
@@ -65,10 +65,11 @@ def search_worth(n):
 
 
 @njit(cache=True, inline="always")
-def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
-    """The one-thread search over positions ``a .. z - 1`` alone (sub-block ``q``):
-    ``up[:, q] = (e, w)`` and ``up_at[q]`` = the position of ``w`` (module docstring);
-    ``down`` and ``down_at`` the same for the argmin side. The loop is ``extremes``' loop."""
+def scan_extremes(a, z, alpha, g, lo, hi, tie):
+    """The one-thread pair search over positions ``a .. z - 1`` (``_lasvm_core.extremes``'
+    rule, which every search here reproduces): ``(i, g_max, j, g_min)``, argmax g with
+    alpha < B and argmin g with alpha > A, a gradient within ``tie`` of the best so far
+    losing to the earlier position."""
     i = -1
     j = -1
     gmax = -np.inf
@@ -80,6 +81,15 @@ def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
         if alpha[s] > lo[s] and g[s] < gmin - tie:
             gmin = g[s]
             j = s
+    return i, gmax, j, gmin
+
+
+@njit(cache=True, inline="always")
+def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
+    """The one-thread search over positions ``a .. z - 1`` alone (sub-block ``q``):
+    ``up[:, q] = (e, w)`` and ``up_at[q]`` = the position of ``w`` (module docstring);
+    ``down`` and ``down_at`` the same for the argmin side."""
+    i, gmax, j, gmin = scan_extremes(a, z, alpha, g, lo, hi, tie)
     up[1, q] = gmax
     up_at[q] = i
     down[1, q] = gmin
