@@ -6,8 +6,8 @@ Bordes & Bottou ("Online (and Offline) on an Even Tighter Budget", AISTATS 2005)
 whose removal leaves the fewest stored examples misclassified (``removal="errors"``);
 ``removal="window_errors"`` (default, with the last 300 rows; also shown with 100) counts
 those errors on the last rows of the stream instead.
-Each inside ``Pipeline(StandardScaler(), est)`` with defaults (B = 100, RBF,
-gamma = 'scale'), one pass; beside them the other budget methods of the library (Forgetron,
+Each inside ``Pipeline(StandardScaler(), est)`` with B = 100 (pinned; the default is 300), RBF,
+gamma = 'scale', one pass; beside them the other budget methods of the library (Forgetron,
 RandomBudgetSVM with SVC's C = 1, B = 100) and SVC (unbounded; left out above 20,000 rows).
 Problems: Banana (4,000 / 1,300), Synthetic A (10,000 / 5,000 and 100,000 / 10,000, the
 benchmark suite's linear clusters), the 4x4 checkerboard (5,000 / 3,000), and two
@@ -60,12 +60,13 @@ PROBLEMS = {
 }
 CONTENDERS = {
     "BudgetPerceptron, removal='margin' (CKS 2003)":
-        lambda: BudgetPerceptron(removal="margin"),
+        lambda: BudgetPerceptron(budget=100, removal="margin"),
     "BudgetPerceptron, removal='errors' (WBB 2005)":
-        lambda: BudgetPerceptron(removal="errors"),
-    "BudgetPerceptron, removal='window_errors' (default)": lambda: BudgetPerceptron(),
+        lambda: BudgetPerceptron(budget=100, removal="errors"),
+    "BudgetPerceptron, removal='window_errors' (default)":
+        lambda: BudgetPerceptron(budget=100),
     "BudgetPerceptron, removal='window_errors', window=100":
-        lambda: BudgetPerceptron(window=100),
+        lambda: BudgetPerceptron(budget=100, window=100),
     "Forgetron (B=100)": lambda: Forgetron(budget=100),
     "RandomBudgetSVM (B=100, C=1)": lambda: RandomBudgetSVM(budget=100, C=1.0, random_state=0),
     "SVC (unbounded)": lambda: SVC(),
