@@ -732,6 +732,10 @@ class StreamClassifier(
         over something else converts it here)."""
         return X if rows is None else X[rows]
 
+    def _rows_to_keep(self, X, rows: slice | None):
+        """:meth:`_rows_to_score` as an array (dense or CSR) that the calibrator can copy."""
+        return self._rows_to_score(X, rows)
+
     def _record_before(self, learner, X, y_binary, weights=None) -> None:
         """Record the prequential scores of a chunk: the decision values of its first rows (at
         most ``per_chunk`` of the calibrator, which bounds the cost on large chunks) against
@@ -763,7 +767,7 @@ class StreamClassifier(
                               None if weights is None else weights[tail])
         if self._scores_are_linear():
             tail = slice(max(0, X.shape[0] - RESCORED_ROWS), X.shape[0])
-            rows = self._rows_to_score(X, None if tail.start == 0 else tail)
+            rows = self._rows_to_keep(X, None if tail.start == 0 else tail)
             calibrator.keep_rows_for_rescoring(rows.shape[1])
             calibrator.keep_rows(rows, y_binary[tail], None if weights is None else weights[tail])
         calibrator.n_learned += X.shape[0]

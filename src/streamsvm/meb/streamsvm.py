@@ -729,6 +729,12 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return X if rows is None else X[rows]
         return super()._rows_to_score(X, rows)
 
+    def _rows_to_keep(self, X, rows):
+        """The rows, mapped and written out, for the calibrator to keep (the linear ball
+        scores written-out rows as they are)."""
+        kept = self._rows_to_score(X, rows)
+        return kept.mapped() if isinstance(kept, _MappedRows) else kept
+
     @property
     def radius_(self):
         self._check_fitted()
