@@ -32,7 +32,8 @@ import itertools
 import numpy as np
 from numba import njit
 
-from .vocabulary import is_dict_example
+from ._widen import Undo
+from .vocabulary import feature_value, is_dict_example
 
 __all__ = ["ENABLED", "MISS", "RowState", "gather_row"]
 
@@ -202,7 +203,47 @@ class RowState:
                 return True
         row = self.read(x, True)
         if row is None:
+            return self._learn_new_keys(x, y, targets)
+        return self._learn_read(row, y, targets)
+
+    def _learn_new_keys(self, x, y, targets) -> bool:
+        """Learn a dict holding keys the vocabulary lacks as the general path would: its
+        values checked first, the new keys added to the vocabulary, the model widened (new
+        features 0 in everything learnt), then the row learnt here. A row refused after the
+        widening undoes it (the general path then raises its error); a full vocabulary, or
+        anything but a dict of numbers, is left to the general path."""
+        if x.__class__ is not dict and not is_dict_example(x):
             return False
+        model = self.model
+        vocabulary = model._vocabulary
+        try:
+            for key, value in x.items():
+                feature_value(key, value)
+            new = vocabulary.new_keys(x)
+        except (TypeError, ValueError):
+            return False
+        n_keys = len(vocabulary)
+        if not new or len(new) > vocabulary.cap - n_keys:
+            return False
+        undo, learnt = Undo(), False
+        vocabulary.learn(x)
+        try:
+            if len(vocabulary) > model.n_features_in_:
+                model._widen(len(vocabulary), undo)  # drops the model's _row_state: this one
+            self.ws = None  # a scatter row of the old width
+            row = self.read(x, True)
+            learnt = row is not None and self._learn_read(row, y, targets)
+        finally:
+            if learnt:
+                model.__dict__["_row_state"] = self  # still true of the widened model
+            else:
+                undo()
+                vocabulary.forget_after(n_keys)
+                model._forget_row_state()  # it may hold the columns just forgotten
+        return learnt
+
+    def _learn_read(self, row, y, targets) -> bool:
+        """Learn the example ``row`` (:meth:`read`) with ``targets``; False: refused."""
         cols, _, vals = row
         for k, learner in enumerate(self.learners):
             target = targets[k]
