@@ -6,9 +6,11 @@ The general path reads a dict through the vocabulary into a one-row CSR matrix a
 row. Here, for a running model whose learners have a compiled per-row step, one example costs:
 
 * its keys looked up once per *schema*: the tuple of a dict's keys is compared with the last
-  one read (one C-level comparison; River's dense streams repeat one schema), and only a new
-  schema is looked up key by key in the vocabulary; a key the vocabulary does not hold sends
-  ``learn_one`` to the general path, which widens the model (once per new key);
+  one read (one C-level comparison; River's dense streams repeat one schema), and a new
+  schema's columns are one ``bytes`` join of each key's column packed as int64 (kept per key
+  as it is met; sparse streams, whose every row has its own key set, pay one dict look-up per
+  key); a key the vocabulary does not hold is added by ``learn_one`` here, which widens the
+  model as the general path would (:meth:`RowState._learn_new_keys`);
 * its values packed as doubles into one ``bytes`` (:data:`PACKERS`; numbers, anything else goes
   to the general path, which refuses it with its message);
 * one compiled call per binary learner (:func:`gather_row` inside it: finiteness, the row's
