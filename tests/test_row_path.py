@@ -225,3 +225,40 @@ def test_a_dict_changed_between_predict_one_and_learn_one_is_learnt_as_it_is_the
         finally:
             _row_path.ENABLED = True
     assert_same_state(fast, general)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: streamsvm.Perceptron(), lambda: streamsvm.Perceptron(fit_intercept=False),
+    lambda: streamsvm.Pegasos(), lambda: streamsvm.Pegasos(fit_intercept=False)],
+    ids=["Perceptron", "Perceptron-nobias", "Pegasos", "Pegasos-nobias"])
+def test_the_linear_learners_own_widening_is_the_generic_one(make):
+    """``widen_features`` (no fresh learners built) gives the arrays, bit for bit, of the
+    generic :func:`~streamsvm._widen.widen_like`, and its undo puts the learner back."""
+    from streamsvm._widen import Undo, widen_like
+
+    model = make()
+    rows, labels = sparse_stream(n=60)
+    for x, y in zip(rows, labels, strict=True):
+        model.learn_one(x, y)
+    learner = model.learners_[0]
+    old = learner.n_features
+    before = copy.deepcopy(vars(learner))
+    generic = copy.deepcopy(learner)
+    fresh = []
+    for n in (old, old + 1):  # what StreamClassifier._widen builds for the generic widening
+        shadow = copy.copy(model)
+        shadow.n_features_in_ = n
+        fresh.append(shadow._make_learner())
+    widen_like(generic, fresh[0], fresh[1], old=old, added=3, undo=Undo())
+    undo = Undo()
+    assert learner.widen_features(3, undo)
+    assert learner.n_features == generic.n_features == old + 3
+    for name, value in vars(generic).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(learner, name), value, strict=True)
+    assert np.any(learner.weights()[0] != 0) and learner.weights()[1] == generic.weights()[1]
+    undo()
+    assert learner.n_features == old
+    for name, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(learner, name), value, strict=True)

@@ -897,11 +897,15 @@ class StreamClassifier(
         self._forget_row_state()
         old = self.n_features_in_
         fresh = []
-        for n in (old, old + 1):
-            shadow = copy.copy(self)
-            shadow.n_features_in_ = n
-            fresh.append(shadow._make_learner())
         for learner in self.learners_:
+            widen = getattr(learner, "widen_features", None)
+            if widen is not None and widen(width - old, undo):
+                continue  # its own widening (the linear learners: no fresh learners built)
+            if not fresh:
+                for n in (old, old + 1):
+                    shadow = copy.copy(self)
+                    shadow.n_features_in_ = n
+                    fresh.append(shadow._make_learner())
             widen_like(learner, fresh[0], fresh[1], old=old, added=width - old, undo=undo)
         mean = getattr(self, "mean_", None)
         if isinstance(mean, np.ndarray):

@@ -27,6 +27,7 @@ class _PegasosLearner(LinearLearner):
     #: Learners saved before the bias existed (streamsvm 0.1.0 files) have none; the class
     #: attribute is what they read once loaded, so they predict and continue as they did.
     fit_intercept = False
+    _feature_arrays = ("v",)  # its bias, with fit_intercept, is v[-1]
 
     def __init__(self, n_features, rng, *, alpha, block_size, projection, fit_intercept):
         super().__init__(n_features, rng)
