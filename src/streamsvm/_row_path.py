@@ -254,7 +254,13 @@ class RowState:
                 if calibration.n_learned:
                     calibration.record_one(score, target)
                 calibration.n_learned += 1
-                self._learned(position)
+                # _learned, inline (River's loop: every row comes here)
+                counts = self.counts
+                counts[position] = counts.item(position) + 1.0
+                model = self.model
+                model.n_seen_ += 1
+                if not model.n_seen_ & 255:
+                    model._check_collapse()
                 return True
         row = self.read(x, True)
         if row is None:

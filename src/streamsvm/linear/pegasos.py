@@ -147,15 +147,18 @@ class _PegasosLearner(LinearLearner):
         :class:`~streamsvm._row_path.RowState`); its score before, or None if refused.
         ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
         reused)."""
-        if known is not None and self.t > 0:
+        t = self.t
+        if known is not None and t > 0:
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
             # step only shrinks and projects w = scale v, which is scalar arithmetic
-            bias = self.v.item(-1) if self.fit_intercept else 0.0
-            if y * self.scale * (state.fscratch.item(F_DOT) + bias) >= 1.0:
-                t = self.t + 1
-                scale = self.scale * (1.0 - 1.0 / t)
-                if self.projection and self.sqnorm_v > 0.0:
-                    norm_w = scale * math.sqrt(self.sqnorm_v)
+            scale = self.scale
+            dot = state.fscratch.item(F_DOT)
+            if y * scale * (dot + self.v.item(-1) if self.fit_intercept else dot) >= 1.0:
+                t += 1
+                scale *= 1.0 - 1.0 / t
+                sqnorm_v = self.sqnorm_v
+                if self.projection and sqnorm_v > 0.0:
+                    norm_w = scale * math.sqrt(sqnorm_v)
                     radius = 1.0 / math.sqrt(self.alpha)
                     if norm_w > radius:
                         scale *= radius / norm_w
