@@ -148,6 +148,7 @@ class RowState:
         self.labels = [_scalar(c) for c in model.classes_]
         self.keys: tuple | None = None
         self.cols = b""
+        self.pack = None  # the values packer of the schema ``keys``
         # key -> its column as a native int64 (8 bytes), for the keys met so far: a row's
         # columns are one join of these (the vocabulary never renumbers a key while this
         # state lives: any change to it drops the state)
@@ -181,6 +182,7 @@ class RowState:
             return None
         if cols.__class__ is bytes:  # every key known
             self.keys, self.cols = keys, cols
+            self.pack = PACKERS.get(len(keys)) or values_packer(len(keys))
         else:
             cols = bytes(cols)
         if len(keys) > self.capacity:
@@ -243,8 +245,7 @@ class RowState:
         if last is not None and last[0] is x:  # the row predict_one just scored
             self.last = None
             try:
-                same = tuple(x) == self.keys and \
-                    (PACKERS.get(len(x)) or values_packer(len(x)))(*x.values()) == last[1]
+                same = tuple(x) == self.keys and self.pack(*x.values()) == last[1]
             except Exception:  # noqa: BLE001 (changed to something that is not a number)
                 same = False
             if same:
@@ -389,11 +390,15 @@ class RowState:
         if self.binary and x.__class__ is dict:  # the common case, River's loop
             self.last = None
             keys = tuple(x)
-            cols = self.cols if keys == self.keys else self._columns(keys, False)
-            if cols is None:
-                return MISS
+            if keys == self.keys:
+                cols, pack = self.cols, self.pack
+            else:
+                cols = self._columns(keys, False)
+                if cols is None:
+                    return MISS
+                pack = PACKERS.get(len(keys)) or values_packer(len(keys))
             try:
-                packed = (PACKERS.get(len(keys)) or values_packer(len(keys)))(*x.values())
+                packed = pack(*x.values())
             except Exception:  # noqa: BLE001 (not a number: the general path says which)
                 return MISS
             score = self.decide(cols, packed, self)

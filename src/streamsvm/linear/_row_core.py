@@ -39,6 +39,14 @@ def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
 
 
 @njit(cache=True)
+def pegasos_decision_row(cols, vals, iscratch, fscratch, v, scale, intercept):
+    """:func:`linear_decision_row` of Pegasos's ``w = scale v`` (``intercept``: its bias is
+    ``scale * v[-1]``), the bias computed here rather than by the caller."""
+    return linear_decision_row(cols, vals, iscratch, fscratch, v, scale,
+                               scale * v[v.shape[0] - 1] if intercept else 0.0)
+
+
+@njit(cache=True)
 def perceptron_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias, fit_intercept):
     """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`;
     ``reuse``: the row gathered by the call before). Returns ``(score before, bias,

@@ -10,7 +10,7 @@ from .._params import VERBOSE, Boolean, Interval
 from .._row_path import F_DOT
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
-from ._row_core import linear_decision_row, pegasos_learn_gathered, pegasos_learn_row
+from ._row_core import pegasos_decision_row, pegasos_learn_gathered, pegasos_learn_row
 
 
 def _take_rows(X, start, stop):
@@ -186,9 +186,8 @@ class _PegasosLearner(LinearLearner):
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
-        bias = self.scale * self.v.item(-1) if self.fit_intercept else 0.0
-        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
-                                    self.scale, bias)
+        score = pegasos_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
+                                     self.scale, self.fit_intercept)
         return None if score != score else score
 
 
