@@ -152,8 +152,7 @@ class _PegasosLearner(LinearLearner):
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
             # step only shrinks and projects w = scale v, which is scalar arithmetic
             scale = self.scale
-            dot = state.fscratch.item(F_DOT)
-            if y * scale * (dot + self.v.item(-1) if self.fit_intercept else dot) >= 1.0:
+            if y * scale * state.fscratch.item(F_DOT) >= 1.0:  # x·v + bias: decision_row
                 t += 1
                 scale *= 1.0 - 1.0 / t
                 sqnorm_v = self.sqnorm_v
