@@ -392,11 +392,19 @@ class RowState:
             keys = tuple(x)
             if keys == self.keys:
                 cols, pack = self.cols, self.pack
-            else:
-                cols = self._columns(keys, False)
-                if cols is None:
-                    return MISS
-                pack = PACKERS.get(len(keys)) or values_packer(len(keys))
+            else:  # _columns, inline where every key is known (sparse streams: every row)
+                n = len(keys)
+                pack = PACKERS.get(n) or values_packer(n)
+                try:
+                    cols = b"".join(map(self.packed_columns.__getitem__, keys))
+                except (KeyError, TypeError):
+                    cols = None
+                if cols is not None and n <= self.capacity:
+                    self.keys, self.cols, self.pack = keys, cols, pack
+                else:
+                    cols = self._columns(keys, False)
+                    if cols is None:
+                        return MISS
             try:
                 packed = pack(*x.values())
             except Exception:  # noqa: BLE001 (not a number: the general path says which)
