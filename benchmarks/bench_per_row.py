@@ -79,7 +79,12 @@ PROFILE_SUMMARY = [
     "lookup) and one compiled call per `predict_one` and at most one per `learn_one` (none "
     "where the Perceptron makes no mistake or a Pegasos step only shrinks w). New keys "
     "(sparse dicts) and a fresh model's second label are learnt on the row path too; a "
-    "fresh model's first row still takes the general path (about 0.5 ms).",
+    "fresh model's first row still takes the general path (about 0.5 ms). The Perceptron "
+    "and Pegasos widen their weight vectors themselves (`widen_features`) rather than "
+    "through two fresh learners per new-key row (about 100 us each; 10-13% of an Adult "
+    "pass before). What remains between Pegasos and the Perceptron is Pegasos's step on "
+    "every row (the Perceptron does nothing without a mistake): about 0.3 us of Python "
+    "where the step only shrinks w, one compiled call (about 0.6 us) where it updates.",
 ]
 
 
