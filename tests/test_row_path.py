@@ -262,3 +262,20 @@ def test_the_linear_learners_own_widening_is_the_generic_one(make):
     for name, value in before.items():
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(getattr(learner, name), value, strict=True)
+
+
+def test_pegasos_blocks_waiting_for_rows_grow_with_new_keys():
+    """Rows waiting in a Pegasos block (``block_size`` > 1) get the new keys' zero columns:
+    the grown model is the one learnt with every key present from the start."""
+    rows = [({"a": 1.0}, True), ({"a": -1.0}, False), ({"a": 2.0, "b": 1.0}, True),
+            ({"c": 1.0}, False), ({"a": 1.0, "d": 2.0}, True), ({"a": -1.0, "e": 1.0}, False),
+            ({"f": 1.0}, True)] * 3
+    all_keys = ["a", "b", "c", "d", "e", "f"]
+    grown, full = streamsvm.Pegasos(block_size=4), streamsvm.Pegasos(block_size=4)
+    for x, y in rows:
+        grown.learn_one(x, y)
+        full.learn_one({key: x.get(key, 0.0) for key in all_keys}, y)
+    assert grown._vocabulary.keys == all_keys
+    assert grown.learners_[0].pending_y.shape == (1,)
+    np.testing.assert_array_equal(grown.coef_, full.coef_)
+    np.testing.assert_array_equal(grown.intercept_, full.intercept_)

@@ -28,6 +28,7 @@ class _PegasosLearner(LinearLearner):
     #: attribute is what they read once loaded, so they predict and continue as they did.
     fit_intercept = False
     _feature_arrays = ("v",)  # its bias, with fit_intercept, is v[-1]
+    _pending_rows = ("pending_X",)  # rows of a block not full yet (block_size > 1)
 
     def __init__(self, n_features, rng, *, alpha, block_size, projection, fit_intercept):
         super().__init__(n_features, rng)
