@@ -225,3 +225,57 @@ def test_a_dict_changed_between_predict_one_and_learn_one_is_learnt_as_it_is_the
         finally:
             _row_path.ENABLED = True
     assert_same_state(fast, general)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: streamsvm.Perceptron(), lambda: streamsvm.Perceptron(fit_intercept=False),
+    lambda: streamsvm.Pegasos(), lambda: streamsvm.Pegasos(fit_intercept=False)],
+    ids=["Perceptron", "Perceptron-nobias", "Pegasos", "Pegasos-nobias"])
+def test_the_linear_learners_own_widening_is_the_generic_one(make):
+    """``widen_features`` (no fresh learners built) gives the arrays, bit for bit, of the
+    generic :func:`~streamsvm._widen.widen_like`, and its undo puts the learner back."""
+    from streamsvm._widen import Undo, widen_like
+
+    model = make()
+    rows, labels = sparse_stream(n=60)
+    for x, y in zip(rows, labels, strict=True):
+        model.learn_one(x, y)
+    learner = model.learners_[0]
+    old = learner.n_features
+    before = copy.deepcopy(vars(learner))
+    generic = copy.deepcopy(learner)
+    fresh = []
+    for n in (old, old + 1):  # what StreamClassifier._widen builds for the generic widening
+        shadow = copy.copy(model)
+        shadow.n_features_in_ = n
+        fresh.append(shadow._make_learner())
+    widen_like(generic, fresh[0], fresh[1], old=old, added=3, undo=Undo())
+    undo = Undo()
+    assert learner.widen_features(3, undo)
+    assert learner.n_features == generic.n_features == old + 3
+    for name, value in vars(generic).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(learner, name), value, strict=True)
+    assert np.any(learner.weights()[0] != 0) and learner.weights()[1] == generic.weights()[1]
+    undo()
+    assert learner.n_features == old
+    for name, value in before.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(learner, name), value, strict=True)
+
+
+def test_pegasos_blocks_waiting_for_rows_grow_with_new_keys():
+    """Rows waiting in a Pegasos block (``block_size`` > 1) get the new keys' zero columns:
+    the grown model is the one learnt with every key present from the start."""
+    rows = [({"a": 1.0}, True), ({"a": -1.0}, False), ({"a": 2.0, "b": 1.0}, True),
+            ({"c": 1.0}, False), ({"a": 1.0, "d": 2.0}, True), ({"a": -1.0, "e": 1.0}, False),
+            ({"f": 1.0}, True)] * 3
+    all_keys = ["a", "b", "c", "d", "e", "f"]
+    grown, full = streamsvm.Pegasos(block_size=4), streamsvm.Pegasos(block_size=4)
+    for x, y in rows:
+        grown.learn_one(x, y)
+        full.learn_one({key: x.get(key, 0.0) for key in all_keys}, y)
+    assert grown._vocabulary.keys == all_keys
+    assert grown.learners_[0].pending_y.shape == (1,)
+    np.testing.assert_array_equal(grown.coef_, full.coef_)
+    np.testing.assert_array_equal(grown.intercept_, full.intercept_)

@@ -6,11 +6,13 @@ The general path reads a dict through the vocabulary into a one-row CSR matrix a
 row. Here, for a running model whose learners have a compiled per-row step, one example costs:
 
 * its keys looked up once per *schema*: the tuple of a dict's keys is compared with the last
-  one read (one C-level comparison; River's dense streams repeat one schema), and only a new
-  schema is looked up key by key in the vocabulary; a key the vocabulary does not hold sends
-  ``learn_one`` to the general path, which widens the model (once per new key);
-* its values read into one ``array.array("d")`` (numbers; anything else goes to the general path,
-  which refuses it with its message);
+  one read (one C-level comparison; River's dense streams repeat one schema), and a new
+  schema's columns are one ``bytes`` join of each key's column packed as int64 (kept per key
+  as it is met; sparse streams, whose every row has its own key set, pay one dict look-up per
+  key); a key the vocabulary does not hold is added by ``learn_one`` here, which widens the
+  model as the general path would (:meth:`RowState._learn_new_keys`);
+* its values packed as doubles into one ``bytes`` (:data:`PACKERS`; numbers, anything else goes
+  to the general path, which refuses it with its message);
 * one compiled call per binary learner (:func:`gather_row` inside it: finiteness, the row's
   squared norm against the model's bound, zeros dropped and columns sorted into preallocated
   scratch, as the CSR row of the general path holds them), which returns the decision value
@@ -26,13 +28,13 @@ learns). ``ENABLED = False`` switches the path off (benchmarks and tests compare
 
 from __future__ import annotations
 
-import array
-import itertools
+import struct
 
 import numpy as np
 from numba import njit
 
-from .vocabulary import is_dict_example
+from ._widen import Undo
+from .vocabulary import feature_value, is_dict_example
 
 __all__ = ["ENABLED", "MISS", "RowState", "gather_row"]
 
@@ -84,6 +86,20 @@ F_BOUND, F_DOT = 2, 3
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
 
+#: a column as the compiled steps read it (native int64), and a key the vocabulary lacks
+COLUMN = struct.Struct("=q")
+UNKNOWN_COLUMN = COLUMN.pack(-1)
+
+#: ``n`` -> the packing of ``n`` numbers as native doubles (one ``bytes``: what the compiled
+#: steps read, cheaper to make and to pass than an array)
+PACKERS: dict = {}
+
+
+def values_packer(n: int):
+    """The ``pack`` of ``n`` doubles (kept in :data:`PACKERS`)."""
+    pack = PACKERS[n] = struct.Struct(f"={n}d").pack
+    return pack
+
 
 @njit(cache=True)
 def gathered_row(cols, vals, iscratch, fscratch, reuse):
@@ -92,86 +108,124 @@ def gathered_row(cols, vals, iscratch, fscratch, reuse):
     (``iscratch[1]``: the scratch holds the row as a one-row CSR matrix, indptr first)."""
     if reuse:
         return iscratch[1]
-    n = gather_row(cols, vals, fscratch[F_BOUND], iscratch[I_HEAD:], fscratch[F_HEAD:])
+    n = gather_row(np.frombuffer(cols, np.int64), np.frombuffer(vals, np.float64),
+                   fscratch[F_BOUND], iscratch[I_HEAD:], fscratch[F_HEAD:])
     iscratch[0] = 0
     iscratch[1] = max(n, 0)
     return n
 
 
+def _scalar(value):
+    """A NumPy scalar as its Python scalar (other values as they are)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 class RowState:
     """What the per-row path keeps about one running model (module doc): its learners and
-    signs, the ±1 targets of each label seen (per learner), its labels as Python objects,
-    its row-norm bound, the last schema read (tuple of keys) and its columns, and the
-    scratch arrays of the compiled steps. Kept as the model's ``_row_state`` (transient:
-    never saved or pickled) and dropped whenever the general path learns or the parameters
-    change, so it never outlives the model state it describes."""
+    signs, each label seen with its ±1 target per learner and its position in
+    ``classes_``, its labels as Python objects, its row-norm bound, the last schema read
+    (tuple of keys) and its columns, and the scratch arrays of the compiled steps. Kept as
+    the model's ``_row_state`` (transient: never saved or pickled) and dropped whenever the
+    general path learns or the parameters change, so it never outlives the model state it
+    describes."""
 
     def __init__(self, model, bound: float):
         self.model = model
         self.learners = model.learners_
         self.learner = model.learners_[0] if len(model.learners_) == 1 else None
         self.binary = self.learner is not None and len(model.classes_) == 2
+        # the one learner's decision_row, called directly by predict
+        self.decide = self.learner.decision_row if self.binary else None
         self.signs = model._signs
         self.sign = model._signs[0]
         self.column = model._vocabulary._column
-        self.targets: dict = {}
-        self.positions: dict = {}  # label -> its position in classes_ (class_counts_)
+        self.known: dict = {}  # label -> (its ±1 target per learner, position in classes_)
         counts = model.__dict__.get("class_counts_")
         # a model without running class counts (a file saved before them) starts them on
         # the general path first
         self.counts = (counts if isinstance(counts, np.ndarray)
                        and counts.shape == model.classes_.shape else None)
-        self.labels = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
+        self.labels = [_scalar(c) for c in model.classes_]
         self.keys: tuple | None = None
-        self.cols = array.array("q")
+        self.cols = b""
+        self.pack = None  # the values packer of the schema ``keys``
+        # key -> its column as a native int64 (8 bytes), for the keys met so far: a row's
+        # columns are one join of these (the vocabulary never renumbers a key while this
+        # state lives: any change to it drops the state)
+        self.packed_columns: dict = {}
         # a hair below the model's bound: sums in another order never pass a row it refuses
         self.bound = float(bound) * (1.0 - 1e-9)
         self._scratch(64)
-        # the example predict_one just scored, whose row the scratch still holds: learn_one
-        # of the same unchanged dict reuses it (River's loop: predict_one, then learn_one)
-        self.last_x = self.last_values = self.last_vals = self.last_score = None
+        # (x, its packed values, its score) of the example predict_one just scored, whose
+        # row the scratch still holds: learn_one of the same unchanged dict reuses it
+        # (River's loop: predict_one, then learn_one)
+        self.last = None
         self.ws = None  # a dense scatter row of the model's width, for learners that need one
 
     def _scratch(self, n: int) -> None:
+        self.capacity = n
         self.iscratch = np.zeros(I_HEAD + n, dtype=np.int32)
         self.fscratch = np.zeros(F_HEAD + n)
         self.fscratch[F_BOUND] = self.bound
 
     def _columns(self, keys: tuple, learn: bool):
-        """The columns of a new schema (-1 for keys the vocabulary lacks), or None when the
-        general path must read it (with ``learn``, a key not in the vocabulary; a key that
-        cannot be looked up). Schemas of known keys are kept."""
-        self.last_x = None
-        column = self.column
+        """The columns of a new schema packed as int64 (-1 for keys the vocabulary lacks),
+        or None when the general path must read it (with ``learn``, a key not in the
+        vocabulary; a key that cannot be looked up). Schemas of known keys are kept."""
         try:
-            if learn:
-                found = list(map(column.__getitem__, keys))
-            else:
-                found = list(map(column.get, keys, itertools.repeat(-1, len(keys))))
-        except (KeyError, TypeError):
+            cols = b"".join(map(self.packed_columns.__getitem__, keys))
+        except KeyError:
+            cols = self._look_up(keys, learn)
+            if cols is None:
+                return None
+        except TypeError:
             return None
-        cols = array.array("q", found)
-        if learn or -1 not in found:
+        if cols.__class__ is bytes:  # every key known
             self.keys, self.cols = keys, cols
-        if len(keys) > self.fscratch.shape[0] - F_HEAD:
+            self.pack = PACKERS.get(len(keys)) or values_packer(len(keys))
+        else:
+            cols = bytes(cols)
+        if len(keys) > self.capacity:
             self._scratch(2 * len(keys))
         return cols
 
+    def _look_up(self, keys: tuple, learn: bool):
+        """:meth:`_columns` of keys some of which are not in :attr:`packed_columns` yet: each
+        looked up in the vocabulary (and kept); the packed columns as ``bytes`` when every
+        key is known, as a ``bytearray`` when some are not (-1), None (with ``learn``, or a
+        key that cannot be looked up) when the general path must read them."""
+        column, packed = self.column, self.packed_columns
+        out, known = [], True
+        try:
+            for key in keys:
+                code = packed.get(key)
+                if code is None:
+                    j = column.get(key)
+                    if j is None:
+                        if learn:
+                            return None
+                        code, known = UNKNOWN_COLUMN, False
+                    else:
+                        code = packed[key] = COLUMN.pack(j)
+                out.append(code)
+        except TypeError:
+            return None
+        return b"".join(out) if known else bytearray(b"".join(out))
+
     def read(self, x, learn: bool):
-        """``(cols, values, vals)`` of dict ``x`` (its columns, its values as given, and as
-        doubles), or None when the general path must take it (not a dict, see
-        :meth:`_columns`, or a value that is not a number)."""
-        self.last_x = None
+        """``(cols, packed)`` of dict ``x`` (its columns and its values packed as doubles),
+        or None when the general path must take it (not a dict, see :meth:`_columns`, or a
+        value that is not a number)."""
+        self.last = None
         if x.__class__ is not dict and not is_dict_example(x):
             return None
         keys = tuple(x)
         cols = self.cols if keys == self.keys else self._columns(keys, learn)
         if cols is None:
             return None
-        values = list(x.values())
         try:
-            return cols, values, array.array("d", values)
-        except (TypeError, ValueError):
+            return cols, (PACKERS.get(len(keys)) or values_packer(len(keys)))(*x.values())
+        except Exception:  # noqa: BLE001 (not a number: the general path says which)
             return None
 
     def learn(self, x, y) -> bool:
@@ -179,21 +233,24 @@ class RowState:
         records each learner's score before the update); False: nothing changed, the
         general path takes it."""
         try:
-            targets = self.targets[y]
+            targets, position = self.known[y]
         except KeyError:
-            targets = self.model._row_targets(self, y)
-            if targets is None:
-                return False
+            found = self._label(y)
+            if found is None:
+                return self._learn_second_class(x, y)
+            targets, position = found
         except TypeError:  # an unhashable label
             return False
-        if self.counts is None:
-            return False
-        if x is self.last_x:
-            self.last_x = None
-            if tuple(x) == self.keys and list(x.values()) == self.last_values:
-                learner, target = self.learner, targets[0]
-                score = learner.learn_row(self.cols, self.last_vals, target, self,
-                                          self.last_score)
+        last = self.last
+        if last is not None and last[0] is x:  # the row predict_one just scored
+            self.last = None
+            try:
+                same = tuple(x) == self.keys and self.pack(*x.values()) == last[1]
+            except Exception:  # noqa: BLE001 (changed to something that is not a number)
+                same = False
+            if same:
+                learner, target, score = self.learner, targets[0], last[2]
+                learner.learn_row(self.cols, last[1], target, self, score)
                 calibration = learner.calibration
                 if calibration.n_learned:
                     calibration.record_one(score, target)
@@ -201,15 +258,102 @@ class RowState:
                     calibration.keep_row_sparse(self.cols, self.last_vals, target,
                                                 learner.n_features)
                 calibration.n_learned += 1
-                self._learned(y)
+                # _learned, inline (River's loop: every row comes here)
+                counts = self.counts
+                counts[position] = counts.item(position) + 1.0
+                model = self.model
+                model.n_seen_ += 1
+                if not model.n_seen_ & 255:
+                    model._check_collapse()
                 return True
         row = self.read(x, True)
         if row is None:
+            return self._learn_new_keys(x, targets, position)
+        return self._learn_read(row, targets, position)
+
+    def _label(self, y):
+        """``(targets, position)`` of a label not seen by this state yet (kept), or None:
+        not a label of the model (the general path adds or refuses it), or no class
+        counts to keep."""
+        if self.counts is None:
+            return None
+        model = self.model
+        position = next((k for k, label in enumerate(self.labels)
+                         if label.__class__ is y.__class__ and label == y), None)
+        if position is not None:
+            # a label of classes_ as it is (its Python scalar): the targets as _learn
+            # computes them, without the checks of a label not known to be one
+            targets = tuple(sign if y == _scalar(target) else -sign for target, sign
+                            in zip(model._targets, model._signs, strict=True))
+        elif all(label.__class__ is y.__class__ for label in self.labels):
+            return None  # a new label of the same type: not one of classes_
+        else:
+            targets = model._row_targets(y)
+            if targets is None:
+                return None
+            position = self.labels.index(y)
+        found = self.known[y] = (targets, position)
+        return found
+
+    def _learn_second_class(self, x, y) -> bool:
+        """Learn the first example of a one-class model's second label, as the general path
+        would: the row read and checked first (new keys and refused rows are left to the
+        general path), then the model's classes grown (``_row_second_class``), then the
+        row learnt by the row path of the two-class model."""
+        if len(self.labels) != 1:
             return False
-        cols, _, vals = row
+        row = self.read(x, True)
+        if row is None or self.learner.decision_row(row[0], row[1], self) is None:
+            return False
+        model = self.model
+        if not model._row_second_class(y):
+            return False
+        model._forget_row_state()
+        state = model._row_state()
+        return state is not None and state.learn(x, y)
+
+    def _learn_new_keys(self, x, targets, position) -> bool:
+        """Learn a dict holding keys the vocabulary lacks as the general path would: its
+        values checked first, the new keys added to the vocabulary, the model widened (new
+        features 0 in everything learnt), then the row learnt here. A row refused after the
+        widening undoes it (the general path then raises its error); a full vocabulary, or
+        anything but a dict of numbers, is left to the general path."""
+        if x.__class__ is not dict and not is_dict_example(x):
+            return False
+        model = self.model
+        vocabulary = model._vocabulary
+        try:
+            for key, value in x.items():
+                feature_value(key, value)
+            new = vocabulary.new_keys(x)
+        except (TypeError, ValueError):
+            return False
+        n_keys = len(vocabulary)
+        if not new or len(new) > vocabulary.cap - n_keys:
+            return False
+        undo, learnt = Undo(), False
+        vocabulary.learn(x)
+        try:
+            if len(vocabulary) > model.n_features_in_:
+                model._widen(len(vocabulary), undo)  # drops the model's _row_state: this one
+            self.ws = None  # a scatter row of the old width
+            row = self.read(x, True)
+            learnt = row is not None and self._learn_read(row, targets, position)
+        finally:
+            if learnt:
+                model.__dict__["_row_state"] = self  # still true of the widened model
+            else:
+                undo()
+                vocabulary.forget_after(n_keys)
+                model._forget_row_state()  # it may hold the columns just forgotten
+        return learnt
+
+    def _learn_read(self, row, targets, position) -> bool:
+        """Learn the example ``row`` (:meth:`read`) with ``targets``; False: refused."""
+        cols, packed = row
         for k, learner in enumerate(self.learners):
             target = targets[k]
-            score = learner.learn_row(cols, vals, target, self)
+            score = learner.learn_row(cols, packed, target, self)
             if score is None:
                 if k:  # every learner checks the same row the same way
                     raise RuntimeError("a learner refused a row another one learnt")
@@ -220,16 +364,14 @@ class RowState:
             if calibration.rows is not None:  # a linear model's rows to rescore
                 calibration.keep_row_sparse(cols, vals, target, learner.n_features)
             calibration.n_learned += 1
-        self._learned(y)
+        self._learned(position)
         return True
 
-    def _learned(self, y) -> None:
+    def _learned(self, position: int) -> None:
         """After a row is learnt: the row and label counts (``n_seen_``, ``class_counts_``),
         and every 256 rows the collapse guard (the general path checks it per chunk)."""
-        position = self.positions.get(y)
-        if position is None:
-            position = self.positions[y] = self.labels.index(y)
-        self.counts[position] += 1.0
+        counts = self.counts
+        counts[position] = counts.item(position) + 1.0
         model = self.model
         model.n_seen_ += 1
         if not model.n_seen_ & 255:
@@ -242,7 +384,7 @@ class RowState:
             return None
         out = []
         for learner, sign in zip(self.learners, self.signs, strict=True):
-            score = learner.decision_row(row[0], row[2], self)
+            score = learner.decision_row(row[0], row[1], self)
             if score is None:
                 return None
             out.append(sign * score)
@@ -250,18 +392,33 @@ class RowState:
 
     def predict(self, x):
         """The label ``predict`` gives one example, or :data:`MISS`."""
-        learner = self.learner
-        if self.binary:  # the common case: one learner, the row kept for learn_one
-            row = self.read(x, False)
-            if row is None:
+        if self.binary and x.__class__ is dict:  # the common case, River's loop
+            self.last = None
+            keys = tuple(x)
+            if keys == self.keys:
+                cols, pack = self.cols, self.pack
+            else:  # _columns, inline where every key is known (sparse streams: every row)
+                n = len(keys)
+                pack = PACKERS.get(n) or values_packer(n)
+                try:
+                    cols = b"".join(map(self.packed_columns.__getitem__, keys))
+                except (KeyError, TypeError):
+                    cols = None
+                if cols is not None and n <= self.capacity:
+                    self.keys, self.cols, self.pack = keys, cols, pack
+                else:
+                    cols = self._columns(keys, False)
+                    if cols is None:
+                        return MISS
+            try:
+                packed = pack(*x.values())
+            except Exception:  # noqa: BLE001 (not a number: the general path says which)
                 return MISS
-            cols, values, vals = row
-            score = learner.decision_row(cols, vals, self)
+            score = self.decide(cols, packed, self)
             if score is None:
                 return MISS
             if cols is self.cols:  # a schema of known keys: learn_one may reuse the row
-                self.last_x, self.last_values, self.last_vals, self.last_score = \
-                    x, values, vals, score
+                self.last = (x, packed, score)
             return self.labels[1 if self.sign * score > 0 else 0]
         scores = self.scores(x)
         if scores is None:

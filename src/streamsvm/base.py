@@ -57,7 +57,12 @@ from .collapse import guard_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
 from .vocabulary import FeatureVocabulary, feature_value, integral_keys, is_dict_example
-from .weights import ClassWeightsMixin, check_class_weight_labels, check_sample_weight
+from .weights import (
+    ClassWeightsMixin,
+    check_class_weight_labels,
+    check_sample_weight,
+    count_labels,
+)
 
 __all__ = [
     "BinaryLearner", "SampleWeightMixin", "StreamClassifier", "pad_spare_rows", "state_nbytes",
@@ -868,7 +873,7 @@ class StreamClassifier(
         """Drop the per-row path's cache: the general path is about to change the model."""
         self.__dict__.pop("_row_state", None)
 
-    def _row_targets(self, state, y):
+    def _row_targets(self, y):
         """The ±1 target of label ``y`` for each learner (as ``_learn`` computes them), or
         None when ``y`` is not a label of ``classes_`` (the general path checks it)."""
         try:
@@ -878,10 +883,30 @@ class StreamClassifier(
             return None
         if np.setdiff1d(label, self.classes_).size:
             return None
-        targets = tuple(float(np.where(label == target, sign, -sign)[0])
-                        for target, sign in zip(self._targets, self._signs, strict=True))
-        state.targets[y] = targets
-        return targets
+        return tuple(float(np.where(label == target, sign, -sign)[0])
+                     for target, sign in zip(self._targets, self._signs, strict=True))
+
+    def _row_second_class(self, y) -> bool:
+        """Make label ``y`` the second class of a one-class model as ``partial_fit`` of a row
+        labelled ``y`` does before learning it (``classes_`` and the learner's target grown,
+        ``class_counts_`` grown with the new class not counted yet), for the per-row path,
+        which then learns the row; False (nothing changed) where the general path must do
+        it: declared classes, class weights, a label it refuses or already holds."""
+        if (len(self.classes_) != 1 or getattr(self, "_classes_declared", False)
+                or getattr(self, "class_weight", None) is not None
+                or not isinstance(self.__dict__.get("class_counts_"), np.ndarray)):
+            return False
+        try:
+            label = check_labels([y], 1)
+            check_label_kind(label, self.classes_)
+        except (TypeError, ValueError):
+            return False
+        counted = self.classes_
+        self._grow_classes(np.unique(label))
+        if len(self.classes_) != 2:  # a label it holds: nothing changed
+            return False
+        self.class_counts_ = count_labels(self.classes_, self.class_counts_, label[:0], counted)
+        return True
 
     @property
     def warmup_rows_(self) -> int:
@@ -936,11 +961,15 @@ class StreamClassifier(
         self._forget_row_state()
         old = self.n_features_in_
         fresh = []
-        for n in (old, old + 1):
-            shadow = copy.copy(self)
-            shadow.n_features_in_ = n
-            fresh.append(shadow._make_learner())
         for learner in self.learners_:
+            widen = getattr(learner, "widen_features", None)
+            if widen is not None and widen(width - old, undo):
+                continue  # its own widening (the linear learners: no fresh learners built)
+            if not fresh:
+                for n in (old, old + 1):
+                    shadow = copy.copy(self)
+                    shadow.n_features_in_ = n
+                    fresh.append(shadow._make_learner())
             widen_like(learner, fresh[0], fresh[1], old=old, added=width - old, undo=undo)
         mean = getattr(self, "mean_", None)
         if isinstance(mean, np.ndarray):

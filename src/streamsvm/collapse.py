@@ -94,12 +94,14 @@ def guard_collapse(estimator) -> None:
         return
     low, high = (c.item() if isinstance(c, np.generic) else c for c in estimator.classes_)
     labels = (low, high) if estimator._signs[0] > 0 else (high, low)
+    counts = collapse_counts(calibrator)
+    if collapse_message("", labels, counts, ()) is None:
+        return  # the common case, decided before the hints' parameter look-up
     params = estimator.get_params(deep=False)
     hints = [hint for name, hint in (("class_weight", "class_weight='balanced'"),
                                      ("C", "a larger C"), ("alpha", "a smaller alpha"))
              if name in params]
-    message = collapse_message(type(estimator).__name__, labels, collapse_counts(calibrator),
-                               hints)
+    message = collapse_message(type(estimator).__name__, labels, counts, hints)
     if message is not None:
         estimator._collapse_warned = True
         warn_collapse(message)

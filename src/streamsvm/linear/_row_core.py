@@ -39,6 +39,20 @@ def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
 
 
 @njit(cache=True)
+def pegasos_decision_row(cols, vals, iscratch, fscratch, v, scale, intercept):
+    """:func:`linear_decision_row` of Pegasos's ``w = scale v`` (``intercept``: its bias is
+    ``scale * v[-1]``), the bias computed here rather than by the caller; ``fscratch[F_DOT]``
+    then holds ``x·v + v[-1]`` (``x·v`` without the intercept), the margin of
+    :func:`~streamsvm.linear._core.pegasos_csr` before its factor ``y * scale``."""
+    last = v.shape[0] - 1
+    score = linear_decision_row(cols, vals, iscratch, fscratch, v, scale,
+                                scale * v[last] if intercept else 0.0)
+    if intercept:
+        fscratch[F_DOT] += v[last]
+    return score
+
+
+@njit(cache=True)
 def perceptron_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias, fit_intercept):
     """Rosenblatt's rule on one example (:func:`~streamsvm.linear._core.perceptron_csr`;
     ``reuse``: the row gathered by the call before). Returns ``(score before, bias,

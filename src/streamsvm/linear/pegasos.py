@@ -11,7 +11,7 @@ from .._row_path import F_DOT
 from ..base import refuse_rows
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
-from ._row_core import linear_decision_row, pegasos_learn_gathered, pegasos_learn_row
+from ._row_core import pegasos_decision_row, pegasos_learn_gathered, pegasos_learn_row
 
 
 def _take_rows(X, start, stop):
@@ -28,6 +28,8 @@ class _PegasosLearner(LinearLearner):
     #: Learners saved before the bias existed (streamsvm 0.1.0 files) have none; the class
     #: attribute is what they read once loaded, so they predict and continue as they did.
     fit_intercept = False
+    _feature_arrays = ("v",)  # its bias, with fit_intercept, is v[-1]
+    _pending_rows = ("pending_X",)  # rows of a block not full yet (block_size > 1)
 
     def __init__(self, n_features, rng, *, alpha, block_size, projection, fit_intercept):
         super().__init__(n_features, rng)
@@ -148,15 +150,17 @@ class _PegasosLearner(LinearLearner):
         :class:`~streamsvm._row_path.RowState`); its score before, or None if refused.
         ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
         reused)."""
-        if known is not None and self.t > 0:
+        t = self.t
+        if known is not None and t > 0:
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
             # step only shrinks and projects w = scale v, which is scalar arithmetic
-            bias = self.v.item(-1) if self.fit_intercept else 0.0
-            if y * self.scale * (state.fscratch.item(F_DOT) + bias) >= 1.0:
-                t = self.t + 1
-                scale = self.scale * (1.0 - 1.0 / t)
-                if self.projection and self.sqnorm_v > 0.0:
-                    norm_w = scale * math.sqrt(self.sqnorm_v)
+            scale = self.scale
+            if y * scale * state.fscratch.item(F_DOT) >= 1.0:  # x·v + bias: decision_row
+                t += 1
+                scale *= 1.0 - 1.0 / t
+                sqnorm_v = self.sqnorm_v
+                if self.projection and sqnorm_v > 0.0:
+                    norm_w = scale * math.sqrt(sqnorm_v)
                     radius = 1.0 / math.sqrt(self.alpha)
                     if norm_w > radius:
                         scale *= radius / norm_w
@@ -184,9 +188,8 @@ class _PegasosLearner(LinearLearner):
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
-        bias = self.scale * self.v.item(-1) if self.fit_intercept else 0.0
-        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
-                                    self.scale, bias)
+        score = pegasos_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
+                                     self.scale, self.fit_intercept)
         return None if score != score else score
 
 

@@ -12,6 +12,8 @@ from ._row_core import linear_decision_row, perceptron_learn_row
 
 
 class _PerceptronLearner(LinearLearner):
+    _feature_arrays = ("coef",)
+
     def __init__(self, n_features, rng, *, fit_intercept):
         super().__init__(n_features, rng)
         self.fit_intercept = bool(fit_intercept)
