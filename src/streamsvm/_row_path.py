@@ -255,7 +255,8 @@ class RowState:
                 if calibration.n_learned:
                     calibration.record_one(score, target)
                 if calibration.rows is not None:  # a linear model's rows to rescore
-                    calibration.keep_row_sparse(self.cols, self.last_vals, target,
+                    calibration.keep_row_sparse(np.frombuffer(self.cols, np.int64),
+                                                np.frombuffer(last[1], np.float64), target,
                                                 learner.n_features)
                 calibration.n_learned += 1
                 # _learned, inline (River's loop: every row comes here)
@@ -362,7 +363,9 @@ class RowState:
             if calibration.n_learned:
                 calibration.record_one(score, target)
             if calibration.rows is not None:  # a linear model's rows to rescore
-                calibration.keep_row_sparse(cols, vals, target, learner.n_features)
+                calibration.keep_row_sparse(np.frombuffer(cols, np.int64),
+                                            np.frombuffer(packed, np.float64), target,
+                                            learner.n_features)
             calibration.n_learned += 1
         self._learned(position)
         return True

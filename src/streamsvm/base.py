@@ -29,6 +29,7 @@ get fresh learners (they start from the moment their class first appears).
 from __future__ import annotations
 
 import copy
+import functools
 
 import numpy as np
 import scipy.sparse as sp
@@ -737,6 +738,11 @@ class StreamClassifier(
         over something else converts it here)."""
         return X if rows is None else X[rows]
 
+    def _learner_scores(self, learner, X) -> np.ndarray:
+        """A binary learner's scores of prepared rows, as :meth:`decision_function` gives
+        them (what the calibration records and rescores)."""
+        return learner.decision_function(X)
+
     def _rows_to_keep(self, X, rows: slice | None):
         """:meth:`_rows_to_score` as an array (dense or CSR) that the calibrator can copy."""
         return self._rows_to_score(X, rows)
@@ -751,11 +757,11 @@ class StreamClassifier(
         calibrator = self._calibrator(learner)
         if calibrator.n_learned > 0:
             if X.shape[0] <= calibrator.per_chunk:
-                calibrator.record(learner.decision_function(self._rows_to_score(X, None)),
+                calibrator.record(self._learner_scores(learner, self._rows_to_score(X, None)),
                                   y_binary, weights)
                 return
             head = slice(0, calibrator.per_chunk)
-            calibrator.record(learner.decision_function(self._rows_to_score(X, head)),
+            calibrator.record(self._learner_scores(learner, self._rows_to_score(X, head)),
                               y_binary[head], None if weights is None else weights[head])
 
     def _record_after(self, learner, X, y_binary, weights=None) -> None:
@@ -768,7 +774,7 @@ class StreamClassifier(
         if calibrator.n_learned == 0 and X.shape[0] > 1:
             tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
             rows = self._rows_to_score(X, None if tail.start == 0 else tail)
-            calibrator.record(learner.decision_function(rows), y_binary[tail],
+            calibrator.record(self._learner_scores(learner, rows), y_binary[tail],
                               None if weights is None else weights[tail])
         if self._scores_are_linear():
             tail = slice(max(0, X.shape[0] - RESCORED_ROWS), X.shape[0])
@@ -1119,8 +1125,8 @@ class StreamClassifier(
         columns = scores[:, None] if scores.ndim == 1 else scores
         proba = np.empty_like(columns)
         for k, (learner, sign) in enumerate(zip(self.learners_, self._signs, strict=True)):
-            positive = self._calibrator(learner).probability(sign * columns[:, k],
-                                                             learner.decision_function)
+            positive = self._calibrator(learner).probability(
+                sign * columns[:, k], functools.partial(self._learner_scores, learner))
             proba[:, k] = positive if sign > 0 else 1.0 - positive
         if scores.ndim == 1:
             positive = agree_with_labels(proba[:, 0], scores > 0)

@@ -323,7 +323,7 @@ class PlattCalibrator:
 
     def keep_row_sparse(self, columns, values, label: float, width: int) -> None:
         """Keep one row given as its nonzero ``columns`` and ``values`` (the per-row path's
-        ``array('q')`` and ``array('d')``) of a model ``width`` columns wide."""
+        int64 and float64 arrays) of a model ``width`` columns wide."""
         rows = self.rows
         if rows is None:
             return

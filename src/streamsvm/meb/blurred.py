@@ -578,6 +578,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
             )
         return self._decision(X, classifier)
 
+    def _learner_scores(self, learner, X):
+        """The chosen ``classifier``'s scores (the calibration's, as ``decision_function``)."""
+        return learner.decision(X, self.classifier)
+
     def _decision(self, X, classifier):
         self._check_fitted()
         X, sqnorms = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
