@@ -733,7 +733,11 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         """The rows, mapped and written out, for the calibrator to keep (the linear ball
         scores written-out rows as they are)."""
         kept = self._rows_to_score(X, rows)
-        return kept.mapped() if isinstance(kept, _MappedRows) else kept
+        if not isinstance(kept, _MappedRows):
+            return kept
+        if kept.sparse:  # the calibrator keeps dense rows: map them densely, in one pass
+            kept = _MappedRows(kept.X.toarray(), kept.mean, kept.append_one, kept.normalize)
+        return kept.mapped()
 
     @property
     def radius_(self):
