@@ -251,14 +251,8 @@ class RowState:
             if same:
                 learner, target, score = self.learner, targets[0], last[2]
                 learner.learn_row(self.cols, last[1], target, self, score)
-                calibration = learner.calibration
-                if calibration.n_learned:
-                    calibration.record_one(score, target)
-                if calibration.rows is not None:  # a linear model's rows to rescore
-                    calibration.keep_row_sparse(np.frombuffer(self.cols, np.int64),
-                                                np.frombuffer(last[1], np.float64), target,
-                                                learner.n_features)
-                calibration.n_learned += 1
+                learner.calibration.record_learnt_row(score, target, self.cols, last[1],
+                                                      learner.n_features)
                 # _learned, inline (River's loop: every row comes here)
                 counts = self.counts
                 counts[position] = counts.item(position) + 1.0
@@ -359,14 +353,8 @@ class RowState:
                 if k:  # every learner checks the same row the same way
                     raise RuntimeError("a learner refused a row another one learnt")
                 return False
-            calibration = learner.calibration
-            if calibration.n_learned:
-                calibration.record_one(score, target)
-            if calibration.rows is not None:  # a linear model's rows to rescore
-                calibration.keep_row_sparse(np.frombuffer(cols, np.int64),
-                                            np.frombuffer(packed, np.float64), target,
-                                            learner.n_features)
-            calibration.n_learned += 1
+            learner.calibration.record_learnt_row(score, target, cols, packed,
+                                                  learner.n_features)
         self._learned(position)
         return True
 

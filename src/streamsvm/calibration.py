@@ -321,6 +321,19 @@ class PlattCalibrator:
                                        else np.asarray(weights)[n_rows - kept:])
         self.n_rows_kept += n_rows
 
+    def record_learnt_row(self, score: float, label: float, columns: bytes, values: bytes,
+                          width: int) -> None:
+        """``learn_one``'s bookkeeping of one learnt row: its prequential ``score`` (once the
+        learner had learnt a row before it), the row kept for rescoring (a linear model's;
+        ``columns`` and ``values`` packed as int64 and float64, the per-row path's form), and
+        the count of rows learnt."""
+        if self.n_learned:
+            self.record_one(score, label)
+        if self.rows is not None:
+            self.keep_row_sparse(np.frombuffer(columns, np.int64),
+                                 np.frombuffer(values, np.float64), label, width)
+        self.n_learned += 1
+
     def keep_row_sparse(self, columns, values, label: float, width: int) -> None:
         """Keep one row given as its nonzero ``columns`` and ``values`` (the per-row path's
         int64 and float64 arrays) of a model ``width`` columns wide."""
