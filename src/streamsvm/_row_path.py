@@ -253,13 +253,7 @@ class RowState:
                 learner.learn_row(self.cols, last[1], target, self, score)
                 learner.calibration.record_learnt_row(score, target, self.cols, last[1],
                                                       learner.n_features)
-                # _learned, inline (River's loop: every row comes here)
-                counts = self.counts
-                counts[position] = counts.item(position) + 1.0
-                model = self.model
-                model.n_seen_ += 1
-                if not model.n_seen_ & 255:
-                    model._check_collapse()
+                self._learned(position)
                 return True
         row = self.read(x, True)
         if row is None:

@@ -49,6 +49,7 @@ from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
     dot_beside_search,
     gradient_step,
+    pair_gain,
     partner_in_blocks,
     remove_blatant_in_blocks,
     scan_extremes,
@@ -461,15 +462,10 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
     best_gain = 0.0
     for t in range(n):
         if alpha[t] > lo[t]:
-            diff = gi - g[t]
-            if diff > 0.0:
-                curvature = kii + kd[perm[t]] - 2.0 * ri[t]
-                if curvature < CURVATURE_FLOOR:
-                    curvature = CURVATURE_FLOOR
-                gain = diff * diff / curvature
-                if gain > best_gain:
-                    best_gain = gain
-                    best = t
+            gain = pair_gain(gi, g[t], kii, kd[perm[t]], ri[t], CURVATURE_FLOOR)
+            if gain > best_gain:
+                best_gain = gain
+                best = t
     return best
 
 
@@ -509,15 +505,10 @@ def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, 
             best_gain = 0.0
             for t in range(m):
                 if alpha[t] > lo[t]:
-                    diff = gmax - g[t]
-                    if diff > 0.0:
-                        curvature = kii + kdiag[t] - 2.0 * q[bi + t]
-                        if curvature < CURVATURE_FLOOR:
-                            curvature = CURVATURE_FLOOR
-                        gain = diff * diff / curvature
-                        if gain > best_gain:
-                            best_gain = gain
-                            best = t
+                    gain = pair_gain(gmax, g[t], kii, kdiag[t], q[bi + t], CURVATURE_FLOOR)
+                    if gain > best_gain:
+                        best_gain = gain
+                        best = t
             j = best
         bj = _block_row(j, m, q, ready, store, kern, svs, cache, work, cnt)
         cnt[N_REPROCESS_STEPS] += 1

@@ -44,7 +44,8 @@ from ._expansion_core import decision_rows_dense as rows_dense
 
 __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_worth",
            "search_in_blocks", "update_and_search", "remove_blatant_in_blocks",
-           "partner_in_blocks", "dot_beside_search", "search_one_more", "scan_extremes"]
+           "partner_in_blocks", "dot_beside_search", "search_one_more", "scan_extremes",
+           "pair_gain"]
 
 #: the least size of S whose gradient update (eq. 9, ``g_s -= lam (K_is - K_js)``) is split
 #: over threads: below it the update costs less than waking them
@@ -75,13 +76,35 @@ def scan_extremes(a, z, alpha, g, lo, hi, tie):
     gmax = -np.inf
     gmin = np.inf
     for s in range(a, z):
-        if alpha[s] < hi[s] and g[s] > gmax + tie:
-            gmax = g[s]
-            i = s
-        if alpha[s] > lo[s] and g[s] < gmin - tie:
-            gmin = g[s]
-            j = s
+        i, gmax, j, gmin = _meet(s, i, gmax, j, gmin, alpha, g, lo, hi, tie)
     return i, gmax, j, gmin
+
+
+@njit(cache=True, inline="always")
+def _meet(s, i, gmax, j, gmin, alpha, g, lo, hi, tie):
+    """One position ``s`` of the pair search: the extremes so far, updated as the scan meets
+    ``s``."""
+    if alpha[s] < hi[s] and g[s] > gmax + tie:
+        gmax = g[s]
+        i = s
+    if alpha[s] > lo[s] and g[s] < gmin - tie:
+        gmin = g[s]
+        j = s
+    return i, gmax, j, gmin
+
+
+@njit(cache=True, inline="always")
+def pair_gain(gi, gt, kii, ktt, kit, floor):
+    """The gain ``(g_i - g_t)^2 / (K_ii + K_tt - 2 K_it)`` of a pair step on (i, t), the
+    curvature floored at ``floor`` (the second-order working-set selection of Fan, Chen &
+    Lin 2005); 0 when ``g_t >= g_i`` (no ascent)."""
+    diff = gi - gt
+    if diff <= 0.0:
+        return 0.0
+    curvature = kii + ktt - 2.0 * kit
+    if curvature < floor:
+        curvature = floor
+    return diff * diff / curvature
 
 
 @njit(cache=True, inline="always")
@@ -212,14 +235,7 @@ def search_one_more(p, i, gmax, j, gmin, svs, tie):
     """The pair search continued over position ``p`` (the member PROCESS just inserted after
     the positions searched): ``extremes`` over ``p + 1`` positions given its result over
     ``p``, the one-thread rule applied to one more position."""
-    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
-    if alpha[p] < hi[p] and g[p] > gmax + tie:
-        gmax = g[p]
-        i = p
-    if alpha[p] > lo[p] and g[p] < gmin - tie:
-        gmin = g[p]
-        j = p
-    return i, gmax, j, gmin
+    return _meet(p, i, gmax, j, gmin, svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI], tie)
 
 
 @njit(cache=True)
@@ -270,15 +286,10 @@ def _partner_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, floor, gains, at):
         best_gain = 0.0
         for t in range(b * PARALLEL_BLOCK, min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n)):
             if alpha[t] > lo[t]:
-                diff = gi - g[t]
-                if diff > 0.0:
-                    curvature = kii + kd[max(perm[t], 0)] - 2.0 * ri[t]
-                    if curvature < floor:
-                        curvature = floor
-                    gain = diff * diff / curvature
-                    if gain > best_gain:
-                        best_gain = gain
-                        best = t
+                gain = pair_gain(gi, g[t], kii, kd[max(perm[t], 0)], ri[t], floor)
+                if gain > best_gain:
+                    best_gain = gain
+                    best = t
         gains[b] = best_gain
         at[b] = best
 
