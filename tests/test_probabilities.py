@@ -8,10 +8,12 @@ parameters (Platt's own method, with 5-fold cross-validated scores) on three bin
 """
 
 import array
+import pickle
 import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import minimize
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, make_classification, make_moons
@@ -24,6 +26,7 @@ from streamsvm.calibration import (
     MAX_RESCORED_WIDTH,
     MIN_PER_CLASS,
     RESCORED_ROWS,
+    CsrRows,
     PlattCalibrator,
     agree_with_labels,
     fit_platt,
@@ -408,18 +411,61 @@ def test_rescored_rows_follow_the_width_and_the_sign():
     calibrator.keep_rows_for_rescoring(3)
     rows = np.arange(12.0).reshape(4, 3)
     calibrator.keep_rows(rows, [1, -1, 1, 1])
-    held, labels, weights = calibrator.rows[:4], calibrator.row_labels[:4], calibrator.row_weights
+    held, labels, weights = calibrator.held_rows()
     np.testing.assert_array_equal(held, rows)
     np.testing.assert_array_equal(labels, [1, -1, 1, 1])
     assert weights is None
     calibrator.flip()
-    np.testing.assert_array_equal(calibrator.row_labels[:4], [-1, 1, -1, -1])
-    calibrator.keep_row_sparse(array.array("q", [0, 3]), array.array("d", [2.0, 5.0]), 1, 4)
+    np.testing.assert_array_equal(calibrator.held_rows()[1], [-1, 1, -1, -1])
+    calibrator.keep_row_sparse(array.array("q", [0, 3]).tobytes(),
+                               array.array("d", [2.0, 5.0]).tobytes(), 1, 4)
     assert calibrator.rows.shape == (RESCORED_ROWS, 4) and calibrator.n_rows_kept == 1
-    np.testing.assert_array_equal(calibrator.rows[0], [2.0, 0.0, 0.0, 5.0])
+    np.testing.assert_array_equal(calibrator.held_rows()[0], [[2.0, 0.0, 0.0, 5.0]])
     calibrator.keep_rows(np.ones((2, MAX_RESCORED_WIDTH + 1)), [1, 1])
     assert calibrator.rows is None and calibrator.n_rows_kept == 0
     calibrator._check_restored()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_kept_rows_of_every_form_equal_a_plain_copy(seed):
+    """Rows kept as dense chunks, CSR chunks and learn_one's packed rows, in a random mix of
+    random sizes (some longer than the ring, some read back half-way), equal the last
+    RESCORED_ROWS rows written out by hand, slot for slot, and so do those of a pickled
+    copy (pickling writes the queue out)."""
+    rng = np.random.default_rng(seed)
+    width = 6
+    calibrator = PlattCalibrator()
+    calibrator.keep_rows_for_rescoring(width)
+    pieces, labels = [], []
+    for _ in range(40):
+        n = int(rng.choice([1, 3, 17, 200, 700]))
+        X = rng.normal(size=(n, width)) * (rng.random((n, width)) < 0.4)
+        y = np.where(rng.random(n) < 0.5, 1, -1)
+        form = rng.integers(3)
+        if form == 0:
+            calibrator.keep_rows(X, y)
+        elif form == 1:
+            start = max(0, n - RESCORED_ROWS)
+            calibrator.keep_rows(CsrRows.tail(sp.csr_matrix(X), start), y[start:])
+            calibrator.n_rows_kept += start  # as a learner that was handed all n rows counts
+        else:
+            for row, label in zip(X, y, strict=True):
+                columns = np.flatnonzero(row)
+                calibrator.keep_row_sparse(columns.astype(np.int64).tobytes(),
+                                           row[columns].tobytes(), label, width)
+        pieces.append(X)
+        labels.append(y)
+        if rng.random() < 0.2:
+            calibrator.held_rows()  # writes the queue out half-way
+    n_kept = sum(len(y) for y in labels)
+    assert calibrator.n_rows_kept == n_kept
+    expected = np.vstack(pieces)[-RESCORED_ROWS:].astype(np.float32)
+    expected_labels = np.concatenate(labels)[-RESCORED_ROWS:]
+    slots = (n_kept - RESCORED_ROWS + np.arange(RESCORED_ROWS)) % RESCORED_ROWS
+    for kept in (pickle.loads(pickle.dumps(calibrator)), calibrator):
+        held, held_labels, _ = kept.held_rows()
+        np.testing.assert_array_equal(held[slots], expected)
+        np.testing.assert_array_equal(held_labels[slots], expected_labels)
 
 
 def test_one_class_tracker_gives_the_uncalibrated_logistic():
@@ -449,3 +495,25 @@ def test_clone_keeps_no_calibration():
     model = streamsvm.Pegasos().fit(X, y)
     fresh = clone(model)
     assert fresh.predict_proba_one(X[0]) == {}
+
+
+@pytest.mark.parametrize(("name", "params"), [("StreamSVM", {"center": False}),
+                                              ("Perceptron", {}), ("Pegasos", {})])
+def test_csr_chunks_keep_the_rows_dense_chunks_keep(name, params):
+    """The calibration of a linear model fed CSR chunks (kept rows queued, written out when
+    read) equals that of the same model fed the same chunks dense (rows copied at once;
+    StreamSVM uncentred, as it takes CSR rows)."""
+    X, y = PROBLEMS["imbalanced"]
+    X = np.where(np.abs(X) < 0.5, 0.0, X)  # sparse enough for CSR to matter
+    dense = ESTIMATORS[name](**params)
+    sparse = ESTIMATORS[name](**params)
+    for start in range(0, 1200, 300):
+        dense.partial_fit(X[start:start + 300], y[start:start + 300], classes=[0, 1])
+        sparse.partial_fit(sp.csr_matrix(X[start:start + 300]), y[start:start + 300],
+                           classes=[0, 1])
+    for a, b in zip(dense.learners_[0].calibration.held_rows(),
+                    sparse.learners_[0].calibration.held_rows(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # the rows are equal; the CSR and dense dot products round differently
+    np.testing.assert_allclose(sparse.predict_proba(X[:200]), dense.predict_proba(X[:200]),
+                               rtol=1e-9)

@@ -53,7 +53,13 @@ from ._validation import (
     unique_labels,
 )
 from ._widen import Undo, widen_like
-from .calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels, agree_with_scores
+from .calibration import (
+    RESCORED_ROWS,
+    CsrRows,
+    PlattCalibrator,
+    agree_with_labels,
+    agree_with_scores,
+)
 from .collapse import guard_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
@@ -598,7 +604,7 @@ class StreamClassifier(
             declared = self.classes_
         else:
             declared = None
-        if declared is not None:
+        if declared is not None and not np.array_equal(seen, declared):
             unknown = np.setdiff1d(seen, declared, assume_unique=True)
             if unknown.size:
                 raise ValueError(
@@ -743,9 +749,13 @@ class StreamClassifier(
         them (what the calibration records and rescores)."""
         return learner.decision_function(X)
 
-    def _rows_to_keep(self, X, rows: slice | None):
-        """:meth:`_rows_to_score` as an array (dense or CSR) that the calibrator can copy."""
-        return self._rows_to_score(X, rows)
+    def _rows_to_keep(self, X, start: int):
+        """Rows ``start:`` of what the learners were handed, for the calibrator to keep: a
+        dense array it copies now, or :class:`~streamsvm.calibration.CsrRows` it writes out
+        when the rows are read (CSR rows are copied as their three arrays, not sliced)."""
+        if sp.issparse(X):
+            return CsrRows.tail(X, start)
+        return self._rows_to_score(X, None if start == 0 else slice(start, None))
 
     def _record_before(self, learner, X, y_binary, weights=None) -> None:
         """Record the prequential scores of a chunk: the decision values of its first rows (at
@@ -777,10 +787,11 @@ class StreamClassifier(
             calibrator.record(self._learner_scores(learner, rows), y_binary[tail],
                               None if weights is None else weights[tail])
         if self._scores_are_linear():
-            tail = slice(max(0, X.shape[0] - RESCORED_ROWS), X.shape[0])
-            rows = self._rows_to_keep(X, None if tail.start == 0 else tail)
+            start = max(0, X.shape[0] - RESCORED_ROWS)
+            rows = self._rows_to_keep(X, start)
             calibrator.keep_rows_for_rescoring(rows.shape[1])
-            calibrator.keep_rows(rows, y_binary[tail], None if weights is None else weights[tail])
+            calibrator.keep_rows(rows, y_binary[start:],
+                                 None if weights is None else weights[start:])
         calibrator.n_learned += X.shape[0]
 
     def _scores_are_linear(self) -> bool:

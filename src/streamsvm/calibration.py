@@ -35,15 +35,22 @@ so they are close to held-out scores of the same model (as ``SVC(probability=Tru
 cross-validated scores are of models trained on 80% of the rows); until the model has learnt
 ``MIN_ROWS_PER_FEATURE`` = 5 rows per feature, the prequential scores are used. Kernel models,
 which can fit their own rows, keep the prequential scores.
+
+Keeping a row costs next to nothing on the hot paths: dense rows are copied into the float32
+ring, while CSR rows (their three arrays, sliced and copied) and ``learn_one``'s rows (the
+packed bytes the per-row path already holds) wait in a short queue of :class:`CsrRows`; they
+are written into the ring only when the rows are read (probabilities asked for, the model
+saved or pickled), and rows overwritten before then are never written at all.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
 
 __all__ = ["MAX_RESCORED_WIDTH", "MIN_PER_CLASS", "MIN_ROWS_PER_FEATURE", "RESCORED_ROWS",
-           "PlattCalibrator",
+           "CsrRows", "PlattCalibrator",
            "agree_with_labels", "agree_with_scores", "fit_platt", "platt_probability"]
 
 #: fewer scores than this of either label: the fallback sigmoid (A, B) = (-1, 0)
@@ -146,17 +153,6 @@ def _fit_platt_core(scores, positive, weights, max_iter):
     return a, b
 
 
-@njit(cache=True)
-def _put_sparse_row(rows, labels, slot, columns, values, positive):
-    """``rows[slot]`` = the row of nonzero ``columns`` and ``values``, zero elsewhere;
-    ``labels[slot]`` = +1 if ``positive`` else -1."""
-    row = rows[slot]
-    row[:] = 0.0
-    for i in range(len(columns)):
-        row[columns[i]] = values[i]
-    labels[slot] = 1 if positive else -1
-
-
 def fit_platt(scores, labels, weights=None, *, max_iter: int = 100) -> tuple[float, float]:
     """``(A, B)`` of Platt's sigmoid ``P(+1 | f) = 1 / (1 + exp(A f + B))`` fitted to decision
     values ``scores`` of examples with ``labels`` (±1 or booleans, True = +1) and optional
@@ -214,16 +210,56 @@ def agree_with_scores(proba, predicted) -> np.ndarray:
     return proba
 
 
+class CsrRows:
+    """Rows in CSR form, copied out of their source as the three arrays (no scipy object is
+    built until they are written out), waiting to be written into a calibrator's ring:
+    :meth:`dense` gives them as a dense array of ``shape``, through ``finish`` (the learner's
+    own mapping of its ``n_columns``-wide input rows, e.g. a bias column appended) when one
+    is given."""
+
+    __slots__ = ("data", "indices", "indptr", "n_columns", "shape", "finish")
+
+    def __init__(self, data, indices, indptr, n_columns: int, finish=None, width=None):
+        self.data, self.indices, self.indptr = data, indices, indptr
+        self.n_columns, self.finish = int(n_columns), finish
+        self.shape = (indptr.shape[0] - 1, int(n_columns if width is None else width))
+
+    @classmethod
+    def tail(cls, X, start: int, finish=None, width=None) -> CsrRows:
+        """Rows ``start:`` of the CSR matrix ``X``, copied (the caller may reuse ``X``);
+        ``width``: the columns ``finish`` gives them (default: as many as ``X``'s)."""
+        lo, hi = X.indptr[start], X.indptr[X.shape[0]]
+        return cls(X.data[lo:hi].copy(), X.indices[lo:hi].copy(), X.indptr[start:] - lo,
+                   X.shape[1], finish, width)
+
+    @classmethod
+    def from_packed(cls, columns: list, values: list, width: int) -> CsrRows:
+        """Rows given as lists of packed bytes, int64 columns and float64 values per row (the
+        per-row path's form)."""
+        lengths = np.fromiter(map(len, columns), np.int64, len(columns)) // 8
+        indptr = np.zeros(len(columns) + 1, np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return cls(np.frombuffer(b"".join(values), np.float64),
+                   np.frombuffer(b"".join(columns), np.int64), indptr, width)
+
+    def dense(self) -> np.ndarray:
+        rows = sp.csr_matrix((self.data, self.indices, self.indptr),
+                             shape=(self.shape[0], self.n_columns)).toarray()
+        return rows if self.finish is None else self.finish(rows)
+
+
 class PlattCalibrator:
     """The most recent ``window`` prequential scores of one binary learner, and the Platt
     sigmoid fitted to them (module doc). ``n_recorded`` counts every score recorded;
     ``n_learned`` the rows the learner has learnt (scores are recorded only once it is > 0).
     For a linear model (:meth:`keep_rows_for_rescoring`) also its most recent rows
     (``rows``, ``row_labels``, ``row_weights``; ``n_rows_kept`` counts every row kept), to
-    which the sigmoid is fitted by the current model's scores instead.
-    The fitted sigmoid is a cache (not saved; refitted from the scores after loading)."""
+    which the sigmoid is fitted by the current model's scores instead; rows not yet written
+    into ``rows`` wait in a queue (module doc), so read them through :meth:`held_rows`.
+    The fitted sigmoid is a cache (not saved; refitted from the scores after loading); the
+    queue is written out before the calibrator is saved or pickled."""
 
-    _transient = ("sigmoid", "fitted_at")
+    _transient = ("sigmoid", "fitted_at", "_queue", "_packed")
     # calibrators saved before the rescored rows existed (streamsvm 0.1.0 files) have none:
     # they keep the prequential scores until they are told to keep rows
     rows = None
@@ -240,6 +276,9 @@ class PlattCalibrator:
         self.n_learned = 0
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = 0
+        self._queue = []  # [(first row's count, CsrRows, labels, weights or None)]
+        self._packed = [[], [], bytearray(), 0]  # learn_one's rows: columns, values, signs,
+        #                                          the first one's count
 
     def record(self, scores, labels, weights=None) -> None:
         """Append scores of rows (with their ±1 labels and optional weights), the oldest
@@ -298,27 +337,33 @@ class PlattCalibrator:
                 self.row_weights = None
             self.n_rows_kept = 0
             self.fitted_at = -1
+            self._queue = []  # rows of the old width are not kept
+            self._packed = [[], [], bytearray(), 0]
         return self.rows is not None
 
     def keep_rows(self, X, labels, weights=None) -> None:
-        """Keep the last rows of ``X`` (dense or CSR, as the learner's ``decision_function``
-        takes them) with their ±1 labels and optional weights, the oldest overwritten past
-        :data:`RESCORED_ROWS`; nothing unless :meth:`keep_rows_for_rescoring` was called."""
+        """Keep the rows of ``X`` (dense, CSR or :class:`CsrRows`, as the learner's
+        ``decision_function`` takes them once written out) with their ±1 labels and optional
+        weights, the oldest overwritten past :data:`RESCORED_ROWS`; nothing unless
+        :meth:`keep_rows_for_rescoring` was called. Dense rows are copied into the ring now,
+        the others queued (module doc)."""
         if not self._fit_width(X.shape[1]):
             return
         capacity = self.rows.shape[0]
         n_rows = X.shape[0]
         kept = min(n_rows, capacity)
-        tail = X[n_rows - kept:]
-        tail = tail.toarray() if hasattr(tail, "toarray") else np.asarray(tail)
-        slots = (self.n_rows_kept + n_rows - kept + np.arange(kept)) % capacity
-        self.rows[slots] = tail
-        self.row_labels[slots] = np.where(np.asarray(labels)[n_rows - kept:] > 0, 1, -1)
-        if weights is not None or self.row_weights is not None:
-            if self.row_weights is None:
-                self.row_weights = np.ones(capacity)
-            self.row_weights[slots] = (1.0 if weights is None
-                                       else np.asarray(weights)[n_rows - kept:])
+        signs = np.where(np.asarray(labels)[n_rows - kept:] > 0, 1, -1).astype(np.int8)
+        weights = None if weights is None else np.asarray(weights, np.float64)[n_rows - kept:]
+        if isinstance(X, np.ndarray):
+            self._write_queue()
+            self._write(self.n_rows_kept + n_rows - kept, X[n_rows - kept:], signs, weights)
+        else:
+            if sp.issparse(X):
+                X = CsrRows.tail(X.tocsr(), n_rows - kept)
+            elif kept < n_rows:
+                raise ValueError("queued CsrRows must not be longer than the ring")
+            self._close_packed()
+            self._enqueue(self.n_rows_kept + n_rows - kept, X, signs, weights)
         self.n_rows_kept += n_rows
 
     def record_learnt_row(self, score: float, label: float, columns: bytes, values: bytes,
@@ -330,25 +375,71 @@ class PlattCalibrator:
         if self.n_learned:
             self.record_one(score, label)
         if self.rows is not None:
-            self.keep_row_sparse(np.frombuffer(columns, np.int64),
-                                 np.frombuffer(values, np.float64), label, width)
+            self.keep_row_sparse(columns, values, label, width)
         self.n_learned += 1
 
-    def keep_row_sparse(self, columns, values, label: float, width: int) -> None:
-        """Keep one row given as its nonzero ``columns`` and ``values`` (the per-row path's
-        int64 and float64 arrays) of a model ``width`` columns wide."""
+    def keep_row_sparse(self, columns: bytes, values: bytes, label: float, width: int) -> None:
+        """Keep one row given as its nonzero ``columns`` and ``values`` (bytes of int64 and
+        float64, the per-row path's form) of a model ``width`` columns wide; the bytes are
+        queued as they are and written out :data:`RESCORED_ROWS` rows at a time."""
         rows = self.rows
-        if rows is None:
+        if rows is None or (rows.shape[1] != width and not self._fit_width(width)):
             return
-        if rows.shape[1] != width:
-            if not self._fit_width(width):
-                return
-            rows = self.rows
-        slot = self.n_rows_kept % rows.shape[0]
-        _put_sparse_row(rows, self.row_labels, slot, columns, values, label > 0)
-        if self.row_weights is not None:
-            self.row_weights[slot] = 1.0
+        packed = self._packed
+        signs = packed[2]
+        if not signs:
+            packed[3] = self.n_rows_kept
+        packed[0].append(columns)
+        packed[1].append(values)
+        signs.append(1 if label > 0 else 255)  # 255: int8 -1
         self.n_rows_kept += 1
+        if len(signs) == rows.shape[0]:
+            self._close_packed()
+
+    def _close_packed(self) -> None:
+        """Queue the rows ``learn_one`` packed since the last call as one :class:`CsrRows`."""
+        packed_columns, packed_values, signs, first = self._packed
+        if signs:
+            rows = CsrRows.from_packed(packed_columns, packed_values, self.rows.shape[1])
+            self._enqueue(first, rows, np.frombuffer(bytes(signs), np.int8), None)
+            self._packed = [[], [], bytearray(), 0]
+
+    def _enqueue(self, first: int, rows: CsrRows, signs, weights) -> None:
+        """Queue rows whose first one is the ``first``-th kept; queued rows that newer ones
+        overwrite in the ring are dropped unwritten."""
+        queue = self._queue
+        queue.append((first, rows, signs, weights))
+        newest = first + rows.shape[0]
+        while queue and queue[0][0] + queue[0][1].shape[0] <= newest - self.rows.shape[0]:
+            queue.pop(0)
+
+    def _write_queue(self) -> None:
+        """Write every queued row into the ring, oldest first."""
+        self._close_packed()
+        for first, rows, signs, weights in self._queue:
+            self._write(first, rows.dense(), signs, weights)
+        self._queue = []
+
+    def _write(self, first: int, rows, signs, weights) -> None:
+        """Rows whose first one is the ``first``-th kept, into their slots of the ring."""
+        capacity = self.rows.shape[0]
+        slots = (first + np.arange(rows.shape[0])) % capacity
+        self.rows[slots] = rows
+        self.row_labels[slots] = signs
+        if weights is not None or self.row_weights is not None:
+            if self.row_weights is None:
+                self.row_weights = np.ones(capacity)
+            self.row_weights[slots] = 1.0 if weights is None else weights
+
+    def held_rows(self):
+        """``(rows, labels, weights)`` of every row kept so far (float32 rows; weights None
+        when all are 1), the queue written out first; None when no rows are kept."""
+        if self.rows is None:
+            return None
+        self._write_queue()
+        held = min(self.n_rows_kept, self.rows.shape[0])
+        weights = None if self.row_weights is None else self.row_weights[:held]
+        return self.rows[:held], self.row_labels[:held], weights
 
     def rescored_rows(self):
         """``(rows, labels, weights)`` held for rescoring (float64 rows), or None when no rows
@@ -357,12 +448,10 @@ class PlattCalibrator:
         a model of ``d`` weights fitted to fewer are over-confident)."""
         if self.rows is None or self.n_learned < MIN_ROWS_PER_FEATURE * self.rows.shape[1]:
             return None
-        held = min(self.n_rows_kept, self.rows.shape[0])
-        labels = self.row_labels[:held]
+        rows, labels, weights = self.held_rows()
         if min(np.count_nonzero(labels > 0), np.count_nonzero(labels < 0)) < MIN_PER_CLASS:
             return None
-        weights = None if self.row_weights is None else self.row_weights[:held]
-        return self.rows[:held].astype(np.float64), labels, weights
+        return rows.astype(np.float64), labels, weights
 
     def model_changed(self) -> None:
         """The learner changed without learning rows (``finish``): refit before next use."""
@@ -371,6 +460,21 @@ class PlattCalibrator:
     def _restore_transient(self) -> None:
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = -1
+        self._queue = []
+        self._packed = [[], [], bytearray(), self.n_rows_kept]
+
+    def _persist_state(self) -> dict:
+        """What :func:`streamsvm.save` and pickle keep: the queued rows written out first."""
+        if self.rows is not None:
+            self._write_queue()
+        return {k: v for k, v in vars(self).items() if k not in self._transient}
+
+    def __getstate__(self) -> dict:
+        return self._persist_state()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._restore_transient()
 
     def _check_restored(self) -> None:
         """Raise ValueError unless the saved window (e.g. read from a model file) is one
@@ -416,6 +520,7 @@ class PlattCalibrator:
         self.scores *= -1.0
         self.labels *= -1
         if self.row_labels is not None:
+            self._write_queue()
             self.row_labels *= -1
         self.fitted_at = -1
 

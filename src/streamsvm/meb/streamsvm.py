@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from numbers import Integral, Real
 
@@ -11,6 +12,7 @@ import scipy.sparse as sp
 from .._params import N_JOBS, VERBOSE, Boolean, Interval, Options
 from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier, refuse_rows
+from ..calibration import CsrRows
 from ..kernels import (
     KERNEL_NAMES,
     FirstDataRule,
@@ -75,6 +77,12 @@ class _MappedRows:
         if self.sparse:
             return map_rows(self.X, None, self.append_one, self.normalize)
         return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
+
+
+def _map_written_out(rows, append_one, normalize):
+    """Uncentred dense ``rows`` mapped as :class:`_MappedRows` maps them (the calibrator's
+    kept CSR rows, once written out)."""
+    return _MappedRows(rows, None, append_one, normalize).mapped()
 
 
 def map_rows(X, mean, append_one: bool, normalize: bool):
@@ -729,15 +737,16 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
             return X if rows is None else X[rows]
         return super()._rows_to_score(X, rows)
 
-    def _rows_to_keep(self, X, rows):
-        """The rows, mapped and written out, for the calibrator to keep (the linear ball
-        scores written-out rows as they are)."""
-        kept = self._rows_to_score(X, rows)
-        if not isinstance(kept, _MappedRows):
-            return kept
-        if kept.sparse:  # the calibrator keeps dense rows: map them densely, in one pass
-            kept = _MappedRows(kept.X.toarray(), kept.mean, kept.append_one, kept.normalize)
-        return kept.mapped()
+    def _rows_to_keep(self, X, start):
+        """The rows ``start:``, mapped and written out (dense rows), or CSR rows queued with
+        the mapping to apply when the calibrator writes them out (the linear ball scores
+        written-out rows as they are)."""
+        if not isinstance(X, _MappedRows):
+            return super()._rows_to_keep(X, start)
+        if X.sparse:
+            return CsrRows.tail(X.X, start, functools.partial(
+                _map_written_out, append_one=X.append_one, normalize=X.normalize), X.shape[1])
+        return X[start:].mapped()
 
     @property
     def radius_(self):
