@@ -117,6 +117,16 @@ def _as_internal_csr(X) -> sp.csr_matrix:
     )
 
 
+def csr_row_range(X: sp.csr_matrix, start: int, stop: int | None) -> sp.csr_matrix:
+    """Rows ``start:stop`` of the CSR matrix ``X`` as a CSR matrix over views of its arrays:
+    what ``X[start:stop]`` gives, without scipy's index checks and copies (half its cost on
+    chunks of 1,000 rows, where it is paid once per chunk)."""
+    stop = X.shape[0] if stop is None else min(stop, X.shape[0])
+    lo, hi = X.indptr[start], X.indptr[stop]
+    return sp.csr_matrix((X.data[lo:hi], X.indices[lo:hi], X.indptr[start:stop + 1] - lo),
+                         shape=(stop - start, X.shape[1]), copy=False)
+
+
 #: The widest sparse input an estimator accepts: its width is a declared number, not data, and
 #: models keep per-feature arrays (a hostile svmlight index must not allocate terabytes). The
 #: readers' default ``max_features`` is the same.

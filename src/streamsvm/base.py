@@ -48,6 +48,7 @@ from ._validation import (
     check_labels,
     check_one_example,
     check_row_norms,
+    csr_row_range,
     is_internal_dense,
     row_sqnorms,
     unique_labels,
@@ -742,7 +743,11 @@ class StreamClassifier(
         """The rows ``rows`` (None: all) of what the learners were handed, in the form their
         ``decision_function`` takes (a subclass whose :meth:`_prepare_for_learning` hands
         over something else converts it here)."""
-        return X if rows is None else X[rows]
+        if rows is None:
+            return X
+        if sp.issparse(X):
+            return csr_row_range(X, rows.start or 0, rows.stop)
+        return X[rows]
 
     def _learner_scores(self, learner, X) -> np.ndarray:
         """A binary learner's scores of prepared rows, as :meth:`decision_function` gives
