@@ -186,8 +186,9 @@ def test_learn_one_records_the_score_before_each_row(name):
     calibrator = model.learners_[0].calibration
     sign = model._signs[0]
     assert calibrator.n_recorded == len(X) - 1
-    np.testing.assert_allclose(calibrator.scores[: len(X) - 1], expected, atol=1e-12)
-    np.testing.assert_array_equal(calibrator.labels[: len(X) - 1],
+    scores, labels, _ = calibrator.prequential()  # learn_one's scores wait until read
+    np.testing.assert_allclose(scores[: len(X) - 1], expected, atol=1e-12)
+    np.testing.assert_array_equal(labels[: len(X) - 1],
                                   np.where(y[1:] == model.classes_[1], sign, -sign))
 
 
@@ -417,8 +418,8 @@ def test_rescored_rows_follow_the_width_and_the_sign():
     assert weights is None
     calibrator.flip()
     np.testing.assert_array_equal(calibrator.held_rows()[1], [-1, 1, -1, -1])
-    calibrator.keep_row_sparse(array.array("q", [0, 3]).tobytes(),
-                               array.array("d", [2.0, 5.0]).tobytes(), 1, 4)
+    calibrator.record_learnt_row(0.5, 1, array.array("q", [0, 3]).tobytes(),
+                                 array.array("d", [2.0, 5.0]).tobytes(), 4)
     assert calibrator.rows.shape == (RESCORED_ROWS, 4) and calibrator.n_rows_kept == 1
     np.testing.assert_array_equal(calibrator.held_rows()[0], [[2.0, 0.0, 0.0, 5.0]])
     calibrator.keep_rows(np.ones((2, MAX_RESCORED_WIDTH + 1)), [1, 1])
@@ -451,8 +452,8 @@ def test_kept_rows_of_every_form_equal_a_plain_copy(seed):
         else:
             for row, label in zip(X, y, strict=True):
                 columns = np.flatnonzero(row)
-                calibrator.keep_row_sparse(columns.astype(np.int64).tobytes(),
-                                           row[columns].tobytes(), label, width)
+                calibrator.record_learnt_row(0.0, label, columns.astype(np.int64).tobytes(),
+                                             row[columns].tobytes(), width)
         pieces.append(X)
         labels.append(y)
         if rng.random() < 0.2:

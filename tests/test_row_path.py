@@ -82,8 +82,11 @@ def assert_same_state(a, b, where="model"):
     elif hasattr(a, "__dict__") and type(a).__module__.startswith("streamsvm"):
         assert type(a) is type(b), where
         skip = {*getattr(a, "_transient", ()), "_seed_entropy", "rng"}  # unseeded randomness
-        assert_same_state({k: v for k, v in vars(a).items() if k not in skip},
-                          {k: v for k, v in vars(b).items() if k not in skip}, where)
+        # what the object saves (a calibrator writes out the scores and rows waiting in lists)
+        state_a = a._persist_state() if hasattr(a, "_persist_state") else vars(a)
+        state_b = b._persist_state() if hasattr(b, "_persist_state") else vars(b)
+        assert_same_state({k: v for k, v in state_a.items() if k not in skip},
+                          {k: v for k, v in state_b.items() if k not in skip}, where)
     elif isinstance(a, np.random.Generator):
         pass
     elif isinstance(a, float) and np.isnan(a):

@@ -259,7 +259,7 @@ class PlattCalibrator:
     The fitted sigmoid is a cache (not saved; refitted from the scores after loading); the
     queue is written out before the calibrator is saved or pickled."""
 
-    _transient = ("sigmoid", "fitted_at", "_queue", "_packed")
+    _transient = ("sigmoid", "fitted_at", "_queue", "_packed", "_row_scores")
     # calibrators saved before the rescored rows existed (streamsvm 0.1.0 files) have none:
     # they keep the prequential scores until they are told to keep rows
     rows = None
@@ -279,10 +279,12 @@ class PlattCalibrator:
         self._queue = []  # [(first row's count, CsrRows, labels, weights or None)]
         self._packed = [[], [], bytearray(), 0]  # learn_one's rows: columns, values, signs,
         #                                          the first one's count
+        self._row_scores = ([], bytearray())  # learn_one's scores and signs, not yet written
 
     def record(self, scores, labels, weights=None) -> None:
         """Append scores of rows (with their ±1 labels and optional weights), the oldest
         overwritten past ``window``."""
+        self._write_row_scores()
         window = self.scores.shape[0]
         scores = np.asarray(scores, dtype=np.float64)
         labels = np.asarray(labels)
@@ -299,7 +301,8 @@ class PlattCalibrator:
         self.n_recorded += n_rows
 
     def record_one(self, score: float, label: float, weight: float | None = None) -> None:
-        """Append the score of one row (``learn_one``'s path, without array temporaries)."""
+        """Append the score of one row (without array temporaries)."""
+        self._write_row_scores()
         slot = self.n_recorded % self.scores.shape[0]
         self.scores[slot] = score
         self.labels[slot] = 1 if label > 0 else -1
@@ -368,20 +371,21 @@ class PlattCalibrator:
 
     def record_learnt_row(self, score: float, label: float, columns: bytes, values: bytes,
                           width: int) -> None:
-        """``learn_one``'s bookkeeping of one learnt row: its prequential ``score`` (once the
-        learner had learnt a row before it), the row kept for rescoring (a linear model's;
-        ``columns`` and ``values`` packed as int64 and float64, the per-row path's form), and
-        the count of rows learnt."""
+        """``learn_one``'s bookkeeping of one learnt row, as cheap as a few appends: its
+        prequential ``score`` (once the learner had learnt a row before it), the row kept for
+        rescoring (a linear model's; ``columns`` and ``values``: bytes of int64 and float64,
+        the per-row path's form), the counts. Scores and rows wait in lists and are written
+        into the rings when read (:meth:`prequential`, :meth:`held_rows`), or a ring's length
+        at a time."""
+        sign = 1 if label > 0 else 255  # 255: int8 -1
         if self.n_learned:
-            self.record_one(score, label)
-        if self.rows is not None:
-            self.keep_row_sparse(columns, values, label, width)
+            scores, signs = self._row_scores
+            scores.append(score)
+            signs.append(sign)
+            self.n_recorded += 1
+            if len(signs) == self.scores.shape[0]:
+                self._write_row_scores()
         self.n_learned += 1
-
-    def keep_row_sparse(self, columns: bytes, values: bytes, label: float, width: int) -> None:
-        """Keep one row given as its nonzero ``columns`` and ``values`` (bytes of int64 and
-        float64, the per-row path's form) of a model ``width`` columns wide; the bytes are
-        queued as they are and written out :data:`RESCORED_ROWS` rows at a time."""
         rows = self.rows
         if rows is None or (rows.shape[1] != width and not self._fit_width(width)):
             return
@@ -391,10 +395,30 @@ class PlattCalibrator:
             packed[3] = self.n_rows_kept
         packed[0].append(columns)
         packed[1].append(values)
-        signs.append(1 if label > 0 else 255)  # 255: int8 -1
+        signs.append(sign)
         self.n_rows_kept += 1
         if len(signs) == rows.shape[0]:
             self._close_packed()
+
+    def _write_row_scores(self) -> None:
+        """Write the scores :meth:`record_learnt_row` appended into the window."""
+        scores, signs = self._row_scores
+        if not signs:
+            return
+        window = self.scores.shape[0]
+        slots = (self.n_recorded - len(signs) + np.arange(len(signs))) % window
+        self.scores[slots] = scores
+        self.labels[slots] = np.frombuffer(signs, np.int8)
+        if self.weights is not None:
+            self.weights[slots] = 1.0
+        self._row_scores = ([], bytearray())
+
+    def prequential(self):
+        """``(scores, labels, weights)``: the window of prequential scores (a ring whose
+        newest entry is at ``(n_recorded - 1) % window``; weights None when all are 1), with
+        every score recorded so far written in."""
+        self._write_row_scores()
+        return self.scores, self.labels, self.weights
 
     def _close_packed(self) -> None:
         """Queue the rows ``learn_one`` packed since the last call as one :class:`CsrRows`."""
@@ -462,9 +486,12 @@ class PlattCalibrator:
         self.fitted_at = -1
         self._queue = []
         self._packed = [[], [], bytearray(), self.n_rows_kept]
+        self._row_scores = ([], bytearray())
 
     def _persist_state(self) -> dict:
-        """What :func:`streamsvm.save` and pickle keep: the queued rows written out first."""
+        """What :func:`streamsvm.save` and pickle keep: the waiting scores and rows written
+        out first."""
+        self._write_row_scores()
         if self.rows is not None:
             self._write_queue()
         return {k: v for k, v in vars(self).items() if k not in self._transient}
@@ -517,6 +544,7 @@ class PlattCalibrator:
 
     def flip(self) -> None:
         """The learner's labels and scores changed sign (its positive class changed)."""
+        self._write_row_scores()
         self.scores *= -1.0
         self.labels *= -1
         if self.row_labels is not None:
@@ -536,6 +564,7 @@ class PlattCalibrator:
                 rows, labels, weights = rows
                 self.sigmoid = np.array(fit_platt(rescore(rows), labels, weights))
             else:
+                self._write_row_scores()
                 held = min(self.n_recorded, self.scores.shape[0])
                 self.sigmoid = np.array(
                     fit_platt(self.scores[:held], self.labels[:held],

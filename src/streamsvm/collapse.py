@@ -44,13 +44,14 @@ class CollapseWarning(UserWarning):
 def collapse_counts(calibrator) -> tuple[int, int, int]:
     """``(rows, predicted +1, labelled +1)`` over the last :data:`WINDOW` predictions
     recorded in ``calibrator`` (a score > 0 predicts +1)."""
-    ring = calibrator.scores.shape[0]
+    scores, labels, _ = calibrator.prequential()
+    ring = scores.shape[0]
     held = min(calibrator.n_recorded, ring, WINDOW)
     start = (calibrator.n_recorded - held) % ring
     pieces = ([slice(start, start + held)] if start + held <= ring
               else [slice(start, ring), slice(0, start + held - ring)])  # the ring wraps
-    predicted = sum(int(np.count_nonzero(calibrator.scores[p] > 0.0)) for p in pieces)
-    labelled = sum(int(np.count_nonzero(calibrator.labels[p] > 0)) for p in pieces)
+    predicted = sum(int(np.count_nonzero(scores[p] > 0.0)) for p in pieces)
+    labelled = sum(int(np.count_nonzero(labels[p] > 0)) for p in pieces)
     return held, predicted, labelled
 
 
