@@ -5,6 +5,7 @@ the same pair on near ties of the gradients (the TIE rule), the same members rem
 import copy
 
 import numpy as np
+import pytest
 from sklearn.datasets import make_classification
 
 from streamsvm import LASVM
@@ -41,7 +42,10 @@ def test_block_search_is_the_plain_scan_on_near_ties():
         assert got == _plain_extremes(alpha, g, lo, hi), trial
 
 
-def test_block_removals_are_the_plain_loops():
+@pytest.mark.parametrize("after_both", [False, True])
+def test_block_removals_are_the_plain_loops(after_both):
+    """The same members removed; the extremes returned are those of a new scan, also when
+    the rescan is left out (every removal after both extremes)."""
     X, y = make_classification(600, 6, random_state=4, flip_y=0.05)
     learner = LASVM(C=5.0, gamma=0.5, finishing=False).fit(X, y).learners_[0]
     rng = np.random.default_rng(6)
@@ -49,6 +53,8 @@ def test_block_removals_are_the_plain_loops():
     i, gmax, j, gmin = core.extremes(n, learner._svs())
     # members made removable (alpha = 0, gradient past an extreme) and near misses
     live = np.flatnonzero(learner.perm[:n] >= 0)
+    if after_both:
+        live = live[live > max(i, j)]
     picked = rng.choice(live, size=live.size // 3, replace=False)
     learner.alpha[picked] = 0.0
     ys = learner.ys[learner.perm[picked]]
@@ -58,8 +64,10 @@ def test_block_removals_are_the_plain_loops():
     by_blocks, by_loop = copy.deepcopy(learner), copy.deepcopy(learner)
 
     by_blocks._ensure_cache()
-    core.remove_blatant_from(i, gmax, j, gmin, by_blocks._store(), by_blocks._svs(),
-                             by_blocks.cache.state, by_blocks.cnt, by_blocks.st)
+    found = core.remove_blatant_from(i, gmax, j, gmin, by_blocks._store(), by_blocks._svs(),
+                                     by_blocks.cache.state, by_blocks.cnt, by_blocks.st)
+    assert found == _plain_extremes(by_blocks.alpha[:n], by_blocks.g[:n], by_blocks.lo[:n],
+                                    by_blocks.hi[:n])
 
     by_loop._ensure_cache()
     store, svs, cache = by_loop._store(), by_loop._svs(), by_loop.cache.state
@@ -70,7 +78,7 @@ def test_block_removals_are_the_plain_loops():
                 expansion.remove(s, store, svs, cache, by_loop.cnt)
 
     removed = int(by_blocks.cnt[expansion.N_REMOVED] - learner.cnt[expansion.N_REMOVED])
-    assert removed > 10
+    assert removed > (2 if after_both else 10)
     assert np.array_equal(by_blocks.cnt, by_loop.cnt)
     for name in ("perm", "alpha", "g", "lo", "hi", "pos_of"):
         assert np.array_equal(getattr(by_blocks, name), getattr(by_loop, name)), name

@@ -278,11 +278,13 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     (alpha = 0 and ``g >= g_max`` with ``B = 0``, as for y = -1, or ``g <= g_min`` with
     ``A = 0``, as for y = +1: every member the exact test removes, and a few more), and only
     such blocks are tested member by member. ``remove`` changes its own position alone, so
-    the members removed and their order are those of one loop over S."""
+    the members removed and their order are those of one loop over S. Returns the lowest
+    position removed (n if none)."""
     ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     above = gmax if i >= 0 else np.inf  # no removal on a side without its extreme
     below = gmin if j >= 0 else -np.inf
+    lowest = n
     for z in range(n, 0, -SCAN_BLOCK):
         a = max(z - SCAN_BLOCK, 0)
         hit = False
@@ -296,6 +298,8 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
                 y = ys[perm[s]]
                 if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
                     remove(s, store, svs, cache, cnt)
+                    lowest = s
+    return lowest
 
 
 @njit(cache=True)
@@ -303,14 +307,18 @@ def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
     """REPROCESS steps 4-5 given the :func:`extremes` of S: drop members with alpha = 0 that
     cannot be part of a violating pair (y = -1 and g >= g_max, or y = +1 and g <= g_min),
     then set b and delta (eq. 10). The extremes are scanned again only when something was
-    removed. Returns the extremes of S after the removals."""
+    removed before one of them: a member after both i and j was taken by no side of the scan
+    (i and j are its last takes), so a hole there leaves the scan's path and its pair as they
+    were (the usual case of a just-PROCESSed example failing eq. 11, at the last position).
+    Returns the extremes of S after the removals."""
     n = cnt[N_COLS]
     removed = cnt[N_REMOVED]
+    lowest = 0  # the lowest position removed (0: unknown)
     if search_worth(n):  # on several threads, the same removals in the same order
         remove_blatant_in_blocks(i, gmax, j, gmin, n, store, svs, cache, cnt)
     else:
-        _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt)
-    if cnt[N_REMOVED] != removed:
+        lowest = _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt)
+    if cnt[N_REMOVED] != removed and lowest <= max(i, j):
         best_i, best_max, best_j, best_min = extremes(n, svs)
     else:
         best_i, best_max, best_j, best_min = i, gmax, j, gmin
