@@ -47,12 +47,12 @@ from ._expansion_core import (
 )
 from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
+    _meet,
     dot_beside_search,
     gradient_step,
     pair_gain,
     partner_in_blocks,
     remove_blatant_in_blocks,
-    scan_extremes,
     search_in_blocks,
     search_one_more,
     search_worth,
@@ -68,6 +68,7 @@ AUTOACTIVE_STOP = 5  #: AUTOACTIVE stops sampling at this many examples with |y(
 AUTOACTIVE_MAX = 100  #: ... or at this many samples
 
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
+SCAN_BLOCK = 32  #: positions per block of the one-thread pair search (:func:`extremes_of`)
 #: the finishing step runs over a dense copy of the active set's kernel rows up to this size
 #: (a flat buffer of ``DENSE_FINISH_MAX**2`` values, touched only by the rows used)
 DENSE_FINISH_MAX = 2048
@@ -88,8 +89,31 @@ def extremes(n, svs):
 
 @njit(cache=True, inline="always")
 def extremes_of(n, alpha, g, lo, hi):
-    """:func:`extremes` over the arrays themselves, on one thread."""
-    return scan_extremes(0, n, alpha, g, lo, hi, TIE)
+    """:func:`extremes` over the arrays themselves, on one thread: the scan's pair, bit for
+    bit, found block by block. A block's largest eligible gradient (alpha < B) and smallest
+    (alpha > A) are taken first, branch-free; when neither beats the running best by more
+    than ``TIE``, the scan would take nothing in the block (each of its tests fails) and the
+    block is passed over, else the block is scanned as one scan would (``_meet``). New bests
+    are rare after the first blocks, and the branch-free pass costs ~2 ns per member against
+    ~5 for the scan, whose eligibility tests mispredict."""
+    i = -1
+    j = -1
+    gmax = -np.inf
+    gmin = np.inf
+    for a in range(0, n, SCAN_BLOCK):
+        z = min(a + SCAN_BLOCK, n)
+        up = -np.inf
+        down = np.inf
+        for s in range(a, z):
+            v = g[s]
+            u = v if alpha[s] < hi[s] else -np.inf
+            w = v if alpha[s] > lo[s] else np.inf
+            up = u if u > up else up
+            down = w if w < down else down
+        if up > gmax + TIE or down < gmin - TIE:
+            for s in range(a, z):
+                i, gmax, j, gmin = _meet(s, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
+    return i, gmax, j, gmin
 
 
 @njit(cache=True, inline="always")
@@ -247,25 +271,54 @@ def _set_bias(i, gmax, j, gmin, st):
         st[DELTA] = 0.0
 
 
+@njit(cache=True, inline="always")
+def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
+    """The removals of :func:`remove_blatant_from` on one thread, last position first, block
+    by block: a branch-free pass over a block says whether it may hold a member to remove
+    (alpha = 0 and ``g >= g_max`` with ``B = 0``, as for y = -1, or ``g <= g_min`` with
+    ``A = 0``, as for y = +1: every member the exact test removes, and a few more), and only
+    such blocks are tested member by member. ``remove`` changes its own position alone, so
+    the members removed and their order are those of one loop over S. Returns the lowest
+    position removed (n if none)."""
+    ys = store[STORE_Y]
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    above = gmax if i >= 0 else np.inf  # no removal on a side without its extreme
+    below = gmin if j >= 0 else -np.inf
+    lowest = n
+    for z in range(n, 0, -SCAN_BLOCK):
+        a = max(z - SCAN_BLOCK, 0)
+        hit = False
+        for s in range(a, z):
+            hit |= (alpha[s] == 0.0) & (perm[s] >= 0) & (
+                ((hi[s] <= 0.0) & (g[s] >= above)) | ((lo[s] >= 0.0) & (g[s] <= below)))
+        if not hit:
+            continue
+        for s in range(z - 1, a - 1, -1):
+            if alpha[s] == 0.0 and perm[s] >= 0:
+                y = ys[perm[s]]
+                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                    remove(s, store, svs, cache, cnt)
+                    lowest = s
+    return lowest
+
+
 @njit(cache=True)
 def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
     """REPROCESS steps 4-5 given the :func:`extremes` of S: drop members with alpha = 0 that
     cannot be part of a violating pair (y = -1 and g >= g_max, or y = +1 and g <= g_min),
     then set b and delta (eq. 10). The extremes are scanned again only when something was
-    removed. Returns the extremes of S after the removals."""
-    ys = store[STORE_Y]
-    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
+    removed before one of them: a member after both i and j was taken by no side of the scan
+    (i and j are its last takes), so a hole there leaves the scan's path and its pair as they
+    were (the usual case of a just-PROCESSed example failing eq. 11, at the last position).
+    Returns the extremes of S after the removals."""
     n = cnt[N_COLS]
     removed = cnt[N_REMOVED]
+    lowest = 0  # the lowest position removed (0: unknown)
     if search_worth(n):  # on several threads, the same removals in the same order
         remove_blatant_in_blocks(i, gmax, j, gmin, n, store, svs, cache, cnt)
     else:
-        for s in range(n - 1, -1, -1):
-            if alpha[s] == 0.0 and perm[s] >= 0:
-                y = ys[perm[s]]
-                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                    remove(s, store, svs, cache, cnt)
-    if cnt[N_REMOVED] != removed:
+        lowest = _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt)
+    if cnt[N_REMOVED] != removed and lowest <= max(i, j):
         best_i, best_max, best_j, best_min = extremes(n, svs)
     else:
         best_i, best_max, best_j, best_min = i, gmax, j, gmin
