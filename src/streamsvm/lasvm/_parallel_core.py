@@ -43,7 +43,8 @@ from ._expansion_core import decision_rows_csr as rows_csr
 from ._expansion_core import decision_rows_dense as rows_dense
 
 __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_worth",
-           "search_in_blocks", "update_and_search", "remove_blatant_in_blocks",
+           "search_in_blocks", "update_and_search", "update_search_remove",
+           "remove_blatant_in_blocks",
            "partner_in_blocks", "dot_beside_search", "search_one_more", "scan_extremes",
            "pair_gain"]
 
@@ -159,9 +160,28 @@ def _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at):
     return i, gmax, j, gmin
 
 
+@njit(cache=True, inline="always")
+def _blatant_summary(a, z, ys, perm, alpha, g, blat, q):
+    """For REPROCESS step 4 over positions ``a .. z - 1`` (sub-block ``q``): ``blat[0, q]`` the
+    largest gradient of a member with alpha = 0 and y = -1, ``blat[1, q]`` the smallest of one
+    with alpha = 0 and y = +1 (-inf / +inf when none): the sub-block holds a blatant
+    non-support vector iff ``blat[0, q] >= g_max`` or ``blat[1, q] <= g_min``."""
+    top = -np.inf
+    bottom = np.inf
+    for s in range(a, z):
+        if alpha[s] == 0.0 and perm[s] >= 0:
+            y = ys[max(perm[s], 0)]
+            if y < 0 and g[s] > top:
+                top = g[s]
+            elif y > 0 and g[s] < bottom:
+                bottom = g[s]
+    blat[0, q] = top
+    blat[1, q] = bottom
+
+
 @njit(cache=True, parallel=True)
 def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
-                                 down, down_at):
+                                 down, down_at, blatant, ys, perm, blat):
     subs = PARALLEL_BLOCK // SEARCH_SUB
     for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
         start = b * PARALLEL_BLOCK
@@ -173,6 +193,8 @@ def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, 
             a = q * SEARCH_SUB
             _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
                        down_at, q)
+            if blatant:
+                _blatant_summary(a, min(a + SEARCH_SUB, n), ys, perm, alpha, g, blat, q)
 
 
 @njit(cache=True)
@@ -187,8 +209,47 @@ def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
     up_at = np.empty(n_sub, dtype=np.int64)
     down_at = np.empty(n_sub, dtype=np.int64)
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
-                                 down, down_at)
+                                 down, down_at, False, up[0], up_at, up)  # (no blatant part)
     return _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
+
+
+@njit(cache=True)
+def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie):
+    """:func:`update_and_search`, then the removals of REPROCESS step 4
+    (``_lasvm_core.remove_blatant_from``: alpha = 0 and ``y = -1, g >= g_max`` or
+    ``y = +1, g <= g_min``) and the pair search of S after them, with one parallel region:
+    each sub-block also summarises its blatant candidates (:func:`_blatant_summary`), the
+    members are removed in the one-thread order (last position first), and only the
+    sub-blocks that lost members are searched again before the combination. Returns the
+    pair ``(i, g_max, j, g_min)`` after the removals; S, the cache and the pair are those of
+    one thread, bit for bit."""
+    alpha, lo, hi, perm = svs[SV_ALPHA], svs[SV_LO], svs[SV_HI], svs[SV_PERM]
+    ys = store[STORE_Y]
+    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
+    up = np.empty((2, n_sub))
+    down = np.empty((2, n_sub))
+    blat = np.empty((2, n_sub))
+    up_at = np.empty(n_sub, dtype=np.int64)
+    down_at = np.empty(n_sub, dtype=np.int64)
+    _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
+                                 down, down_at, True, ys, perm, blat)
+    i, gmax, j, gmin = _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
+    removed = False
+    for q in range(n_sub - 1, -1, -1):
+        if not ((i >= 0 and blat[0, q] >= gmax) or (j >= 0 and blat[1, q] <= gmin)):
+            continue
+        a = q * SEARCH_SUB
+        z = min(a + SEARCH_SUB, n)
+        for s in range(z - 1, a - 1, -1):
+            if alpha[s] == 0.0 and perm[s] >= 0:
+                y = ys[perm[s]]
+                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
+                    remove(s, store, svs, cache, cnt)
+        _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q)
+        removed = True
+    if removed:
+        return _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
+    return i, gmax, j, gmin
 
 
 @njit(cache=True, parallel=True)
