@@ -53,8 +53,10 @@ __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_
 GRADIENT_MIN_PARALLEL = 1 << 15
 
 
-#: positions of S per sub-block of the pair search (a block of PARALLEL_BLOCK holds four)
-SEARCH_SUB = 64
+#: positions of S per sub-block of the pair search (a block of PARALLEL_BLOCK holds one or more)
+SEARCH_SUB = 256
+#: positions of S tested together by the pair search (:func:`scan_extremes`)
+SCAN_CHUNK = 8
 #: the least size of S whose pair search (with the gradient update before it, and the removal
 #: of blatant non-support vectors) is split over threads: one parallel region per step
 SEARCH_MIN_PARALLEL = 4096
@@ -71,13 +73,31 @@ def scan_extremes(a, z, alpha, g, lo, hi, tie):
     """The one-thread pair search over positions ``a .. z - 1`` (``_lasvm_core.extremes``'
     rule, which every search here reproduces): ``(i, g_max, j, g_min)``, argmax g with
     alpha < B and argmin g with alpha > A, a gradient within ``tie`` of the best so far
-    losing to the earlier position."""
+    losing to the earlier position.
+
+    In chunks of ``SCAN_CHUNK`` positions: a chunk where no position passes the tests of
+    the running bests at its start (``g > fl(g_max + tie)``, ``g < fl(g_min - tie)``: the
+    very tests of the position-by-position rule, which leaves the bests unchanged through
+    such a chunk) is passed over after one branch-free test of its positions; the others
+    are met position by position. The same result, bit for bit, at about a fifth of the
+    cost of meeting every position (a chain of selects)."""
     i = -1
     j = -1
     gmax = -np.inf
     gmin = np.inf
-    for s in range(a, z):
-        i, gmax, j, gmin = _meet(s, i, gmax, j, gmin, alpha, g, lo, hi, tie)
+    s = a
+    while s + SCAN_CHUNK <= z:
+        up = gmax + tie
+        down = gmin - tie
+        hit = False
+        for t in range(s, s + SCAN_CHUNK):
+            hit |= ((alpha[t] < hi[t]) & (g[t] > up)) | ((alpha[t] > lo[t]) & (g[t] < down))
+        if hit:
+            for t in range(s, s + SCAN_CHUNK):
+                i, gmax, j, gmin = _meet(t, i, gmax, j, gmin, alpha, g, lo, hi, tie)
+        s += SCAN_CHUNK
+    for t in range(s, z):
+        i, gmax, j, gmin = _meet(t, i, gmax, j, gmin, alpha, g, lo, hi, tie)
     return i, gmax, j, gmin
 
 
@@ -274,7 +294,7 @@ def _dot_beside_summaries(n, alpha, row, g, lo, hi, tie, up, up_at, down, down_a
 @njit(cache=True)
 def dot_beside_search(n, row, svs, tie, threads):
     """PROCESS's ``f = sum_s alpha_s K_ks`` over positions < n (eq. 2 without b), summed in
-    order on one thread, while the other ``threads - 1`` search the sub-blocks of S; returns
+    order by one task while the others search the sub-blocks of S; returns
     ``(f, i, g_max, j, g_min)`` (the pair of ``_lasvm_core.extremes(n, svs)``). The same bits
     as one thread: ``f`` is the one-thread loop, the pair the exact combination (module
     docstring)."""
@@ -285,8 +305,10 @@ def dot_beside_search(n, row, svs, tie, threads):
     up_at = np.empty(n_sub, dtype=np.int64)
     down_at = np.empty(n_sub, dtype=np.int64)
     total = np.empty(1)
+    # 2 tasks per thread: the first thread takes the sum and one share of the sub-blocks
+    # (the sum costs about a third of the search; numba gives each thread equal runs of tasks)
     _dot_beside_summaries(n, alpha, row, g, lo, hi, tie, up, up_at, down, down_at,
-                          max(threads, 2), total)
+                          max(2 * threads, 2), total)
     i, gmax, j, gmin = _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
     return total[0], i, gmax, j, gmin
 
