@@ -180,6 +180,34 @@ def _naive_pair(g, alpha, n):
     return i
 
 
+def _rule(g, alpha, lo, hi, a, z, tie):
+    """The pair search's rule met position by position (plain Python floats: the same
+    sums and tests as the compiled loop)."""
+    i, gmax, j, gmin = -1, -np.inf, -1, np.inf
+    for s in range(a, z):
+        if alpha[s] < hi[s] and g[s] > gmax + tie:
+            i, gmax = s, g[s]
+        if alpha[s] > lo[s] and g[s] < gmin - tie:
+            j, gmin = s, g[s]
+    return i, gmax, j, gmin
+
+
+def test_chunked_scan_is_the_position_by_position_rule():
+    """``scan_extremes`` passes over chunks of ``SCAN_CHUNK`` positions in one test: the same
+    pair as meeting every position, on near ties and plain gradients, any start and end."""
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        n = int(rng.integers(1, 600))
+        g, alpha = _tied_gradients(rng, n)
+        if trial % 3 == 0:
+            g = rng.normal(size=n)
+        lo, hi = np.zeros(n), np.ones(n)
+        a = int(rng.integers(0, n))
+        z = int(rng.integers(a, n + 1))
+        got = par.scan_extremes(a, z, alpha, g, lo, hi, core.TIE)
+        assert got == _rule(g, alpha, lo, hi, a, z, core.TIE), trial
+
+
 def test_pair_search_in_blocks_is_the_one_thread_search():
     """The exact combination of sub-block summaries (``_parallel_core`` docstring) picks the
     one-thread pair on near ties, where comparing per-block winners does not."""

@@ -57,6 +57,7 @@ from ._parallel_core import (
     search_one_more,
     search_worth,
     update_and_search,
+    update_search_remove,
 )
 
 # selection criteria
@@ -340,13 +341,20 @@ def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st
     delta are always current and a just-PROCESSed example failing eq. 11 is dropped).
     Returns ``(stepped, i, g_max, j, g_min)``, the extremes of S at the end."""
     n = cnt[N_COLS]
+    g = svs[SV_G]
     stepped = False
+    lam, ri, rj = 0.0, g, g
     if i >= 0 and j >= 0 and gmax - gmin > tau:
         lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
-        if lam != 0.0:  # else a numerical stall, not a move
-            i, gmax, j, gmin = _update_and_scan(lam, ri, rj, n, svs)
-            stepped = True
+        stepped = lam != 0.0  # else a numerical stall, not a move
         cnt[N_REPROCESS_STEPS] += 1
+    if search_worth(n):  # on several threads: steps 3-4 and the search in one region
+        i, gmax, j, gmin = update_search_remove(g, lam, ri, rj, stepped, n, store, svs, cache,
+                                                cnt, TIE)
+        _set_bias(i, gmax, j, gmin, st)
+        return stepped, i, gmax, j, gmin
+    if stepped:
+        i, gmax, j, gmin = _update_and_scan(lam, ri, rj, n, svs)
     i, gmax, j, gmin = remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
     return stepped, i, gmax, j, gmin
 
