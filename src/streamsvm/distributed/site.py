@@ -62,7 +62,7 @@ class Site:
     #: slacks of points added before any global vector are NaN (not known yet)
     _may_hold_nan = ("_slacks",)
 
-    _transient = ("_row", "_cache", "_atom_gram", "_own_cross")
+    _transient = ("_row", "_cache", "_atom_gram", "_own_cross", "_known_gram")
 
     def __init__(self, index, n_features, space, objective, config):
         self.index = int(index)
@@ -84,6 +84,7 @@ class Site:
         self._cache = OrderedDict()  # wire id -> (x, y): broadcast earlier, not an atom now
         self._atom_gram = None  # (wire ids, their k̂ Gram) of the last installed ê
         self._own_cross = None  # (atom ids, own ids, k̂ between them) of the last slacks
+        self._known_gram = None  # (ids, ids, k̂ among them) of the last local problem's M_k
         self._summary = None
         self._threshold = 0.0
         self._eps_abs = 0.0
@@ -100,6 +101,7 @@ class Site:
         self._row = {int(p): i for i, p in enumerate(self._ids[:self._n])}
         self._atom_gram = None
         self._own_cross = None
+        self._known_gram = None
         block = self.__dict__.pop("_cache_block", None)
         self._cache = OrderedDict()
         if block is not None:
@@ -255,17 +257,18 @@ class Site:
         the dictionary (the same rule at every site keeps the dictionaries identical)."""
         new, installed, ids = comb.new, self._installed, comb.ids
         # decode from the sent atoms, then the last ê's (vectorised: every site does this at
-        # every broadcast); the rest from the dictionary or the own points
-        known_ids = np.concatenate([new.ids, installed.ids])
-        known_X = np.concatenate([new.X, installed.X])
-        known_y = np.concatenate([new.y, installed.y])
-        unique_ids, first = np.unique(known_ids, return_index=True)  # sent atoms first
-        where = np.minimum(np.searchsorted(unique_ids, ids), max(len(unique_ids) - 1, 0))
-        found = (unique_ids[where] == ids) if len(unique_ids) else np.zeros(len(ids), bool)
+        # every broadcast, so each vector is copied once, straight to its row); the rest
+        # from the dictionary or the own points
         X = np.empty((len(ids), self.n_features))
         y = np.empty(len(ids))
-        X[found] = known_X[first[where[found]]]
-        y[found] = known_y[first[where[found]]]
+        found = np.zeros(len(ids), dtype=bool)
+        for block in (new, installed):
+            slot = _slots(block.ids, ids)
+            take = np.flatnonzero((slot >= 0) & ~found)
+            if take.size:
+                X[take] = block.X[slot[take]]
+                y[take] = block.y[slot[take]]
+                found[take] = True
         for i in np.flatnonzero(~found):
             p = int(ids[i])
             if p in self._cache:
@@ -371,8 +374,28 @@ class Site:
         for p, c in zip(self._atoms.ids, self._coef, strict=True):
             if int(p) in where:
                 init[where[int(p)]] = c
-        lam, f = self.objective.minimise(self.space, base, None, init if init.sum() > 0 else None)
+        init = init if init.sum() > 0 else None
+        if hasattr(self.objective, "summarise_gram") and not self.space.explicit:
+            lam, f = minimise_gram(self._base_gram(base), init, self.objective.tol)
+        else:
+            lam, f = self.objective.minimise(self.space, base, None, init)
         return self._combination(base, lam, f)
+
+    def _base_gram(self, base: PointBlock) -> np.ndarray:
+        """``space.gram(base)`` for a local problem over M_k, from the entries the site
+        already holds: the last local problem's matrix (the own points), the atoms' Gram
+        (:meth:`_atoms_gram`) and the atoms against the own points (:meth:`set_global`);
+        only the rows of points in none of them (the point just added, atoms that came in
+        since) are computed. Every entry depends on its two points only and the kernels are
+        exactly symmetric (``x·z`` sums the same products in the same order as ``z·x``), so
+        these are the very bits of a fresh ``space.gram(base)``; on 500 rows of 8,315-d
+        Reuters the local problems' Gram matrices had taken 263 of 356 CPU s."""
+        sources = [s for s in (self._known_gram, self._own_cross) if s is not None]
+        if self._atom_gram is not None:
+            sources.append((self._atom_gram[0], self._atom_gram[0], self._atom_gram[1]))
+        G = _gram_from(self.space, base, sources)
+        self._known_gram = (base.ids.copy(), base.ids.copy(), G)
+        return G
 
     def _combination(self, base: PointBlock, coef, f) -> Combination:
         support = np.flatnonzero(coef > 0)
@@ -525,6 +548,55 @@ def _slots(old_ids, ids):
     at = np.minimum(np.searchsorted(old_ids, ids, sorter=sorter), len(old_ids) - 1)
     slot = sorter[at]
     return np.where(old_ids[slot] == ids, slot, -1)
+
+
+def _gram_from(space, block: PointBlock, sources) -> np.ndarray:
+    """``space.gram(block)``, taking the entries that ``sources`` = [(row ids, column ids,
+    their k̂ matrix), ...] hold (each in both orientations: k̂ is symmetric) and computing the
+    rows of the points some entry of which none holds."""
+    n = len(block)
+    if n == 0 or not sources:
+        return space.gram(block)
+    counted = space.kernel.n_evals + n * n  # the values used, as space.gram counts
+    K = np.empty((n, n))
+    have = np.zeros((n, n), dtype=bool)
+    for row_ids, col_ids, M in sources:
+        rows, cols = _slots(row_ids, block.ids), _slots(col_ids, block.ids)
+        r, c = np.flatnonzero(rows >= 0), np.flatnonzero(cols >= 0)
+        if r.size and c.size:
+            part = M[np.ix_(rows[r], cols[c])]
+            K[np.ix_(r, c)] = part
+            K[np.ix_(c, r)] = part.T
+            have[np.ix_(r, c)] = True
+            have[np.ix_(c, r)] = True
+    fresh = _covering_rows(~have)
+    if fresh.size:
+        cross = space.gram(block.take(fresh), block)
+        K[fresh, :] = cross
+        K[:, fresh] = cross.T
+        part = cross[:, fresh]  # as space.gram(block) gives it: symmetrised
+        K[np.ix_(fresh, fresh)] = 0.5 * (part + part.T)
+    space.kernel.n_evals = counted
+    return K
+
+
+def _covering_rows(missing) -> np.ndarray:
+    """Rows whose computation (row and column, by symmetry) fills every True entry of the
+    symmetric ``missing``: greedily the row missing most, until none misses any (the point
+    just added misses an entry in every row, and is then the only row computed)."""
+    missing = missing.copy()
+    counts = missing.sum(axis=1)
+    rows = []
+    while counts.size:
+        i = int(np.argmax(counts))
+        if counts[i] == 0:
+            break
+        rows.append(i)
+        counts -= missing[:, i]
+        missing[:, i] = False
+        missing[i, :] = False
+        counts[i] = 0
+    return np.sort(np.asarray(rows, dtype=np.int64))
 
 
 def _reused_gram(space, previous, A: PointBlock, B: PointBlock) -> np.ndarray:
