@@ -146,8 +146,9 @@ class Site:
         second class; k̂ = y_i y_j (k + 1) + δ_ij/C does not change, so neither do ê nor the
         slacks, and the decision function changes sign)."""
         self._y[:self._n] *= -1.0
-        for block in {id(b): b for b in (self._atoms, self._installed)}.values():
-            block.y *= -1.0
+        # new blocks, not negated in place: the sites of one process may share them
+        flipped = {id(b): PointBlock(b.ids, b.X, -b.y) for b in (self._atoms, self._installed)}
+        self._atoms, self._installed = flipped[id(self._atoms)], flipped[id(self._installed)]
         for p, (x, y) in list(self._cache.items()):
             self._cache[p] = (x, -y)
 
@@ -255,30 +256,8 @@ class Site:
         Atoms missing from ``comb.new`` are decoded from the last ê, the dictionary of
         shared vectors or the own points; the previous atoms that left the combination join
         the dictionary (the same rule at every site keeps the dictionaries identical)."""
-        new, installed, ids = comb.new, self._installed, comb.ids
-        # decode from the sent atoms, then the last ê's (vectorised: every site does this at
-        # every broadcast, so each vector is copied once, straight to its row); the rest
-        # from the dictionary or the own points
-        X = np.empty((len(ids), self.n_features))
-        y = np.empty(len(ids))
-        found = np.zeros(len(ids), dtype=bool)
-        for block in (new, installed):
-            slot = _slots(block.ids, ids)
-            take = np.flatnonzero((slot >= 0) & ~found)
-            if take.size:
-                X[take] = block.X[slot[take]]
-                y[take] = block.y[slot[take]]
-                found[take] = True
-        for i in np.flatnonzero(~found):
-            p = int(ids[i])
-            if p in self._cache:
-                X[i], y[i] = self._cache[p]
-            elif p in self._row:
-                row = self._row[p]
-                X[i], y[i] = self._X[row], self._y[row]
-            else:
-                raise RuntimeError(f"site {self.index} cannot decode atom {p}: its vector was "
-                                   "neither sent nor shared (protocol bug)")
+        installed, ids = self._installed, comb.ids
+        atoms = self._decode(comb)
         for k in np.flatnonzero(~np.isin(installed.ids, ids)):
             self._cache_put(installed.ids[k], installed.X[k], installed.y[k])
         if self._cache:
@@ -286,8 +265,7 @@ class Site:
             for p in [p for p in self._cache if p in now]:
                 self._cache.pop(p)
         self._cache_trim()
-        self._atoms = PointBlock(comb.ids, X, y)
-        self._installed = self._atoms
+        self._atoms = self._installed = atoms
         self._coef = comb.coef.copy()
         if hasattr(self.objective, "summarise_gram") and not self.space.explicit:
             self._summary = self.objective.summarise_gram(self._atoms_gram(), self._coef)
@@ -309,6 +287,42 @@ class Site:
                 self._slacks[:n] = self._slacks_of(self.own_block())
         return self.violation()
 
+    def _decode(self, comb: Combination) -> PointBlock:
+        """The atoms of ``comb`` with their vectors: from the sent atoms, then the last ê's
+        (vectorised, each vector copied once, straight to its row), the rest from the
+        dictionary or the own points. Sites of one process that decode the same broadcast
+        from the same last ê (the same atoms: a wire id names one vector) share the result
+        (``_shared_work``)."""
+        new, installed, ids = comb.new, self._installed, comb.ids
+        last = _shared_work["decode"]
+        if last is not None and last[0] is comb and np.array_equal(last[1], installed.ids):
+            return last[2]
+        X = np.empty((len(ids), self.n_features))
+        y = np.empty(len(ids))
+        found = np.zeros(len(ids), dtype=bool)
+        for block in (new, installed):
+            slot = _slots(block.ids, ids)
+            take = np.flatnonzero((slot >= 0) & ~found)
+            if take.size:
+                X[take] = block.X[slot[take]]
+                y[take] = block.y[slot[take]]
+                found[take] = True
+        shareable = bool(found.all())
+        for i in np.flatnonzero(~found):
+            p = int(ids[i])
+            if p in self._cache:
+                X[i], y[i] = self._cache[p]
+            elif p in self._row:
+                row = self._row[p]
+                X[i], y[i] = self._X[row], self._y[row]
+            else:
+                raise RuntimeError(f"site {self.index} cannot decode atom {p}: its vector was "
+                                   "neither sent nor shared (protocol bug)")
+        atoms = PointBlock(ids, X, y)
+        if shareable:
+            _shared_work["decode"] = (comb, installed.ids, atoms)
+        return atoms
+
     def violation(self):
         """(min own slack, number of own points below −threshold, threshold)."""
         n = self._n
@@ -326,6 +340,11 @@ class Site:
         reused entries are the very bits a fresh ``space.gram`` gives."""
         atoms = self._atoms
         previous = self._atom_gram
+        last = _shared_work["atom_gram"]
+        if last is not None and last[0] is atoms:  # the bits of space.gram(atoms), however made
+            self.space.kernel.n_evals += len(atoms) ** 2
+            self._atom_gram = last[1]
+            return last[1][1]
         if previous is None or len(atoms) == 0:
             G = self.space.gram(atoms)
         else:
@@ -355,6 +374,7 @@ class Site:
                 G[np.ix_(fresh, fresh)] = 0.5 * (block + block.T)
             self.space.kernel.n_evals = counted
         self._atom_gram = (atoms.ids.copy(), G)
+        _shared_work["atom_gram"] = (atoms, self._atom_gram)
         return G
 
     def threshold(self) -> float:
@@ -538,6 +558,15 @@ class Site:
         """(ids, slacks) of the own points under the current ê (the Theorem 1 certificate)."""
         n = self._n
         return self._ids[:n].copy(), self._slacks[:n].copy()
+
+
+#: The last decoded broadcast ((comb, the last ê's atom ids, atoms)) and the last Gram matrix
+#: of a decoded ê's atoms ((atoms, (ids, Gram))), kept for the other sites of this process
+#: (the local backend), which would compute the very same arrays: on 500 rows of 8,315-d
+#: Reuters, ten copies of every ê's vectors were most of ``set_global``'s time. Keyed by the
+#: identity of the broadcast and of the atoms (held here, so never reused); the shared blocks
+#: and matrices are never changed in place (``flip_labels`` makes new blocks).
+_shared_work = {"decode": None, "atom_gram": None}
 
 
 def _slots(old_ids, ids):
