@@ -181,7 +181,7 @@ def with_array(data, key, array, declare=False):
 def test_header_declares_every_array(perceptron_file):
     model, data, _ = perceptron_file
     header = cases.read_header(data)
-    assert header["format_version"] == FORMAT_VERSION == 5
+    assert header["format_version"] == FORMAT_VERSION == 6
     key = coef_key(data)
     assert header["arrays"][key] == {"dtype": "<f8", "shape": [3]}
 

@@ -70,8 +70,8 @@ FORMAT = "streamsvm-model"
 #: saved without caches and spare capacity, IncrementalSVM's Gram matrix rebuilt on load;
 #: 4: Pegasos has a bias (``fit_intercept``); 5: the Twin Vector Machine merges same-label
 #: twins first, the BudgetPerceptron removes by errors, LASVM-NC/-I seed S (new parameters
-#: whose old behaviour files of version < 5 keep).
-FORMAT_VERSION = 5
+#: whose old behaviour files of version < 5 keep); 6: the Forgetron's ``gamma_factor``.
+FORMAT_VERSION = 6
 _HEADER = "__streamsvm_header__"
 
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
@@ -119,11 +119,12 @@ ADDED_PARAMETERS: dict[tuple[int, str], dict] = {
     (5, "streamsvm.budget.baselines.BudgetPerceptron"): {"removal": "margin"},
     (5, "streamsvm.lasvm.variants.LASVMNC"): {"n_seed": 0},
     (5, "streamsvm.lasvm.variants.LASVMI"): {"n_seed": 0},
+    (6, "streamsvm.budget.baselines.Forgetron"): {"gamma_factor": 1.0},
 }
 
 _HEADER_KEYS_V1 = {"format", "format_version", "library_version", "estimator", "params", "state"}
 _HEADER_KEYS = {1: _HEADER_KEYS_V1, 2: _HEADER_KEYS_V1 | {"arrays"}}
-_HEADER_KEYS[3] = _HEADER_KEYS[4] = _HEADER_KEYS[5] = _HEADER_KEYS[2]
+_HEADER_KEYS[3] = _HEADER_KEYS[4] = _HEADER_KEYS[5] = _HEADER_KEYS[6] = _HEADER_KEYS[2]
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned ints, floats, unicode strings
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _CLASS_PATH = re.compile(r"streamsvm(\.[A-Za-z_][A-Za-z0-9_]*)+")

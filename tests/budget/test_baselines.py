@@ -30,6 +30,24 @@ def test_forgetron_matches_the_reference(stream):
         assert ours[tuple(v)] == pytest.approx(c, rel=1e-4, abs=1e-8)
 
 
+def test_forgetron_gamma_factor_multiplies_a_resolved_gamma_only(stream):
+    """``gamma_factor`` scales 'scale' and 'auto', not a number; with 'scale' the model is the
+    reference's at gamma = factor x 'scale'."""
+    from streamsvm.kernels import resolve_gamma
+
+    X, y = stream
+    scale = resolve_gamma("scale", X)
+    model = Forgetron(budget=15).fit(X, y)
+    assert model.gamma_ == pytest.approx(4.0 * scale, rel=1e-15)
+    assert Forgetron(budget=15, gamma="auto", gamma_factor=2.0).fit(X, y).gamma_ == 1.0
+    assert Forgetron(budget=15, gamma=GAMMA, gamma_factor=3.0).fit(X, y).gamma_ == GAMMA
+    V, coef = naive.self_tuned_forgetron(X, np.where(y == 1, 1.0, -1.0), 15, model.gamma_)
+    learner = model.learners_[0]
+    assert {tuple(v) for v in learner.V[:learner._n()]} == {tuple(v) for v in V}
+    with pytest.raises(ValueError, match="gamma_factor"):
+        Forgetron(gamma_factor=0.0).fit(X, y)
+
+
 @pytest.mark.parametrize("removal", ["margin", "errors", "window_errors"])
 def test_budget_perceptron_matches_the_reference(stream, removal):
     X, y = stream

@@ -85,10 +85,16 @@ class FirstDataRule:
     _centres_input = False
 
     def _fix_from_first_data(self, X) -> None:
-        self.gamma_ = resolve_gamma(self.gamma, X) if uses_gamma(self.kernel) else None
+        self.gamma_ = (self._scaled_gamma(resolve_gamma(self.gamma, X))
+                       if uses_gamma(self.kernel) else None)
         if self._centres_input:
             centre = self.center is True or (self.center == "auto" and not sp.issparse(X))
             self.mean_ = centring_mean(X) if centre else None
+
+    def _scaled_gamma(self, gamma: float) -> float:
+        """``gamma_`` from the resolved ``gamma`` (a class whose learner wants another width
+        than 'scale' and 'auto' give, the Forgetron, multiplies them)."""
+        return gamma
 
     def _prepare_first(self, X):
         self._fix_from_first_data(X)

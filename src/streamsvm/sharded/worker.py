@@ -39,8 +39,9 @@ def start_shared(estimator, layout: Layout):
     model._reset()
     model._start(layout.n_features)
     if isinstance(model, FirstDataRule):
-        model.gamma_ = (resolve_gamma_from_sums(model.gamma, layout.n_rows, layout.n_features,
-                                                layout.entry_sum, layout.entry_sqsum)
+        model.gamma_ = (model._scaled_gamma(resolve_gamma_from_sums(
+                            model.gamma, layout.n_rows, layout.n_features, layout.entry_sum,
+                            layout.entry_sqsum))
                         if uses_gamma(model.kernel) else None)
         if model._centres_input:
             centre = model.center is True or (model.center == "auto" and not layout.sparse)
