@@ -47,12 +47,12 @@ from ._expansion_core import (
 )
 from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
-    _meet,
     dot_beside_search,
     gradient_step,
     pair_gain,
     partner_in_blocks,
     remove_blatant_in_blocks,
+    scan_extremes,
     search_in_blocks,
     search_one_more,
     search_worth,
@@ -69,7 +69,7 @@ AUTOACTIVE_STOP = 5  #: AUTOACTIVE stops sampling at this many examples with |y(
 AUTOACTIVE_MAX = 100  #: ... or at this many samples
 
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
-SCAN_BLOCK = 32  #: positions per block of the one-thread pair search (:func:`extremes_of`)
+SCAN_BLOCK = 32  #: positions per block of the one-thread removal of blatant non-SVs
 #: the finishing step runs over a dense copy of the active set's kernel rows up to this size
 #: (a flat buffer of ``DENSE_FINISH_MAX**2`` values, touched only by the rows used)
 DENSE_FINISH_MAX = 2048
@@ -91,30 +91,9 @@ def extremes(n, svs):
 @njit(cache=True, inline="always")
 def extremes_of(n, alpha, g, lo, hi):
     """:func:`extremes` over the arrays themselves, on one thread: the scan's pair, bit for
-    bit, found block by block. A block's largest eligible gradient (alpha < B) and smallest
-    (alpha > A) are taken first, branch-free; when neither beats the running best by more
-    than ``TIE``, the scan would take nothing in the block (each of its tests fails) and the
-    block is passed over, else the block is scanned as one scan would (``_meet``). New bests
-    are rare after the first blocks, and the branch-free pass costs ~2 ns per member against
-    ~5 for the scan, whose eligibility tests mispredict."""
-    i = -1
-    j = -1
-    gmax = -np.inf
-    gmin = np.inf
-    for a in range(0, n, SCAN_BLOCK):
-        z = min(a + SCAN_BLOCK, n)
-        up = -np.inf
-        down = np.inf
-        for s in range(a, z):
-            v = g[s]
-            u = v if alpha[s] < hi[s] else -np.inf
-            w = v if alpha[s] > lo[s] else np.inf
-            up = u if u > up else up
-            down = w if w < down else down
-        if up > gmax + TIE or down < gmin - TIE:
-            for s in range(a, z):
-                i, gmax, j, gmin = _meet(s, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
-    return i, gmax, j, gmin
+    bit (``_parallel_core.scan_extremes``, which passes over the chunks of positions where
+    no test of the scan can succeed)."""
+    return scan_extremes(0, n, alpha, g, lo, hi, TIE)
 
 
 @njit(cache=True, inline="always")
