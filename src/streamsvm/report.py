@@ -198,7 +198,9 @@ def bench_notes(quick: bool) -> str:
         "Produced by `streamsvm bench" + (" --quick" if quick else "") + "`. Training time "
         "is CPU time (process_time) and excludes loading and (for River) turning rows into "
         "dicts; peak MB is what training allocates as seen by tracemalloc (NumPy and Python "
-        "objects; not LIBSVM's own cache). "
+        "objects; not LIBSVM's own cache); model KB is the pickled model for streamsvm and "
+        "River (streamsvm's pickle leaves the kernel cache out) and the fitted arrays for "
+        "scikit-learn's estimators. "
         "Streaming contenders learn in chunks of 1,000 in the file's order, one pass."
     )
 

@@ -104,9 +104,10 @@ def _scores(contender: Contender, model, X, rows):
 
 
 def _model_bytes(contender: Contender, model) -> int:
-    if contender.family == "streamsvm":
-        return int(model.model_nbytes_)
-    if contender.mode == "river":
+    """The model's size: its pickle for streamsvm and River (streamsvm's pickle holds what
+    defines the model and its resumable state, not the kernel cache, which is rebuilt), the
+    fitted arrays for scikit-learn's estimators."""
+    if contender.family == "streamsvm" or contender.mode == "river":
         return len(pickle.dumps(model))
     total = 0
     for name, value in vars(model).items():
