@@ -217,7 +217,9 @@ def pad_spare_rows(array: np.ndarray, rows: int) -> np.ndarray:
 
 
 def state_nbytes(obj) -> int:
-    """Bytes held in NumPy arrays by an object's state (recursively through lists and dicts)."""
+    """Bytes held in NumPy arrays by an object's state (recursively through lists and dicts),
+    less what it names in ``_transient`` (caches and scratch, which files and pickles leave
+    out: LASVM's kernel cache is not model state)."""
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes)
     if sp.issparse(obj):
@@ -227,7 +229,8 @@ def state_nbytes(obj) -> int:
     if isinstance(obj, dict):
         return sum(state_nbytes(item) for item in obj.values())
     if hasattr(obj, "__dict__") and type(obj).__module__.startswith("streamsvm"):
-        return sum(state_nbytes(v) for v in vars(obj).values())
+        skip = getattr(obj, "_transient", ())
+        return sum(state_nbytes(v) for k, v in vars(obj).items() if k not in skip)
     return 0
 
 
@@ -273,7 +276,7 @@ class StreamClassifier(
     Fitted attributes: ``classes_``, ``n_features_in_``, ``n_seen_`` (examples learnt),
     ``learners_`` (one binary learner, or one per class for more than two classes),
     ``class_counts_`` (rows of each class learnt, which ``class_weight='balanced'`` reads),
-    ``model_nbytes_`` (bytes of model state).
+    ``model_nbytes_`` (bytes of model state: what a saved model holds, caches left out).
 
     Weights (:mod:`streamsvm.weights`): ``_weighting`` says what the learners take: ``"rows"``
     (a weight per row: ``class_weight`` and ``sample_weight``, through
