@@ -51,6 +51,7 @@ from ._parallel_core import (
     gradient_step,
     pair_gain,
     partner_in_blocks,
+    remove_blatant_between,
     remove_blatant_in_blocks,
     scan_extremes,
     search_in_blocks,
@@ -260,7 +261,6 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     such blocks are tested member by member. ``remove`` changes its own position alone, so
     the members removed and their order are those of one loop over S. Returns the lowest
     position removed (n if none)."""
-    ys = store[STORE_Y]
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     above = gmax if i >= 0 else np.inf  # no removal on a side without its extreme
     below = gmin if j >= 0 else -np.inf
@@ -271,14 +271,10 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
         for s in range(a, z):
             hit |= (alpha[s] == 0.0) & (perm[s] >= 0) & (
                 ((hi[s] <= 0.0) & (g[s] >= above)) | ((lo[s] >= 0.0) & (g[s] <= below)))
-        if not hit:
-            continue
-        for s in range(z - 1, a - 1, -1):
-            if alpha[s] == 0.0 and perm[s] >= 0:
-                y = ys[perm[s]]
-                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                    remove(s, store, svs, cache, cnt)
-                    lowest = s
+        if hit:
+            first = remove_blatant_between(a, z, i, gmax, j, gmin, store, svs, cache, cnt)
+            if first < z:  # blocks go downwards: the lowest removal so far
+                lowest = first
     return lowest
 
 

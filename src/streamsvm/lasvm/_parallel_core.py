@@ -233,6 +233,30 @@ def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
     return _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
 
 
+@njit(cache=True, inline="always")
+def _blatant(s, i, gmax, j, gmin, ys, perm, alpha, g):
+    """Whether member ``s`` is a blatant non-support vector of REPROCESS step 4 (alpha = 0
+    and ``y = -1, g >= g_max`` or ``y = +1, g <= g_min``, a side only with its extreme)."""
+    if alpha[s] != 0.0 or perm[s] < 0:
+        return False
+    y = ys[perm[s]]
+    return (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin)
+
+
+@njit(cache=True, inline="always")
+def remove_blatant_between(a, z, i, gmax, j, gmin, store, svs, cache, cnt):
+    """Remove the blatant members of positions ``a .. z - 1``, last position first (the
+    one-thread order: ``remove`` changes its own position alone). Returns the lowest
+    position removed (``z`` if none)."""
+    ys, perm, alpha, g = store[STORE_Y], svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
+    lowest = z
+    for s in range(z - 1, a - 1, -1):
+        if _blatant(s, i, gmax, j, gmin, ys, perm, alpha, g):
+            remove(s, store, svs, cache, cnt)
+            lowest = s
+    return lowest
+
+
 @njit(cache=True)
 def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie):
     """:func:`update_and_search`, then the removals of REPROCESS step 4
@@ -260,11 +284,7 @@ def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie)
             continue
         a = q * SEARCH_SUB
         z = min(a + SEARCH_SUB, n)
-        for s in range(z - 1, a - 1, -1):
-            if alpha[s] == 0.0 and perm[s] >= 0:
-                y = ys[perm[s]]
-                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                    remove(s, store, svs, cache, cnt)
+        remove_blatant_between(a, z, i, gmax, j, gmin, store, svs, cache, cnt)
         _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q)
         removed = True
     if removed:
@@ -334,10 +354,7 @@ def _blatant_blocks(i, gmax, j, gmin, n, ys, perm, alpha, g, flags):
     for b in prange(flags.shape[0]):
         found = False
         for s in range(b * PARALLEL_BLOCK, min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n)):
-            if alpha[s] == 0.0 and perm[s] >= 0:
-                y = ys[max(perm[s], 0)]
-                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                    found = True
+            found |= _blatant(s, i, gmax, j, gmin, ys, perm, alpha, g)
         flags[b] = found
 
 
@@ -352,14 +369,9 @@ def remove_blatant_in_blocks(i, gmax, j, gmin, n, store, svs, cache, cnt):
     flags = np.empty((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK, dtype=np.bool_)
     _blatant_blocks(i, gmax, j, gmin, n, ys, perm, alpha, g, flags)
     for b in range(flags.shape[0] - 1, -1, -1):
-        if not flags[b]:
-            continue
-        for s in range(min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n) - 1, b * PARALLEL_BLOCK - 1,
-                       -1):
-            if alpha[s] == 0.0 and perm[s] >= 0:
-                y = ys[perm[s]]
-                if (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin):
-                    remove(s, store, svs, cache, cnt)
+        if flags[b]:
+            remove_blatant_between(b * PARALLEL_BLOCK, min(b * PARALLEL_BLOCK + PARALLEL_BLOCK, n),
+                                   i, gmax, j, gmin, store, svs, cache, cnt)
 
 
 @njit(cache=True, parallel=True)
