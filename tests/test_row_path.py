@@ -10,12 +10,15 @@ import scipy.sparse as sp
 
 import streamsvm
 from streamsvm import _row_path
+from streamsvm.calibration import PlattCalibrator
 from streamsvm.linear._core import perceptron_csr
 
 ROW_MODELS = {
     "Perceptron": lambda: streamsvm.Perceptron(),
     "Pegasos": lambda: streamsvm.Pegasos(),
     "Pegasos-noproj": lambda: streamsvm.Pegasos(alpha=0.01, projection=False),
+    # a small alpha: the first, huge steps reach the ball ||w|| <= 1/sqrt(alpha)
+    "Pegasos-ball": lambda: streamsvm.Pegasos(alpha=0.001),
     "LASVM": lambda: streamsvm.LASVM(random_state=0),
     "LASVM-poly": lambda: streamsvm.LASVM(kernel="poly", gamma=0.5, C=10.0, random_state=0),
     "LASVMG": lambda: streamsvm.LASVMG(gamma=0.3, random_state=0),
@@ -282,3 +285,73 @@ def test_pegasos_blocks_waiting_for_rows_grow_with_new_keys():
     assert grown.learners_[0].pending_y.shape == (1,)
     np.testing.assert_array_equal(grown.coef_, full.coef_)
     np.testing.assert_array_equal(grown.intercept_, full.intercept_)
+
+
+def test_the_ball_models_steps_reach_the_projection():
+    """The "Pegasos-ball" stream above does reach the ball's surface, where the row step
+    runs the exact projection test it skips well inside the ball (so the bit-for-bit test
+    covers both branches)."""
+    model = ROW_MODELS["Pegasos-ball"]()
+    rows, labels = dense_stream()
+    near = 0
+    for x, y in zip(rows, labels, strict=True):
+        model.predict_one(x)
+        model.learn_one(x, y)
+        learner = model.learners_[0]
+        near += learner.scale ** 2 * learner.sqnorm_v * learner.alpha >= 0.99
+    assert 20 < near < len(rows) - 20
+
+
+def test_weights_the_compiled_steps_cannot_take_leave_the_row_path():
+    """A learner whose weights are not 1-D float64 C-contiguous (e.g. from a damaged file)
+    takes the general path, whose answers stay right."""
+    assert _row_path.plain_float_arrays(np.zeros(3))
+    assert not _row_path.plain_float_arrays(np.zeros(3, np.float32))
+    assert not _row_path.plain_float_arrays(np.zeros(6)[::2])
+    assert not _row_path.plain_float_arrays(np.zeros(3, np.int64))
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    assert not _row_path.plain_float_arrays(frozen)
+    rows, labels = dense_stream(n=60)
+    model = streamsvm.Perceptron()
+    prequential(model, rows[:40], labels[:40], fast=True)
+    learner = model.learners_[0]
+    model._forget_row_state()
+    learner.coef = np.asfortranarray(np.stack([learner.coef, learner.coef]))[0]  # strided
+    assert not learner.coef.flags.c_contiguous
+    assert model._new_row_state() is None
+    expected = [model.predict(model._example_row(x, learn=False))[0] for x in rows[40:]]
+    assert [model.predict_one(x) for x in rows[40:]] == expected
+
+
+@pytest.mark.parametrize("window", [50, 2000])
+def test_learnt_rows_listed_then_written_equal_rows_recorded_one_by_one(window):
+    """``record_learnt_row`` lists rows and writes them in batches (module doc of
+    :mod:`streamsvm.calibration`): the window of scores and the kept rows equal what
+    recording each row at once gives, across batches, a window smaller than a batch, and
+    widths that change in the middle of a batch (the rows of an old width dropped)."""
+    rng = np.random.default_rng(7)
+    listed, reference = PlattCalibrator(window=window), PlattCalibrator(window=window)
+    for calibrator in (listed, reference):
+        calibrator.keep_rows_for_rescoring(3)
+    width = 3
+    for i in range(700):
+        if i in (100, 130, 400):
+            width += 2
+        columns = np.sort(rng.choice(width, size=2, replace=False)).astype(np.int64)
+        values = rng.normal(size=2)
+        score, label = float(rng.normal()), (1.0 if rng.random() < 0.4 else -1.0)
+        listed.record_learnt_row(score, label, columns.tobytes(), values.tobytes(), width)
+        # the reference: the score now, the row as a dense row now
+        if reference.n_learned:
+            reference.record_one(score, label)
+        reference.n_learned += 1
+        if reference._fit_width(width):
+            row = np.zeros((1, width))
+            row[0, columns] = values
+            reference.keep_rows(row, [label])
+        if i in (99, 255, 420):  # reads in the middle of a batch write out what waits
+            assert_same_state(listed.prequential(), reference.prequential())
+    assert_same_state(listed.prequential(), reference.prequential())
+    assert listed.n_rows_kept == reference.n_rows_kept == 300
+    assert_same_state(listed.held_rows(), reference.held_rows())

@@ -18,7 +18,10 @@ row. Here, for a running model whose learners have a compiled per-row step, one 
   scratch, as the CSR row of the general path holds them), which returns the decision value
   before the update (the prequential score the calibration window records) and updates the
   learner with the very code its chunk loop runs, so a row learnt here gives the same bits as
-  ``partial_fit`` of that row.
+  ``partial_fit`` of that row. The steps are called through their compiled entry points
+  (:class:`DirectSteps`), without numba's type dispatch;
+* the calibration's bookkeeping as one tuple appended to a list
+  (:meth:`~streamsvm.calibration.PlattCalibrator.record_learnt_row`).
 
 A row the compiled step refuses (non-finite value, too large a norm) changes nothing and is
 handed to the general path, which raises its usual error. :class:`RowState` is the model's
@@ -36,7 +39,7 @@ from numba import njit
 from ._widen import Undo
 from .vocabulary import feature_value, is_dict_example
 
-__all__ = ["ENABLED", "MISS", "RowState", "gather_row"]
+__all__ = ["ENABLED", "MISS", "DirectSteps", "RowState", "gather_row", "plain_float_arrays"]
 
 #: False: every example takes the general path (for comparisons)
 ENABLED = True
@@ -115,6 +118,42 @@ def gathered_row(cols, vals, iscratch, fscratch, reuse):
     return n
 
 
+class DirectSteps:
+    """The compiled per-row steps ``dispatchers`` as attributes (by name), called through
+    their compiled entry points: the first call of each goes through numba's dispatcher
+    (which compiles, or loads from numba's cache, for the arguments' types); later calls go
+    straight to the machine code it chose, skipping the dispatch (about 0.4 us of a 5 us
+    row). An entry point converts its arguments to the types of that first call and does
+    not check array dtypes or layouts, so each step must always be given arguments of the
+    same kinds: the per-row path passes bytes, its own scratch arrays and the learner's
+    arrays, which ``row_ready`` checks to be :func:`plain_float_arrays`."""
+
+    def __init__(self, *dispatchers):
+        self._dispatchers = {dispatcher.__name__: dispatcher for dispatcher in dispatchers}
+
+    def __getattr__(self, name):  # only until the first call of ``name`` has returned
+        try:
+            dispatcher = self.__dict__["_dispatchers"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+        def first_call(*args):
+            result = dispatcher(*args)
+            chosen = dispatcher.overloads[tuple(map(dispatcher.typeof_pyval, args))]
+            setattr(self, name, chosen.entry_point)
+            return result
+
+        return first_call
+
+
+def plain_float_arrays(*arrays) -> bool:
+    """Whether each array is 1-D float64, C-contiguous and writeable: what the learners'
+    arrays must be for their :class:`DirectSteps` (a model read from a damaged file may
+    hold something else, and then takes the general path, which checks)."""
+    return all(isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1
+               and a.flags.c_contiguous and a.flags.writeable for a in arrays)
+
+
 def _scalar(value):
     """A NumPy scalar as its Python scalar (other values as they are)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -134,8 +173,10 @@ class RowState:
         self.learners = model.learners_
         self.learner = model.learners_[0] if len(model.learners_) == 1 else None
         self.binary = self.learner is not None and len(model.classes_) == 2
-        # the one learner's decision_row, called directly by predict
+        # the one learner's steps and calibrator, called directly by predict and learn
         self.decide = self.learner.decision_row if self.binary else None
+        self.learn_row = self.learner.learn_row if self.binary else None
+        self.record = self.learner.calibration.record_learnt_row if self.binary else None
         self.signs = model._signs
         self.sign = model._signs[0]
         self.column = model._vocabulary._column
@@ -145,6 +186,8 @@ class RowState:
         # the general path first
         self.counts = (counts if isinstance(counts, np.ndarray)
                        and counts.shape == model.classes_.shape else None)
+        # the counts' memory as a memoryview: one increment costs a third of NumPy's
+        self.tally = None if self.counts is None else memoryview(self.counts)
         self.labels = [_scalar(c) for c in model.classes_]
         self.keys: tuple | None = None
         self.cols = b""
@@ -248,11 +291,10 @@ class RowState:
                 same = tuple(x) == self.keys and self.pack(*x.values()) == last[1]
             except Exception:  # noqa: BLE001 (changed to something that is not a number)
                 same = False
-            if same:
-                learner, target, score = self.learner, targets[0], last[2]
-                learner.learn_row(self.cols, last[1], target, self, score)
-                learner.calibration.record_learnt_row(score, target, self.cols, last[1],
-                                                      learner.n_features)
+            if same:  # the learner's step on the scratch predict_one gathered
+                target, score = targets[0], last[2]
+                self.learn_row(self.cols, last[1], target, self, score)
+                self.record(score, target, self.cols, last[1], self.learner.n_features)
                 self._learned(position)
                 return True
         row = self.read(x, True)
@@ -298,7 +340,7 @@ class RowState:
         if not model._row_second_class(y):
             return False
         model._forget_row_state()
-        state = model._row_state()
+        state = model._new_row_state()
         return state is not None and state.learn(x, y)
 
     def _learn_new_keys(self, x, targets, position) -> bool:
@@ -355,8 +397,7 @@ class RowState:
     def _learned(self, position: int) -> None:
         """After a row is learnt: the row and label counts (``n_seen_``, ``class_counts_``),
         and every 256 rows the collapse guard (the general path checks it per chunk)."""
-        counts = self.counts
-        counts[position] = counts.item(position) + 1.0
+        self.tally[position] += 1.0
         model = self.model
         model.n_seen_ += 1
         if not model.n_seen_ & 255:

@@ -39,6 +39,7 @@ from sklearn.exceptions import NotFittedError
 from . import _row_path, progress
 from ._params import CheckedParamsMixin, check_params
 from ._river import RiverClassifier
+from ._row_path import MISS
 from ._threads import compiled_threads, for_each
 from ._validation import (
     RowsRefused,
@@ -295,6 +296,8 @@ class StreamClassifier(
     _accepts_sparse: bool = True
     #: attributes that are not saved by :func:`streamsvm.save` (caches and the like)
     _transient: tuple[str, ...] = ("_row_state",)
+    #: the per-row path's cache (:meth:`_new_row_state`), None until made
+    _row_state = None
     #: what the learners take of class and sample weights (class doc)
     _weighting: str | None = None
     #: why this estimator takes no sample weights (the error's text)
@@ -843,7 +846,7 @@ class StreamClassifier(
         self
         """
         if _row_path.ENABLED:
-            state = self.__dict__.get("_row_state") or self._row_state()
+            state = self._row_state or self._new_row_state()
             if state is not None and state.learn(x, y):
                 return self
         if hasattr(self, "classes_") and not getattr(self, "_warmup_y", None):
@@ -862,7 +865,7 @@ class StreamClassifier(
         return self
 
     # ------------------------------------------------------------------ the per-row path
-    def _row_state(self):
+    def _new_row_state(self):
         """A new :class:`~streamsvm._row_path.RowState` (kept as ``_row_state``) for a running
         dict-mode model whose every piece of ``partial_fit`` / ``predict`` is this class's and
         whose learners have a per-row step (``row_ready``), else None (the general path)."""
@@ -1039,7 +1042,9 @@ class StreamClassifier(
     def _learn_warmup(self) -> None:
         """Learn the gathered warm-up examples as one chunk (the model's first data)."""
         X_rows, labels = self._warmup_X, self._warmup_y
-        if sp.issparse(X_rows[0]):
+        if len(X_rows) == 1:  # one row (no warm-up rule): as it is, without a stack
+            X = X_rows[0]
+        elif sp.issparse(X_rows[0]):
             width = len(self._vocabulary)
             X = sp.vstack([sp.csr_matrix((r.data, r.indices, r.indptr), shape=(1, width))
                            for r in X_rows], format="csr")
@@ -1115,10 +1120,10 @@ class StreamClassifier(
         frequent label so far, None before anything has been learnt. Dict keys the model
         has not learnt count as 0."""
         if _row_path.ENABLED:
-            state = self.__dict__.get("_row_state") or self._row_state()
+            state = self._row_state or self._new_row_state()
             if state is not None:
                 label = state.predict(x)
-                if label is not _row_path.MISS:
+                if label is not MISS:
                     return label
         if not hasattr(self, "classes_") or self._warmup_y:
             answer = self._warmup_answer()
@@ -1161,7 +1166,7 @@ class StreamClassifier(
         learnt. Dict keys the model has not learnt count as 0."""
         if not hasattr(self, "classes_") or self._warmup_y:
             return self._warmup_answer()
-        state = self.__dict__.get("_row_state") or self._row_state() \
+        state = self._row_state or self._new_row_state() \
             if _row_path.ENABLED else None
         scores = None if state is None else state.scores(x)
         if scores is not None:

@@ -61,6 +61,8 @@ DEFAULT_WINDOW = 2000
 DEFAULT_PER_CHUNK = 250
 #: recent rows a calibrator of a linear model keeps, to rescore by the current model
 RESCORED_ROWS = 500
+#: ``learn_one``'s rows wait in a list until this many (or until read): one tuple each
+LEARNT_BATCH = 256
 #: widest rows (features) kept for rescoring; wider models keep the prequential scores
 MAX_RESCORED_WIDTH = 1000
 #: rows learnt per feature before the in-sample scores of the kept rows are trusted
@@ -259,7 +261,7 @@ class PlattCalibrator:
     The fitted sigmoid is a cache (not saved; refitted from the scores after loading); the
     queue is written out before the calibrator is saved or pickled."""
 
-    _transient = ("sigmoid", "fitted_at", "_queue", "_packed", "_row_scores")
+    _transient = ("sigmoid", "fitted_at", "_queue", "_learnt", "_learnt_rows_from")
     # calibrators saved before the rescored rows existed (streamsvm 0.1.0 files) have none:
     # they keep the prequential scores until they are told to keep rows
     rows = None
@@ -277,14 +279,15 @@ class PlattCalibrator:
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = 0
         self._queue = []  # [(first row's count, CsrRows, labels, weights or None)]
-        self._packed = [[], [], bytearray(), 0]  # learn_one's rows: columns, values, signs,
-        #                                          the first one's count
-        self._row_scores = ([], bytearray())  # learn_one's scores and signs, not yet written
+        # learn_one's rows not yet written: (score or None, label, columns or None, values),
+        # of which those before _learnt_rows_from are of a width no longer kept
+        self._learnt = []
+        self._learnt_rows_from = 0
 
     def record(self, scores, labels, weights=None) -> None:
         """Append scores of rows (with their ±1 labels and optional weights), the oldest
         overwritten past ``window``."""
-        self._write_row_scores()
+        self._write_learnt()
         window = self.scores.shape[0]
         scores = np.asarray(scores, dtype=np.float64)
         labels = np.asarray(labels)
@@ -302,7 +305,7 @@ class PlattCalibrator:
 
     def record_one(self, score: float, label: float, weight: float | None = None) -> None:
         """Append the score of one row (without array temporaries)."""
-        self._write_row_scores()
+        self._write_learnt()
         slot = self.n_recorded % self.scores.shape[0]
         self.scores[slot] = score
         self.labels[slot] = 1 if label > 0 else -1
@@ -332,6 +335,7 @@ class PlattCalibrator:
         if self.rows is None:
             return False
         if width != self.rows.shape[1]:
+            self._learnt_rows_from = len(self._learnt)  # listed rows of the old width go
             if width > MAX_RESCORED_WIDTH:
                 self.rows = self.row_labels = self.row_weights = None
             else:
@@ -341,7 +345,6 @@ class PlattCalibrator:
             self.n_rows_kept = 0
             self.fitted_at = -1
             self._queue = []  # rows of the old width are not kept
-            self._packed = [[], [], bytearray(), 0]
         return self.rows is not None
 
     def keep_rows(self, X, labels, weights=None) -> None:
@@ -365,68 +368,72 @@ class PlattCalibrator:
                 X = CsrRows.tail(X.tocsr(), n_rows - kept)
             elif kept < n_rows:
                 raise ValueError("queued CsrRows must not be longer than the ring")
-            self._close_packed()
+            self._write_learnt()
             self._enqueue(self.n_rows_kept + n_rows - kept, X, signs, weights)
         self.n_rows_kept += n_rows
 
     def record_learnt_row(self, score: float, label: float, columns: bytes, values: bytes,
                           width: int) -> None:
-        """``learn_one``'s bookkeeping of one learnt row, as cheap as a few appends: its
+        """``learn_one``'s bookkeeping of one learnt row, as cheap as one append: its
         prequential ``score`` (once the learner had learnt a row before it), the row kept for
         rescoring (a linear model's; ``columns`` and ``values``: bytes of int64 and float64,
-        the per-row path's form), the counts. Scores and rows wait in lists and are written
-        into the rings when read (:meth:`prequential`, :meth:`held_rows`), or a ring's length
-        at a time."""
-        sign = 1 if label > 0 else 255  # 255: int8 -1
-        if self.n_learned:
-            scores, signs = self._row_scores
-            scores.append(score)
-            signs.append(sign)
-            self.n_recorded += 1
-            if len(signs) == self.scores.shape[0]:
-                self._write_row_scores()
-        self.n_learned += 1
+        the per-row path's form), the counts. The rows wait in a list and are written into
+        the rings when read (:meth:`prequential`, :meth:`held_rows`), or
+        :data:`LEARNT_BATCH` at a time."""
         rows = self.rows
-        if rows is None or (rows.shape[1] != width and not self._fit_width(width)):
-            return
-        packed = self._packed
-        signs = packed[2]
-        if not signs:
-            packed[3] = self.n_rows_kept
-        packed[0].append(columns)
-        packed[1].append(values)
-        signs.append(sign)
-        self.n_rows_kept += 1
-        if len(signs) == rows.shape[0]:
-            self._close_packed()
+        kept = rows is not None and (width == rows.shape[1] or self._fit_width(width))
+        if self.n_learned:
+            self.n_recorded += 1
+        else:
+            score = None  # no model before the first row: nothing to score it with
+        self.n_learned += 1
+        if kept:
+            self.n_rows_kept += 1
+        else:
+            columns = None
+        learnt = self._learnt
+        learnt.append((score, label, columns, values))
+        if len(learnt) == LEARNT_BATCH:
+            self._write_learnt()
 
-    def _write_row_scores(self) -> None:
-        """Write the scores :meth:`record_learnt_row` appended into the window."""
-        scores, signs = self._row_scores
-        if not signs:
+    def _write_learnt(self) -> None:
+        """Write the rows :meth:`record_learnt_row` listed: their scores into the window,
+        the kept ones into the queue of rows (as one :class:`CsrRows`)."""
+        learnt = self._learnt
+        if not learnt:
             return
+        first_row = self._learnt_rows_from
+        self._learnt, self._learnt_rows_from = [], 0
+        scores, labels, columns, values = zip(*learnt, strict=True)
+        signs = np.where(np.array(labels) > 0, 1, -1).astype(np.int8)
+        scored = 1 if scores[0] is None else 0  # only a learner's first row has no score
         window = self.scores.shape[0]
-        slots = (self.n_recorded - len(signs) + np.arange(len(signs))) % window
-        self.scores[slots] = scores
-        self.labels[slots] = np.frombuffer(signs, np.int8)
-        if self.weights is not None:
-            self.weights[slots] = 1.0
-        self._row_scores = ([], bytearray())
+        scored = max(scored, len(scores) - window)  # those a smaller window would overwrite
+        if scored < len(scores):
+            n_scored = len(scores) - scored
+            slots = (self.n_recorded - n_scored + np.arange(n_scored)) % window
+            self.scores[slots] = scores[scored:]
+            self.labels[slots] = signs[scored:]
+            if self.weights is not None:
+                self.weights[slots] = 1.0
+        if self.rows is None:
+            return
+        kept = [k for k in range(first_row, len(columns)) if columns[k] is not None]
+        n_kept = len(kept)
+        kept = kept[max(0, n_kept - self.rows.shape[0]):]  # those the ring would overwrite
+        if len(kept) < len(columns):  # rows listed before rows were kept, or overwritten
+            columns, values, signs = ([columns[k] for k in kept], [values[k] for k in kept],
+                                      signs[kept])
+        if kept:
+            rows = CsrRows.from_packed(columns, values, self.rows.shape[1])
+            self._enqueue(self.n_rows_kept - len(kept), rows, signs, None)
 
     def prequential(self):
         """``(scores, labels, weights)``: the window of prequential scores (a ring whose
         newest entry is at ``(n_recorded - 1) % window``; weights None when all are 1), with
         every score recorded so far written in."""
-        self._write_row_scores()
+        self._write_learnt()
         return self.scores, self.labels, self.weights
-
-    def _close_packed(self) -> None:
-        """Queue the rows ``learn_one`` packed since the last call as one :class:`CsrRows`."""
-        packed_columns, packed_values, signs, first = self._packed
-        if signs:
-            rows = CsrRows.from_packed(packed_columns, packed_values, self.rows.shape[1])
-            self._enqueue(first, rows, np.frombuffer(bytes(signs), np.int8), None)
-            self._packed = [[], [], bytearray(), 0]
 
     def _enqueue(self, first: int, rows: CsrRows, signs, weights) -> None:
         """Queue rows whose first one is the ``first``-th kept; queued rows that newer ones
@@ -439,7 +446,7 @@ class PlattCalibrator:
 
     def _write_queue(self) -> None:
         """Write every queued row into the ring, oldest first."""
-        self._close_packed()
+        self._write_learnt()
         for first, rows, signs, weights in self._queue:
             self._write(first, rows.dense(), signs, weights)
         self._queue = []
@@ -485,13 +492,13 @@ class PlattCalibrator:
         self.sigmoid = np.array(_FALLBACK)
         self.fitted_at = -1
         self._queue = []
-        self._packed = [[], [], bytearray(), self.n_rows_kept]
-        self._row_scores = ([], bytearray())
+        self._learnt = []
+        self._learnt_rows_from = 0
 
     def _persist_state(self) -> dict:
         """What :func:`streamsvm.save` and pickle keep: the waiting scores and rows written
         out first."""
-        self._write_row_scores()
+        self._write_learnt()
         if self.rows is not None:
             self._write_queue()
         return {k: v for k, v in vars(self).items() if k not in self._transient}
@@ -544,7 +551,7 @@ class PlattCalibrator:
 
     def flip(self) -> None:
         """The learner's labels and scores changed sign (its positive class changed)."""
-        self._write_row_scores()
+        self._write_learnt()
         self.scores *= -1.0
         self.labels *= -1
         if self.row_labels is not None:
@@ -564,7 +571,7 @@ class PlattCalibrator:
                 rows, labels, weights = rows
                 self.sigmoid = np.array(fit_platt(rescore(rows), labels, weights))
             else:
-                self._write_row_scores()
+                self._write_learnt()
                 held = min(self.n_recorded, self.scores.shape[0])
                 self.sigmoid = np.array(
                     fit_platt(self.scores[:held], self.labels[:held],

@@ -8,7 +8,7 @@ row-norm bound, then its values (:data:`streamsvm._row_path.I_HEAD` and ``F_HEAD
 import numpy as np
 from numba import njit
 
-from .._row_path import F_DOT, F_HEAD, I_HEAD, gathered_row
+from .._row_path import F_DOT, F_HEAD, I_HEAD, DirectSteps, gathered_row
 from ._core import pegasos_csr, perceptron_csr
 
 
@@ -95,3 +95,8 @@ def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, pr
     fscratch[0] = y
     return pegasos_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], fscratch[:1], v,
                        scale, sqnorm_v, t, lam, 1, project, fscratch[1:2], intercept)
+
+
+#: the steps above as the per-row path calls them (skipping numba's dispatch)
+direct = DirectSteps(linear_decision_row, pegasos_decision_row, perceptron_learn_row,
+                     pegasos_learn_row, pegasos_learn_gathered)

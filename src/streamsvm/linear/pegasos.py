@@ -7,11 +7,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean, Interval
-from .._row_path import F_DOT
+from .._row_path import F_DOT, plain_float_arrays
 from ..base import refuse_rows
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import pegasos_csr, pegasos_dense
-from ._row_core import pegasos_decision_row, pegasos_learn_gathered, pegasos_learn_row
+from ._row_core import direct
 
 
 def _take_rows(X, start, stop):
@@ -142,8 +142,10 @@ class _PegasosLearner(LinearLearner):
 
     # the per-row path of learn_one / predict_one (streamsvm._row_path)
     def row_ready(self) -> bool:
-        """Blocks of one example only (larger blocks wait in ``pending_X``)."""
-        return self.block_size == 1 and self.pending_y.shape[0] == 0
+        """Blocks of one example only (larger blocks wait in ``pending_X``), weights as the
+        compiled steps take them."""
+        return (self.block_size == 1 and self.pending_y.shape[0] == 0
+                and plain_float_arrays(self.v))
 
     def learn_row(self, cols, vals, y, state, known=None):
         """One step on one example (``state``: the model's
@@ -159,7 +161,10 @@ class _PegasosLearner(LinearLearner):
                 t += 1
                 scale *= 1.0 - 1.0 / t
                 sqnorm_v = self.sqnorm_v
-                if self.projection and sqnorm_v > 0.0:
+                # the projection as pegasos_csr makes it, its exact test skipped well inside
+                # the ball (||w||^2 lambda < 0.99: no rounding makes ||w|| > 1/sqrt(lambda))
+                if (self.projection and sqnorm_v > 0.0
+                        and scale * scale * sqnorm_v * self.alpha >= 0.99):
                     norm_w = scale * math.sqrt(sqnorm_v)
                     radius = 1.0 / math.sqrt(self.alpha)
                     if norm_w > radius:
@@ -169,13 +174,13 @@ class _PegasosLearner(LinearLearner):
                     self.n_seen += 1
                     return known
         if known is not None:
-            self.scale, self.sqnorm_v, self.t, updates = pegasos_learn_gathered(
+            self.scale, self.sqnorm_v, self.t, updates = direct.pegasos_learn_gathered(
                 state.iscratch, state.fscratch, y, self.v, self.scale, self.sqnorm_v, self.t,
                 self.alpha, 1 if self.projection else 0, self.fit_intercept)
             self.n_updates += updates
             self.n_seen += 1
             return known
-        score, scale, sqnorm_v, t, updates = pegasos_learn_row(
+        score, scale, sqnorm_v, t, updates = direct.pegasos_learn_row(
             cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.v,
             self.scale, self.sqnorm_v, self.t, self.alpha, 1 if self.projection else 0,
             self.fit_intercept)
@@ -188,8 +193,8 @@ class _PegasosLearner(LinearLearner):
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
-        score = pegasos_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
-                                     self.scale, self.fit_intercept)
+        score = direct.pegasos_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
+                                            self.scale, self.fit_intercept)
         return None if score != score else score
 
 

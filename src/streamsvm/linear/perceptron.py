@@ -4,11 +4,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import VERBOSE, Boolean
+from .._row_path import plain_float_arrays
 from ..base import SampleWeightMixin, refuse_rows
 from ..weights import CLASS_WEIGHT
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
-from ._row_core import linear_decision_row, perceptron_learn_row
+from ._row_core import direct
 
 
 class _PerceptronLearner(LinearLearner):
@@ -45,7 +46,8 @@ class _PerceptronLearner(LinearLearner):
 
     # the per-row path of learn_one / predict_one (streamsvm._row_path)
     def row_ready(self) -> bool:
-        return True
+        """Weights as the compiled steps take them."""
+        return plain_float_arrays(self.coef)
 
     def learn_row(self, cols, vals, y, state, known=None):
         """Learn one example (``state``: the model's :class:`~streamsvm._row_path.RowState`);
@@ -54,7 +56,7 @@ class _PerceptronLearner(LinearLearner):
         if known is not None and y * known > 0.0:
             self.n_seen += 1
             return known
-        score, intercept, mistakes = perceptron_learn_row(
+        score, intercept, mistakes = direct.perceptron_learn_row(
             cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y, self.coef,
             self.intercept, 1 if self.fit_intercept else 0)
         if score != score:
@@ -66,8 +68,8 @@ class _PerceptronLearner(LinearLearner):
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
-        score = linear_decision_row(cols, vals, state.iscratch, state.fscratch, self.coef, 1.0,
-                                    self.intercept)
+        score = direct.linear_decision_row(cols, vals, state.iscratch, state.fscratch,
+                                           self.coef, 1.0, self.intercept)
         return None if score != score else score
 
 
