@@ -33,6 +33,7 @@ import struct
 import numpy as np
 from numba import njit
 
+from ._threads import _swap_threads, compiled_threads
 from ._widen import Undo
 from .vocabulary import feature_value, is_dict_example
 
@@ -85,6 +86,8 @@ F_BOUND, F_DOT = 2, 3
 
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
+#: a model's ``n_jobs`` not read yet (:meth:`RowState.learn`)
+_UNREAD = object()
 
 #: a column as the compiled steps read it (native int64), and a key the vocabulary lacks
 COLUMN = struct.Struct("=q")
@@ -161,6 +164,9 @@ class RowState:
         # (River's loop: predict_one, then learn_one)
         self.last = None
         self.ws = None  # a dense scatter row of the model's width, for learners that need one
+        # the model's n_jobs as last read, and numba's thread count it asks for
+        self.n_jobs: object = _UNREAD
+        self.threads = 1
 
     def _scratch(self, n: int) -> None:
         self.capacity = n
@@ -231,7 +237,27 @@ class RowState:
     def learn(self, x, y) -> bool:
         """Learn one example as ``partial_fit`` of its row would (the calibration window
         records each learner's score before the update); False: nothing changed, the
-        general path takes it."""
+        general path takes it. The compiled steps run with the thread count of the model's
+        ``n_jobs`` (:class:`~streamsvm._threads.compiled_threads`, as ``partial_fit``): with
+        numba's own count (every core) the LASVM loop split each kernel row of S over
+        threads from ~3,000 columns on, one parallel region per row, which on Adult made
+        rows 6,000-10,000 up to 20x slower in CPU time than ``n_jobs=None`` asks."""
+        n_jobs = getattr(self.model, "n_jobs", None)
+        if n_jobs is not self.n_jobs:
+            try:
+                self.threads = compiled_threads(n_jobs).threads
+            except (TypeError, ValueError):
+                return False  # the general path raises its error
+            self.n_jobs = n_jobs
+        previous = _swap_threads(self.threads)
+        try:
+            return self._learn(x, y)
+        finally:
+            if previous != self.threads:
+                _swap_threads(previous)
+
+    def _learn(self, x, y) -> bool:
+        """:meth:`learn` under the model's thread count."""
         try:
             targets, position = self.known[y]
         except KeyError:
