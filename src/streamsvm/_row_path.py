@@ -33,7 +33,7 @@ import struct
 import numpy as np
 from numba import njit
 
-from ._threads import _swap_threads, compiled_threads
+from ._threads import compiled_threads
 from ._widen import Undo
 from .vocabulary import feature_value, is_dict_example
 
@@ -165,6 +165,8 @@ class RowState:
         self.last = None
         self.ws = None  # a dense scatter row of the model's width, for learners that need one
         # the model's n_jobs as last read, and numba's thread count it asks for
+        # (:class:`~streamsvm._threads.compiled_threads`): learners whose compiled step has
+        # parallel paths run it at this count, as partial_fit does (``learn_row``)
         self.n_jobs: object = _UNREAD
         self.threads = 1
 
@@ -237,11 +239,7 @@ class RowState:
     def learn(self, x, y) -> bool:
         """Learn one example as ``partial_fit`` of its row would (the calibration window
         records each learner's score before the update); False: nothing changed, the
-        general path takes it. The compiled steps run with the thread count of the model's
-        ``n_jobs`` (:class:`~streamsvm._threads.compiled_threads`, as ``partial_fit``): with
-        numba's own count (every core) the LASVM loop split each kernel row of S over
-        threads from ~3,000 columns on, one parallel region per row, which on Adult made
-        rows 6,000-10,000 up to 20x slower in CPU time than ``n_jobs=None`` asks."""
+        general path takes it. :attr:`threads` is set from the model's ``n_jobs`` first."""
         n_jobs = getattr(self.model, "n_jobs", None)
         if n_jobs is not self.n_jobs:
             try:
@@ -249,15 +247,6 @@ class RowState:
             except (TypeError, ValueError):
                 return False  # the general path raises its error
             self.n_jobs = n_jobs
-        previous = _swap_threads(self.threads)
-        try:
-            return self._learn(x, y)
-        finally:
-            if previous != self.threads:
-                _swap_threads(previous)
-
-    def _learn(self, x, y) -> bool:
-        """:meth:`learn` under the model's thread count."""
         try:
             targets, position = self.known[y]
         except KeyError:
