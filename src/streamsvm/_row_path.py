@@ -36,7 +36,6 @@ import struct
 import numpy as np
 from numba import njit
 
-from ._threads import compiled_threads
 from ._widen import Undo
 from .vocabulary import feature_value, is_dict_example
 
@@ -89,8 +88,6 @@ F_BOUND, F_DOT = 2, 3
 
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
-#: a model's ``n_jobs`` not read yet (:meth:`RowState.learn`)
-_UNREAD = object()
 
 #: a column as the compiled steps read it (native int64), and a key the vocabulary lacks
 COLUMN = struct.Struct("=q")
@@ -171,7 +168,7 @@ class RowState:
     general path learns or the parameters change, so it never outlives the model state it
     describes."""
 
-    def __init__(self, model, bound: float):
+    def __init__(self, model, bound: float, threads: int = 1):
         self.model = model
         self.learners = model.learners_
         self.learner = model.learners_[0] if len(model.learners_) == 1 else None
@@ -207,11 +204,10 @@ class RowState:
         # (River's loop: predict_one, then learn_one)
         self.last = None
         self.ws = None  # a dense scatter row of the model's width, for learners that need one
-        # the model's n_jobs as last read, and numba's thread count it asks for
-        # (:class:`~streamsvm._threads.compiled_threads`): learners whose compiled step has
+        # numba's thread count of the model's n_jobs (:class:`~streamsvm._threads.
+        # compiled_threads`; set_params drops this state): learners whose compiled step has
         # parallel paths run it at this count, as partial_fit does (``learn_row``)
-        self.n_jobs: object = _UNREAD
-        self.threads = 1
+        self.threads = threads
 
     def _scratch(self, n: int) -> None:
         self.capacity = n
@@ -282,14 +278,7 @@ class RowState:
     def learn(self, x, y) -> bool:
         """Learn one example as ``partial_fit`` of its row would (the calibration window
         records each learner's score before the update); False: nothing changed, the
-        general path takes it. :attr:`threads` is set from the model's ``n_jobs`` first."""
-        n_jobs = getattr(self.model, "n_jobs", None)
-        if n_jobs is not self.n_jobs:
-            try:
-                self.threads = compiled_threads(n_jobs).threads
-            except (TypeError, ValueError):
-                return False  # the general path raises its error
-            self.n_jobs = n_jobs
+        general path takes it."""
         try:
             targets, position = self.known[y]
         except KeyError:

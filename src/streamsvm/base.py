@@ -887,9 +887,13 @@ class StreamClassifier(
         if not self.learners_ or not all(getattr(learner, "row_ready", lambda: False)()
                                          for learner in self.learners_):
             return None
+        try:  # the thread count of n_jobs, which the LASVM family's row step runs at
+            threads = compiled_threads(getattr(self, "n_jobs", None)).threads
+        except (TypeError, ValueError):
+            return None  # a bad n_jobs: the general path raises its error
         for learner in self.learners_:
             self._calibrator(learner)
-        state = d["_row_state"] = _row_path.RowState(self, self._max_safe_sqnorm())
+        state = d["_row_state"] = _row_path.RowState(self, self._max_safe_sqnorm(), threads)
         return state
 
     def _check_collapse(self) -> None:
