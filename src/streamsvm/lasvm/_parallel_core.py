@@ -4,7 +4,9 @@
 
 Each loop here computes every value exactly as its one-thread form does (elementwise
 updates; sums over S kept whole within one row), so the result does not depend on the thread
-count. The kernel rows of S are computed in blocks by ``_expansion_core.columns_in_blocks``.
+count. The kernel rows of S are computed in blocks by ``_expansion_core.columns_in_blocks``,
+or, for a pair step, in the same region as the gradient update and the pair search
+(:func:`rows_update_search`: one region per step).
 
 **The pair search in blocks** (:func:`search_in_blocks`, :func:`update_and_search`) gives the
 very pair of the one-thread search ``_lasvm_core.extremes``, TIE rule included. That search
