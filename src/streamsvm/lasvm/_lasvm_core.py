@@ -229,7 +229,7 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
                              cache, work, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs, cache, work,
                       cnt):
     """:func:`process_step` given, when ``known``, the :func:`extremes` of S before the
@@ -322,7 +322,7 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     return lowest
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
     """REPROCESS steps 4-5 given the :func:`extremes` of S: drop members with alpha = 0 that
     cannot be part of a violating pair (y = -1 and g >= g_max, or y = +1 and g <= g_min),
@@ -353,7 +353,7 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
     remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st):
     """LASVM REPROCESS given the :func:`extremes` of S: direction search on the most
     violating pair (steps 1-3), then steps 4-5 (also when step 2 bails out, so that b and
