@@ -110,6 +110,43 @@ def test_the_row_path_learns_the_general_paths_model_bit_for_bit(name, stream):
     assert_same_state(fast, general)
 
 
+@pytest.mark.parametrize("name", ["LASVM", "LASVMG", "LASVM-2-jobs"])
+def test_the_row_path_runs_with_the_thread_count_of_n_jobs(name):
+    """learn_one's compiled loop (the LASVM family's, which has parallel paths) sees numba's
+    thread count of ``n_jobs`` (None: one), as partial_fit's does, and the caller's count is
+    put back: at numba's own count (every core) LASVM's kernel rows of S went parallel from
+    ~3,000 columns, one parallel region per row, and rows 6,000-10,000 of Adult took up to
+    20x the CPU time."""
+    import numba
+
+    cores = numba.config.NUMBA_NUM_THREADS
+    if cores < 2:
+        pytest.skip("numba has one thread: no count to tell apart")
+    model = (streamsvm.LASVM(random_state=0, n_jobs=2) if name == "LASVM-2-jobs"
+             else ROW_MODELS[name]())
+    rows, labels = dense_stream(n=80, seed=2)
+    prequential(model, rows[:40], labels[:40], fast=True)  # past the warm-up
+    learner = model.learners_[0]
+    seen = []
+    run = learner._run
+
+    def recording(*args, **kwargs):
+        seen.append(numba.get_num_threads())
+        return run(*args, **kwargs)
+
+    learner._run = recording
+    before = numba.get_num_threads()
+    numba.set_num_threads(cores)
+    try:
+        prequential(model, rows[40:], labels[40:], fast=True)
+        assert numba.get_num_threads() == cores  # restored
+    finally:
+        numba.set_num_threads(before)
+        del learner._run
+    assert "_row_state" in vars(model) and len(seen) == 40  # every row took the row path
+    assert set(seen) == {2 if name == "LASVM-2-jobs" else 1}
+
+
 @pytest.mark.parametrize("name", sorted(ROW_MODELS))
 def test_learn_one_equals_partial_fit_of_the_same_rows_one_at_a_time(name):
     """With every key in the first row, ``learn_one`` is ``partial_fit`` of the rows in the

@@ -36,6 +36,7 @@ import struct
 import numpy as np
 from numba import njit
 
+from ._threads import compiled_threads
 from ._widen import Undo
 from .vocabulary import feature_value, is_dict_example
 
@@ -88,6 +89,8 @@ F_BOUND, F_DOT = 2, 3
 
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
+#: a model's ``n_jobs`` not read yet (:meth:`RowState.learn`)
+_UNREAD = object()
 
 #: a column as the compiled steps read it (native int64), and a key the vocabulary lacks
 COLUMN = struct.Struct("=q")
@@ -204,6 +207,11 @@ class RowState:
         # (River's loop: predict_one, then learn_one)
         self.last = None
         self.ws = None  # a dense scatter row of the model's width, for learners that need one
+        # the model's n_jobs as last read, and numba's thread count it asks for
+        # (:class:`~streamsvm._threads.compiled_threads`): learners whose compiled step has
+        # parallel paths run it at this count, as partial_fit does (``learn_row``)
+        self.n_jobs: object = _UNREAD
+        self.threads = 1
 
     def _scratch(self, n: int) -> None:
         self.capacity = n
@@ -274,7 +282,14 @@ class RowState:
     def learn(self, x, y) -> bool:
         """Learn one example as ``partial_fit`` of its row would (the calibration window
         records each learner's score before the update); False: nothing changed, the
-        general path takes it."""
+        general path takes it. :attr:`threads` is set from the model's ``n_jobs`` first."""
+        n_jobs = getattr(self.model, "n_jobs", None)
+        if n_jobs is not self.n_jobs:
+            try:
+                self.threads = compiled_threads(n_jobs).threads
+            except (TypeError, ValueError):
+                return False  # the general path raises its error
+            self.n_jobs = n_jobs
         try:
             targets, position = self.known[y]
         except KeyError:

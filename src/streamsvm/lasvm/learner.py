@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._row_path import F_HEAD, I_HEAD
+from .._threads import _swap_threads
 from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
@@ -407,12 +408,27 @@ class _Learner(BinaryLearner):
                 return None
         start = self.n_store
         n = int(state.iscratch[1])
+        # the compiled loop at the model's thread count (state.threads: n_jobs), as
+        # partial_fit runs it (compiled_threads); at numba's own count (every core) each
+        # kernel row of S from ~3,000 columns was one parallel region: rows 6,000-10,000 of
+        # Adult took up to 20x the CPU time
+        previous = _swap_threads(state.threads)
+        try:
+            self._learn_row_stored(start, n, y, state)
+        finally:
+            if previous != state.threads:
+                _swap_threads(previous)
+        return known
+
+    def _learn_row_stored(self, start, n, y, state):
+        """:meth:`learn_row` of the example gathered in the scratch (``n`` entries), stored
+        at ``start``."""
         if start + 1 > self.sq.shape[0] or int(self.indptr[start]) + n > self.data.shape[0]:
             row = sp.csr_matrix((state.fscratch[F_HEAD:F_HEAD + n].copy(),
                                  state.iscratch[I_HEAD:I_HEAD + n].copy(), np.array([0, n])),
                                 shape=(1, self.n_features))
             self.partial_fit(row, np.array([y]))  # grows the store's arrays
-            return known
+            return
         store_row_csr(state.iscratch, state.fscratch, y, start, self.stream_offset + self.n_seen,
                       self.indptr, self.indices, self.data, self.sq, self.kd, self.ys,
                       self.pos_of, self.row_gen, self.stream_pos, self.layout_meta[0],
@@ -423,7 +439,6 @@ class _Learner(BinaryLearner):
         n = int(self.cnt[_expansion.N_LIVE])
         if self.n_store - n > max(n, 256):
             self.release_unused()
-        return known
 
     def fit_pass(self, X, y):
         self._use_training_set(X, y)
