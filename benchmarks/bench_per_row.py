@@ -84,7 +84,14 @@ PROFILE_SUMMARY = [
     "through two fresh learners per new-key row (about 100 us each; 10-13% of an Adult "
     "pass before). What remains between Pegasos and the Perceptron is Pegasos's step on "
     "every row (the Perceptron does nothing without a mistake): about 0.3 us of Python "
-    "where the step only shrinks w, one compiled call (about 0.6 us) where it updates.",
+    "where the step only shrinks w, one compiled call (about 0.6 us) where it updates. "
+    "Since then (issue 19's last per-row work) the compiled steps are called through "
+    "their numba entry points (numba's type dispatch cost about 0.4 us a call), "
+    "`learn_one`'s calibration bookkeeping is one tuple appended per row (it was "
+    "five appends and three counters, and a flush of the waiting rows at each new "
+    "key of a sparse stream), Pegasos skips the projection's square roots well "
+    "inside the ball, and LASVM's row step runs at `n_jobs`' thread count (it ran "
+    "at every core: parallel regions per row past ~3,000 columns of S).",
 ]
 
 
