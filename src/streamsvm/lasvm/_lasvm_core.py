@@ -62,8 +62,6 @@ from ._expansion_core import (
 )
 from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
-    SCAN_CHUNK,
-    _meet,
     dot_beside_search,
     gradient_step,
     pair_gain,
@@ -71,6 +69,7 @@ from ._parallel_core import (
     remove_blatant_between,
     remove_blatant_in_blocks,
     rows_update_search,
+    scan_extremes_from,
     search_in_blocks,
     search_one_more,
     search_worth,
@@ -127,30 +126,10 @@ def extremes_of(n, alpha, g, lo, hi):
             hit |= ((c_alpha[t] < c_hi[t]) & (c_g[t] > up)) | (
                 (c_alpha[t] > c_lo[t]) & (c_g[t] < down))
         if hit:
-            i, gmax, j, gmin = scan_more(s, s + SCAN_WIDE, i, gmax, j, gmin, alpha, g, lo, hi)
+            i, gmax, j, gmin = scan_extremes_from(s, s + SCAN_WIDE, i, gmax, j, gmin,
+                                                  alpha, g, lo, hi, TIE)
         s += SCAN_WIDE
-    return scan_more(s, n, i, gmax, j, gmin, alpha, g, lo, hi)
-
-
-@njit(cache=True, inline="always")
-def scan_more(a, z, i, gmax, j, gmin, alpha, g, lo, hi):
-    """The pair search continued over positions ``a .. z - 1`` from the extremes so far,
-    exactly as the position-by-position scan goes on (``_parallel_core.scan_extremes``'
-    chunks of ``SCAN_CHUNK``, passed over when no test of the scan can succeed in them)."""
-    s = a
-    while s + SCAN_CHUNK <= z:
-        up = gmax + TIE
-        down = gmin - TIE
-        hit = False
-        for t in range(s, s + SCAN_CHUNK):
-            hit |= ((alpha[t] < hi[t]) & (g[t] > up)) | ((alpha[t] > lo[t]) & (g[t] < down))
-        if hit:
-            for t in range(s, s + SCAN_CHUNK):
-                i, gmax, j, gmin = _meet(t, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
-        s += SCAN_CHUNK
-    for t in range(s, z):
-        i, gmax, j, gmin = _meet(t, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
-    return i, gmax, j, gmin
+    return scan_extremes_from(s, n, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
 
 
 @njit(cache=True, inline="always")

@@ -100,10 +100,13 @@ def scan_extremes(a, z, alpha, g, lo, hi, tie):
     such a chunk) is passed over after one branch-free test of its positions; the others
     are met position by position. The same result, bit for bit, at about a fifth of the
     cost of meeting every position (a chain of selects)."""
-    i = -1
-    j = -1
-    gmax = -np.inf
-    gmin = np.inf
+    return scan_extremes_from(a, z, -1, -np.inf, -1, np.inf, alpha, g, lo, hi, tie)
+
+
+@njit(cache=True, inline="always")
+def scan_extremes_from(a, z, i, gmax, j, gmin, alpha, g, lo, hi, tie):
+    """:func:`scan_extremes` continued over positions ``a .. z - 1`` from the extremes so far
+    ``(i, g_max, j, g_min)``, exactly as the position-by-position scan goes on."""
     s = a
     while s + SCAN_CHUNK <= z:
         up = gmax + tie
@@ -218,6 +221,23 @@ def _blatant_summary(a, z, ys, perm, alpha, g, blat, q):
     blat[1, q] = bottom
 
 
+@njit(cache=True, inline="always")
+def _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo, hi,
+                                tie, up, up_at, down, down_at, blatant, ys, perm, blat):
+    """Block ``b`` (positions ``start .. stop - 1``) of a parallel step: its elementwise
+    gradient update (eq. 9) when ``update``, then the summaries of its sub-blocks for the
+    pair search and, with ``blatant``, for REPROCESS step 4."""
+    if update:
+        for s in range(start, stop):
+            g[s] -= lam * (ri[s] - rj[s])
+    for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
+        a = q * SEARCH_SUB
+        _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
+                   down_at, q)
+        if blatant:
+            _blatant_summary(a, min(a + SEARCH_SUB, n), ys, perm, alpha, g, blat, q)
+
+
 @njit(cache=True, parallel=True)
 def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
                                  down, down_at, blatant, ys, perm, blat):
@@ -225,15 +245,8 @@ def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, 
     for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
         start = b * PARALLEL_BLOCK
         stop = min(start + PARALLEL_BLOCK, n)
-        if update:  # the elementwise update of the block (vectorised), then its searches
-            for s in range(start, stop):
-                g[s] -= lam * (ri[s] - rj[s])
-        for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
-            a = q * SEARCH_SUB
-            _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
-                       down_at, q)
-            if blatant:
-                _blatant_summary(a, min(a + SEARCH_SUB, n), ys, perm, alpha, g, blat, q)
+        _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo,
+                                    hi, tie, up, up_at, down, down_at, blatant, ys, perm, blat)
 
 
 @njit(cache=True)
@@ -342,15 +355,8 @@ def _rows_update_summarise_blocks(rows, rids, valid, wss, store, kern, perm, g, 
                              target)
                 count += dots_to_columns(target, a, stop, sq[rids[r]], sq, perm, kern)
         live[b] = count
-        if update:
-            for s in range(start, stop):
-                g[s] -= lam * (ri[s] - rj[s])
-        for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
-            a = q * SEARCH_SUB
-            _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
-                       down_at, q)
-            if blatant:
-                _blatant_summary(a, min(a + SEARCH_SUB, n), ys, perm, alpha, g, blat, q)
+        _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo,
+                                    hi, tie, up, up_at, down, down_at, blatant, ys, perm, blat)
 
 
 @njit(cache=True)
