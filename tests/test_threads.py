@@ -357,6 +357,38 @@ def test_lasvm_with_a_large_expansion_is_identical_for_every_n_jobs():
         assert par.search_worth(int(learner.cnt[expansion.N_COLS])) == (CORES > 1)
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_prefetch_and_fused_pair_steps_with_s_beyond_the_cache(layout):
+    """S outgrows a small kernel cache: the prefetched rows of the next examples are pinned
+    until their examples join S (dense and CSR blocks), and the pair steps take one parallel
+    region for both rows, the update and the search (|S| >= ``FUSED_MIN_PARALLEL``). The model
+    is the one of a cache that holds every row, on one thread and on two, bit for bit, and no
+    row is left pinned for an example outside S."""
+    X = _problem(n=2400, d=40)[0]
+    y = np.where(np.random.default_rng(7).random(2400) < 0.5, 1, -1)  # labels of noise: S
+    if layout == "csr":
+        X[np.abs(X) < 0.1] = 0.0
+        X = sp.csr_matrix(X)
+
+    def fit(n_jobs, cache_size):
+        model = LASVM(C=10.0, gamma=1.0, n_jobs=n_jobs, cache_size=cache_size,
+                      finishing=False).fit(X, y)
+        return model, model.learners_[0]
+
+    reference, _ = fit(None, 100.0)
+    for n_jobs in (None, 2):
+        model, learner = fit(n_jobs, 3.0)
+        rows, _, id_meta, _ = learner.cache.state
+        assert 8 * expansion.PREFETCH <= rows.shape[0] < learner.cnt[expansion.N_LIVE]
+        for attribute in ("support_", "dual_coef_", "intercept_"):
+            assert (getattr(model, attribute).tobytes()
+                    == getattr(reference, attribute).tobytes()), (n_jobs, attribute)
+        members = learner.pos_of[: learner.n_store] >= 0
+        pinned = id_meta[: learner.n_store, 1] == 1
+        assert np.array_equal(pinned, members)
+    assert learner.cnt[expansion.N_COLS] >= core.FUSED_MIN_PARALLEL
+
+
 ONE_VS_REST = {
     "TwinVectorMachine": lambda **kw: TwinVectorMachine(budget=40, gamma=1.0, **kw),
     "BlurredBallSVM": lambda **kw: BlurredBallSVM(kernel="rbf", gamma=1.0, C=10.0, **kw),

@@ -82,3 +82,39 @@ def test_block_removals_are_the_plain_loops(after_both):
     assert np.array_equal(by_blocks.cnt, by_loop.cnt)
     for name in ("perm", "alpha", "g", "lo", "hi", "pos_of"):
         assert np.array_equal(getattr(by_blocks, name), getattr(by_loop, name)), name
+
+
+def test_dense_rbf_row_is_the_two_pass_row():
+    """``_dense_rbf_columns`` (distance beside the dot product) gives the bits of
+    ``_column_dots`` then ``dots_to_columns`` (the path of prefetched and threaded rows), and
+    of the scalar kernel, with holes of S giving 0."""
+    from numba import njit
+
+    from streamsvm.kernels._core import RBF, kernel_from_dot
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 10))
+    X[5] = X[4]  # a distance of 0 (exp(0) = 1 exactly)
+    sq = np.einsum("ij,ij->i", X, X)
+    perm = rng.permutation(300)[:120].astype(np.int64)
+    perm[rng.random(120) < 0.2] = -1
+    gamma = 0.37
+    kern = (False, RBF, gamma, 3, 0.0)
+    none_i, none_f = np.zeros(2, dtype=np.int64), np.zeros(1)
+
+    @njit
+    def both(rid, lo, hi, a, b):
+        n1 = expansion._dense_rbf_columns(rid, lo, hi, X, sq, perm, gamma, a)
+        expansion._column_dots(rid, lo, hi, X, none_i, none_i.astype(np.int32), none_f, False,
+                               perm, none_f, b)
+        n2 = expansion.dots_to_columns(b, lo, hi, sq[rid], sq, perm, kern)
+        return n1, n2
+
+    for rid, lo, hi in [(4, 0, 120), (5, 17, 120), (9, 0, 0), (11, 3, 64)]:
+        a, b = np.full(120, np.nan), np.full(120, np.nan)
+        n1, n2 = both(rid, lo, hi, a, b)
+        assert n1 == n2 == int((perm[lo:hi] >= 0).sum())
+        assert np.array_equal(a[lo:hi], b[lo:hi])
+        ref = [0.0 if s < 0 else kernel_from_dot(X[rid] @ X[s], sq[rid], sq[s], RBF, gamma, 3, 0.0)
+               for s in perm[lo:hi]]
+        np.testing.assert_allclose(a[lo:hi], ref, rtol=1e-13, atol=0)

@@ -400,15 +400,26 @@ def cache_move_rows(buffer, old_width, new_width, old_slots, lengths):
     for t in range(k):
         src = old_slots[t] * old_width
         dst = t * old_width
-        if src != dst:
-            for c in range(lengths[t]):
-                buffer[dst + c] = buffer[src + c]
+        if src != dst:  # an earlier place at least a row away: no overlap
+            _move_values(buffer, src, dst, lengths[t])
     if new_width != old_width:
         for t in range(k - 1, 0, -1):  # row 0 stays where it is
-            src = t * old_width
-            dst = t * new_width
-            for c in range(lengths[t] - 1, -1, -1):
-                buffer[dst + c] = buffer[src + c]
+            _move_values(buffer, t * old_width, t * new_width, lengths[t])
+
+
+@njit(cache=True, inline="always")
+def _move_values(buffer, src, dst, length):
+    """``buffer[dst : dst + length] = buffer[src : src + length]`` (as memmove): a slice
+    copy where the two do not overlap (vectorised: ~10x the element loop moving ~100 MB
+    rows when the cache widens), else the element loop in the safe direction."""
+    if dst + length <= src or src + length <= dst:
+        buffer[dst : dst + length] = buffer[src : src + length]
+    elif dst < src:
+        for c in range(length):
+            buffer[dst + c] = buffer[src + c]
+    else:
+        for c in range(length - 1, -1, -1):
+            buffer[dst + c] = buffer[src + c]
 
 
 @njit(cache=True)

@@ -234,7 +234,8 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
             return NEED_GROW
         k = pool[pstate[0]]
         if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
-            prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
+            prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
+                          work[WORK_SCATTER], False)
         pstate[0] += 1
         done += 1
         cnt[N_ITER] += 1

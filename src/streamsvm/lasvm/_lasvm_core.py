@@ -9,11 +9,13 @@ from numba import njit
 from .._random import rand_below
 from .._threads import threads_now
 from ..kernels._core import parallel_worth
-from ..kernels.cache import CACHE_ID_META
+from ..kernels.cache import CACHE_ID_META, CACHE_SLOT_META, cache_acquire, cache_set_length
 from ._expansion_core import (
     B_,
     CURVATURE_FLOOR,
     DELTA,
+    KERN_SPARSE,
+    KEVALS,
     N_CANDIDATES,
     N_COLS,
     N_ITER,
@@ -23,8 +25,14 @@ from ._expansion_core import (
     NEED_GROW,
     SEED_NEG,
     SEED_POS,
+    STORE_DATA,
+    STORE_INDICES,
+    STORE_INDPTR,
     STORE_KD,
     STORE_POS,
+    STORE_ROW_GEN,
+    STORE_SQ,
+    STORE_XD,
     STORE_Y,
     SV_ALPHA,
     SV_G,
@@ -36,14 +44,21 @@ from ._expansion_core import (
     WORK_SCRATCH_A,
     WORK_SCRATCH_B,
     WORK_SCRATCH_C,
+    _column_dots,
+    _row_width,
+    _scatter_row,
+    columns_in_blocks,
     compact,
     decision_value,
+    dots_to_columns,
     insert,
     kernel_row,
     make_room,
     prefetch_rows,
     remove,
     reorder,
+    sync_row,
+    unpin_prefetched,
 )
 from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
@@ -53,7 +68,8 @@ from ._parallel_core import (
     partner_in_blocks,
     remove_blatant_between,
     remove_blatant_in_blocks,
-    scan_extremes,
+    rows_update_search,
+    scan_extremes_from,
     search_in_blocks,
     search_one_more,
     search_worth,
@@ -71,6 +87,7 @@ AUTOACTIVE_MAX = 100  #: ... or at this many samples
 
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
 SCAN_BLOCK = 32  #: positions per block of the one-thread removal of blatant non-SVs
+SCAN_WIDE = 32  #: positions per branch-free test of the one-thread pair search
 #: the finishing step runs over a dense copy of the active set's kernel rows up to this size
 #: (a flat buffer of ``DENSE_FINISH_MAX**2`` values, touched only by the rows used)
 DENSE_FINISH_MAX = 2048
@@ -94,7 +111,25 @@ def extremes_of(n, alpha, g, lo, hi):
     """:func:`extremes` over the arrays themselves, on one thread: the scan's pair, bit for
     bit (``_parallel_core.scan_extremes``, which passes over the chunks of positions where
     no test of the scan can succeed)."""
-    return scan_extremes(0, n, alpha, g, lo, hi, TIE)
+    i, gmax, j, gmin = -1, -np.inf, -1, np.inf
+    s = 0
+    while s + SCAN_WIDE <= n:
+        # one branch-free test of SCAN_WIDE positions against the running bests (over
+        # slices indexed from 0, which LLVM vectorises: ~0.3 ns a position where 8 at a
+        # time cost ~1.2); only where one passes, the chunked scan of the same positions
+        up = gmax + TIE
+        down = gmin - TIE
+        c_alpha, c_g, c_lo, c_hi = alpha[s:s + SCAN_WIDE], g[s:s + SCAN_WIDE], \
+            lo[s:s + SCAN_WIDE], hi[s:s + SCAN_WIDE]
+        hit = False
+        for t in range(SCAN_WIDE):
+            hit |= ((c_alpha[t] < c_hi[t]) & (c_g[t] > up)) | (
+                (c_alpha[t] > c_lo[t]) & (c_g[t] < down))
+        if hit:
+            i, gmax, j, gmin = scan_extremes_from(s, s + SCAN_WIDE, i, gmax, j, gmin,
+                                                  alpha, g, lo, hi, TIE)
+        s += SCAN_WIDE
+    return scan_extremes_from(s, n, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
 
 
 @njit(cache=True, inline="always")
@@ -136,6 +171,124 @@ def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
     return lam, ri, rj
 
 
+#: CSR: the most features for which the fused pair step takes a second scatter workspace
+#: (zeroed per step) when both kernel rows miss columns; above, row i is computed first
+FUSED_SCATTER_MAX = 4096
+#: the least size of S whose pair steps go through :func:`pair_in_one_region` on several
+#: threads (below ``SEARCH_MIN_PARALLEL`` it takes a region only for rows worth computing there)
+FUSED_MIN_PARALLEL = 1024
+
+
+@njit(cache=True)
+def fused_worth(n):
+    """Whether the pair steps over ``n`` positions of S go through :func:`pair_in_one_region`."""
+    return n >= FUSED_MIN_PARALLEL and threads_now() > 1
+
+
+@njit(cache=True, inline="always")
+def _fill_row(rid, valid, n, target, store, kern, perm, ws, cnt):
+    """The missing columns ``valid .. n - 1`` of a kernel row on one thread (the one-thread
+    branch of :func:`~._expansion_core.kernel_row`)."""
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
+    sparse = kern[KERN_SPARSE]
+    if valid < n:
+        if sparse:
+            _scatter_row(rid, indptr, indices, data, ws, False)
+        _column_dots(rid, valid, n, Xd, indptr, indices, data, sparse, perm, ws, target)
+        if sparse:
+            _scatter_row(rid, indptr, indices, data, ws, True)
+        cnt[KEVALS] += dots_to_columns(target, valid, n, sq[rid], sq, perm, kern)
+
+
+@njit(cache=True, inline="always")
+def _acquire_row(rid, ncol, store, svs, cache, scratch):
+    """:func:`~._expansion_core.kernel_row`'s cache part: ``(slot, valid columns, target)``,
+    the row brought to the current layout of S."""
+    rows, slot_meta, id_meta, stats = cache
+    slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, rid, ncol)
+    if slot >= 0:
+        valid = sync_row(rid, slot, ncol, valid, store[STORE_ROW_GEN], svs, cache, scratch)
+    target = scratch if slot < 0 else rows[slot]
+    return slot, valid, target
+
+
+@njit(cache=True)
+def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st):
+    """:func:`_move_pair` on the pair (i, j), then the gradient update and the pair search
+    (with ``blatant``, REPROCESS step 4 too: ``_parallel_core.update_search_remove``) with
+    one parallel region for the lot: the two rows are acquired first (in the order of
+    :func:`_move_pair`), ``K_ij`` alone is computed ahead for the step (as its row computes
+    it), and the rows' missing columns are computed in the region beside the update
+    (``_parallel_core.rows_update_search``). The same cache, rows, step and pair as the
+    separate steps, bit for bit. Returns ``(lam, i, g_max, j, g_min)``, ``lam = 0`` for a
+    step below rounding (nothing moved; the pair is then that of S as it is)."""
+    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq, kd = store[STORE_DATA], store[STORE_SQ], store[STORE_KD]
+    sparse = kern[KERN_SPARSE]
+    slot_meta = cache[CACHE_SLOT_META]
+    ws = work[WORK_SCATTER]
+    rid_i, rid_j = perm[i], perm[j]
+    slot_i, valid_i, ri = _acquire_row(rid_i, n, store, svs, cache, work[WORK_SCRATCH_A])
+    if sparse and valid_i < n and ws.shape[0] > FUSED_SCATTER_MAX:
+        # row i alone first (one workspace), as kernel_row computes it
+        cnt[KEVALS] += columns_in_blocks(rid_i, valid_i, n, store, kern, perm, ws, ri)
+        cache_set_length(slot_meta, slot_i, n)
+        valid_i = n
+    slot_j, valid_j, rj = _acquire_row(rid_j, n, store, svs, cache, work[WORK_SCRATCH_B])
+    if valid_i <= j:  # K_ij, computed as column j of row i (the region computes it again)
+        if sparse:
+            _scatter_row(rid_i, indptr, indices, data, ws, False)
+        _column_dots(rid_i, j, j + 1, Xd, indptr, indices, data, sparse, perm, ws, ri)
+        if sparse:
+            _scatter_row(rid_i, indptr, indices, data, ws, True)
+        dots_to_columns(ri, j, j + 1, sq[rid_i], sq, perm, kern)
+    lam, new_i, new_j = clipped_step(i, j, kd[rid_i], kd[rid_j], ri[j], alpha, g, lo, hi)
+    moved = new_i != alpha[i] or new_j != alpha[j]
+    if moved:
+        alpha[i] = new_i
+        alpha[j] = new_j
+    else:
+        lam = 0.0  # a step below rounding: nothing moved
+    if not search_worth(n) and not parallel_worth(2 * n - valid_i - valid_j,
+                                                  _row_width(rid_i, store, sparse)):
+        # too little for a region: the one-thread steps (the same rows, step and pair)
+        _fill_row(rid_i, valid_i, n, ri, store, kern, perm, ws, cnt)
+        _fill_row(rid_j, valid_j, n, rj, store, kern, perm, ws, cnt)
+        cache_set_length(slot_meta, slot_i, n)
+        cache_set_length(slot_meta, slot_j, n)
+        if moved:
+            for s in range(n):
+                g[s] -= lam * (ri[s] - rj[s])
+        bi, bmax, bj, bmin = extremes(n, svs)
+        if blatant:
+            bi, bmax, bj, bmin = remove_blatant_from(bi, bmax, bj, bmin, store, svs, cache, cnt,
+                                                     st)
+        return lam, bi, bmax, bj, bmin
+    ws_i = ws
+    ws_j = ws
+    if sparse:
+        if valid_i < n and valid_j < n:
+            ws_j = np.zeros(ws.shape[0])
+        if valid_i < n:
+            _scatter_row(rid_i, indptr, indices, data, ws_i, False)
+        if valid_j < n:
+            _scatter_row(rid_j, indptr, indices, data, ws_j, False)
+    bi, bmax, bj, bmin, computed = rows_update_search(ri, rj, rid_i, rid_j, valid_i, valid_j,
+                                                      ws_i, ws_j, lam, moved, blatant, n,
+                                                      store, kern, svs, cache, cnt, TIE)
+    if sparse:
+        if valid_i < n:
+            _scatter_row(rid_i, indptr, indices, data, ws_i, True)
+        if valid_j < n:
+            _scatter_row(rid_j, indptr, indices, data, ws_j, True)
+    cnt[KEVALS] += computed
+    cache_set_length(slot_meta, slot_i, n)
+    cache_set_length(slot_meta, slot_j, n)
+    return lam, bi, bmax, bj, bmin
+
+
 @njit(cache=True)
 def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
     """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
@@ -171,6 +324,13 @@ def _update_and_scan(lam, ri, rj, n, svs):
 def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     """:func:`pair_step` followed by the next :func:`extremes` (the finishing step's inner
     loop)."""
+    if fused_worth(n):  # rows, update and search in one parallel region
+        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, False, store, kern, svs, cache,
+                                                   work, cnt,
+                                                   work[WORK_SCRATCH_C])  # (no bias set)
+        if lam == 0.0:
+            return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
+        return i, gmax, j, gmin
     lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
     if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
@@ -189,7 +349,7 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
                              cache, work, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs, cache, work,
                       cnt):
     """:func:`process_step` given, when ``known``, the :func:`extremes` of S before the
@@ -202,7 +362,10 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
     row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt)
-    beside = search_worth(n)  # on several threads: the search of S beside the sum, then k
+    # on several threads, when the extremes of S are not known: the search of S beside the
+    # sum; when known, the sum alone (a region searching S again beside it was more work and
+    # a region per step: Adult, n_jobs=2 code on one thread, 8.57 -> 7.86 CPU s)
+    beside = search_worth(n) and not known
     if beside:
         f, i, gmax, j, gmin = dot_beside_search(n, row, svs, TIE, threads_now())
     else:
@@ -222,9 +385,16 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
     if a < 0 or b < 0:
         return True, i, gmax, j, gmin
     if alpha[a] < hi[a] and alpha[b] > lo[b] and g[a] - g[b] > tau:
-        lam, ra, rb = _move_pair(a, b, n, store, kern, svs, cache, work, cnt)
-        if lam != 0.0:  # else a step below rounding: nothing moved
-            i, gmax, j, gmin = _update_and_scan(lam, ra, rb, n, svs)
+        if fused_worth(n):  # rows, update and search in one parallel region
+            lam, ni, nmax, nj, nmin = pair_in_one_region(a, b, n, False, store, kern, svs,
+                                                         cache, work, cnt,
+                                                         work[WORK_SCRATCH_C])  # (no bias)
+            if lam != 0.0:
+                i, gmax, j, gmin = ni, nmax, nj, nmin
+        else:
+            lam, ra, rb = _move_pair(a, b, n, store, kern, svs, cache, work, cnt)
+            if lam != 0.0:  # else a step below rounding: nothing moved
+                i, gmax, j, gmin = _update_and_scan(lam, ra, rb, n, svs)
         cnt[N_PROCESS_STEPS] += 1
     return True, i, gmax, j, gmin
 
@@ -267,10 +437,14 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     lowest = n
     for z in range(n, 0, -SCAN_BLOCK):
         a = max(z - SCAN_BLOCK, 0)
+        # over slices, indexed from 0: numba then drops its wraparound of negative indices
+        # and LLVM vectorises the pass (0.4 ns a member against 2.3 indexed from a)
+        b_alpha, b_perm, b_g = alpha[a:z], perm[a:z], g[a:z]
+        b_lo, b_hi = lo[a:z], hi[a:z]
         hit = False
-        for s in range(a, z):
-            hit |= (alpha[s] == 0.0) & (perm[s] >= 0) & (
-                ((hi[s] <= 0.0) & (g[s] >= above)) | ((lo[s] >= 0.0) & (g[s] <= below)))
+        for t in range(z - a):
+            hit |= (b_alpha[t] == 0.0) & (b_perm[t] >= 0) & (
+                ((b_hi[t] <= 0.0) & (b_g[t] >= above)) | ((b_lo[t] >= 0.0) & (b_g[t] <= below)))
         if hit:
             first = remove_blatant_between(a, z, i, gmax, j, gmin, store, svs, cache, cnt)
             if first < z:  # blocks go downwards: the lowest removal so far
@@ -278,7 +452,7 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     return lowest
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
     """REPROCESS steps 4-5 given the :func:`extremes` of S: drop members with alpha = 0 that
     cannot be part of a violating pair (y = -1 and g >= g_max, or y = +1 and g <= g_min),
@@ -309,7 +483,7 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
     remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st):
     """LASVM REPROCESS given the :func:`extremes` of S: direction search on the most
     violating pair (steps 1-3), then steps 4-5 (also when step 2 bails out, so that b and
@@ -318,8 +492,15 @@ def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st
     n = cnt[N_COLS]
     g = svs[SV_G]
     stepped = False
+    violating = i >= 0 and j >= 0 and gmax - gmin > tau
+    if violating and fused_worth(n):  # steps 1-4 and the search in one parallel region
+        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, True, store, kern, svs, cache,
+                                                   work, cnt, st)
+        cnt[N_REPROCESS_STEPS] += 1
+        _set_bias(i, gmax, j, gmin, st)
+        return lam != 0.0, i, gmax, j, gmin
     lam, ri, rj = 0.0, g, g
-    if i >= 0 and j >= 0 and gmax - gmin > tau:
+    if violating:
         lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
         stepped = lam != 0.0  # else a numerical stall, not a move
         cnt[N_REPROCESS_STEPS] += 1
@@ -400,13 +581,15 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     while pstate[0] < pstate[1] and done < n_iter:
         n_cols, generation = cnt[N_COLS], svs[SV_GMETA][0]
         if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
+            unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
             return NEED_GROW
         if cnt[N_COLS] != n_cols or svs[SV_GMETA][0] != generation:
             known = False  # compacted: positions changed
         if selection == RANDOM:
             k = pool[pstate[0]]
             if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
-                prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt)
+                prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
+                              work[WORK_SCATTER], True)
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
                  rng)
         done += 1
@@ -443,6 +626,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
                                                            svs, cache, work, cnt, st)
                 repeats += 1
         known = True
+    unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
     return 0
 
 

@@ -4,7 +4,9 @@
 
 Each loop here computes every value exactly as its one-thread form does (elementwise
 updates; sums over S kept whole within one row), so the result does not depend on the thread
-count. The kernel rows of S are computed in blocks by ``_expansion_core.columns_in_blocks``.
+count. The kernel rows of S are computed in blocks by ``_expansion_core.columns_in_blocks``,
+or, for a pair step, in the same region as the gradient update and the pair search
+(:func:`rows_update_search`: one region per step).
 
 **The pair search in blocks** (:func:`search_in_blocks`, :func:`update_and_search`) gives the
 very pair of the one-thread search ``_lasvm_core.extremes``, TIE rule included. That search
@@ -38,12 +40,29 @@ from numba import njit, prange
 
 from .._threads import threads_now
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
-from ._expansion_core import STORE_Y, SV_ALPHA, SV_G, SV_HI, SV_LO, SV_PERM, remove
+from ._expansion_core import (
+    KERN_SPARSE,
+    STORE_DATA,
+    STORE_INDICES,
+    STORE_INDPTR,
+    STORE_SQ,
+    STORE_XD,
+    STORE_Y,
+    SV_ALPHA,
+    SV_G,
+    SV_HI,
+    SV_LO,
+    SV_PERM,
+    _column_dots,
+    dots_to_columns,
+    remove,
+)
 from ._expansion_core import decision_rows_csr as rows_csr
 from ._expansion_core import decision_rows_dense as rows_dense
 
 __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_worth",
            "search_in_blocks", "update_and_search", "update_search_remove",
+           "rows_update_search",
            "remove_blatant_in_blocks",
            "partner_in_blocks", "dot_beside_search", "search_one_more", "scan_extremes",
            "pair_gain"]
@@ -81,10 +100,13 @@ def scan_extremes(a, z, alpha, g, lo, hi, tie):
     such a chunk) is passed over after one branch-free test of its positions; the others
     are met position by position. The same result, bit for bit, at about a fifth of the
     cost of meeting every position (a chain of selects)."""
-    i = -1
-    j = -1
-    gmax = -np.inf
-    gmin = np.inf
+    return scan_extremes_from(a, z, -1, -np.inf, -1, np.inf, alpha, g, lo, hi, tie)
+
+
+@njit(cache=True, inline="always")
+def scan_extremes_from(a, z, i, gmax, j, gmin, alpha, g, lo, hi, tie):
+    """:func:`scan_extremes` continued over positions ``a .. z - 1`` from the extremes so far
+    ``(i, g_max, j, g_min)``, exactly as the position-by-position scan goes on."""
     s = a
     while s + SCAN_CHUNK <= z:
         up = gmax + tie
@@ -199,6 +221,23 @@ def _blatant_summary(a, z, ys, perm, alpha, g, blat, q):
     blat[1, q] = bottom
 
 
+@njit(cache=True, inline="always")
+def _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo, hi,
+                                tie, up, up_at, down, down_at, blatant, ys, perm, blat):
+    """Block ``b`` (positions ``start .. stop - 1``) of a parallel step: its elementwise
+    gradient update (eq. 9) when ``update``, then the summaries of its sub-blocks for the
+    pair search and, with ``blatant``, for REPROCESS step 4."""
+    if update:
+        for s in range(start, stop):
+            g[s] -= lam * (ri[s] - rj[s])
+    for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
+        a = q * SEARCH_SUB
+        _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
+                   down_at, q)
+        if blatant:
+            _blatant_summary(a, min(a + SEARCH_SUB, n), ys, perm, alpha, g, blat, q)
+
+
 @njit(cache=True, parallel=True)
 def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
                                  down, down_at, blatant, ys, perm, blat):
@@ -206,15 +245,8 @@ def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, 
     for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
         start = b * PARALLEL_BLOCK
         stop = min(start + PARALLEL_BLOCK, n)
-        if update:  # the elementwise update of the block (vectorised), then its searches
-            for s in range(start, stop):
-                g[s] -= lam * (ri[s] - rj[s])
-        for q in range(b * subs, min(b * subs + subs, up_at.shape[0])):
-            a = q * SEARCH_SUB
-            _summarise(a, min(a + SEARCH_SUB, n), alpha, g, lo, hi, tie, up, up_at, down,
-                       down_at, q)
-            if blatant:
-                _blatant_summary(a, min(a + SEARCH_SUB, n), ys, perm, alpha, g, blat, q)
+        _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo,
+                                    hi, tie, up, up_at, down, down_at, blatant, ys, perm, blat)
 
 
 @njit(cache=True)
@@ -277,6 +309,16 @@ def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie)
     down_at = np.empty(n_sub, dtype=np.int64)
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
                                  down, down_at, True, ys, perm, blat)
+    return _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cache, cnt)
+
+
+@njit(cache=True, inline="always")
+def _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cache, cnt):
+    """The tail of :func:`update_search_remove` once every sub-block is summarised: the pair,
+    the removals in the one-thread order, the pair again over the sub-blocks that lost
+    members."""
+    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
+    n_sub = up_at.shape[0]
     i, gmax, j, gmin = _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
     removed = False
     for q in range(n_sub - 1, -1, -1):
@@ -290,6 +332,64 @@ def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie)
     if removed:
         return _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
     return i, gmax, j, gmin
+
+
+@njit(cache=True, parallel=True)
+def _rows_update_summarise_blocks(rows, rids, valid, wss, store, kern, perm, g, lam, update, n,
+                                  alpha, lo, hi, tie, up, up_at, down, down_at, blatant, ys,
+                                  blat, live):
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
+    sparse = kern[KERN_SPARSE]
+    subs = PARALLEL_BLOCK // SEARCH_SUB
+    ri, rj = rows
+    for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
+        start = b * PARALLEL_BLOCK
+        stop = min(start + PARALLEL_BLOCK, n)
+        count = 0
+        for r in range(2):  # the missing columns of the two rows (as kernel_row computes them)
+            target = ri if r == 0 else rj
+            a = max(start, valid[r])
+            if a < stop:
+                _column_dots(rids[r], a, stop, Xd, indptr, indices, data, sparse, perm, wss[r],
+                             target)
+                count += dots_to_columns(target, a, stop, sq[rids[r]], sq, perm, kern)
+        live[b] = count
+        _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo,
+                                    hi, tie, up, up_at, down, down_at, blatant, ys, perm, blat)
+
+
+@njit(cache=True)
+def rows_update_search(ri, rj, rid_i, rid_j, valid_i, valid_j, ws_i, ws_j, lam, update, blatant,
+                       n, store, kern, svs, cache, cnt, tie):
+    """The columns ``valid_i ..`` of the kernel row ``ri`` of example ``rid_i`` and ``valid_j ..``
+    of ``rj`` (``rid_j``) up to ``n`` (for CSR, each example already scattered into its
+    workspace ``ws_i`` / ``ws_j``), then :func:`update_and_search` (``blatant`` False) or
+    :func:`update_search_remove` (True), all in one parallel region: each block computes its
+    columns of both rows as ``_expansion_core.kernel_row`` does, updates its gradients and
+    summarises its sub-blocks. The same rows, gradients, removals and pair as the separate
+    steps, bit for bit. Returns ``(i, g_max, j, g_min, kernel values computed)``."""
+    alpha, g, lo, hi, perm = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI], svs[SV_PERM]
+    ys = store[STORE_Y]
+    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
+    up = np.empty((2, n_sub))
+    down = np.empty((2, n_sub))
+    blat = np.empty((2, n_sub))
+    up_at = np.empty(n_sub, dtype=np.int64)
+    down_at = np.empty(n_sub, dtype=np.int64)
+    live = np.empty((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK, dtype=np.int64)
+    rids = np.array([rid_i, rid_j])
+    valid = np.array([valid_i, valid_j])
+    _rows_update_summarise_blocks((ri, rj), rids, valid, (ws_i, ws_j), store, kern, perm, g,
+                                  lam, update, n, alpha, lo, hi, tie, up, up_at, down, down_at,
+                                  blatant, ys, blat, live)
+    computed = live.sum()
+    if blatant:
+        i, gmax, j, gmin = _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store,
+                                               svs, cache, cnt)
+    else:
+        i, gmax, j, gmin = _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
+    return i, gmax, j, gmin, computed
 
 
 @njit(cache=True, parallel=True)
