@@ -310,7 +310,7 @@ def _update_and_scan(lam, ri, rj, n, svs):
     (:func:`~._parallel_core.update_and_search`, the same gradients and pair)."""
     g = svs[SV_G]
     if search_worth(n):
-        return update_and_search(g, lam, ri, rj, True, n, svs[SV_ALPHA], svs[SV_LO], svs[SV_HI],
+        return update_and_search(g, lam, ri, rj, np.bool_(True), n, svs[SV_ALPHA], svs[SV_LO], svs[SV_HI],
                                  TIE)
     if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):
         gradient_step(g, lam, ri, rj, n)
@@ -325,7 +325,7 @@ def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     """:func:`pair_step` followed by the next :func:`extremes` (the finishing step's inner
     loop)."""
     if fused_worth(n):  # rows, update and search in one parallel region
-        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, False, store, kern, svs, cache,
+        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, np.bool_(False), store, kern, svs, cache,
                                                    work, cnt,
                                                    work[WORK_SCRATCH_C])  # (no bias set)
         if lam == 0.0:
@@ -345,11 +345,12 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     Returns ``(inserted, i, g_max, j, g_min)``: False if k was already in S (then nothing
     was done and the extremes are not computed), else the :func:`extremes` of S after the
     step, which REPROCESS starts from (no scan of its own)."""
-    return process_step_from(k, -1, -np.inf, -1, np.inf, False, tau, Cp, Cn, store, kern, svs,
-                             cache, work, cnt)
+    # np.int64 / np.bool_: plain types, not literals (one compiled process_step_from)
+    return process_step_from(k, np.int64(-1), -np.inf, np.int64(-1), np.inf, np.bool_(False),
+                             tau, Cp, Cn, store, kern, svs, cache, work, cnt)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs, cache, work,
                       cnt):
     """:func:`process_step` given, when ``known``, the :func:`extremes` of S before the
@@ -386,7 +387,7 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
         return True, i, gmax, j, gmin
     if alpha[a] < hi[a] and alpha[b] > lo[b] and g[a] - g[b] > tau:
         if fused_worth(n):  # rows, update and search in one parallel region
-            lam, ni, nmax, nj, nmin = pair_in_one_region(a, b, n, False, store, kern, svs,
+            lam, ni, nmax, nj, nmin = pair_in_one_region(a, b, n, np.bool_(False), store, kern, svs,
                                                          cache, work, cnt,
                                                          work[WORK_SCRATCH_C])  # (no bias)
             if lam != 0.0:
@@ -483,7 +484,7 @@ def remove_blatant_and_bias(store, svs, cache, cnt, st):
     remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st):
     """LASVM REPROCESS given the :func:`extremes` of S: direction search on the most
     violating pair (steps 1-3), then steps 4-5 (also when step 2 bails out, so that b and
@@ -494,7 +495,7 @@ def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st
     stepped = False
     violating = i >= 0 and j >= 0 and gmax - gmin > tau
     if violating and fused_worth(n):  # steps 1-4 and the search in one parallel region
-        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, True, store, kern, svs, cache,
+        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, np.bool_(True), store, kern, svs, cache,
                                                    work, cnt, st)
         cnt[N_REPROCESS_STEPS] += 1
         _set_bias(i, gmax, j, gmin, st)
@@ -616,15 +617,20 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             i, gmax, j, gmin = pi, pmax, pj, pmin
         elif not known:
             i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
-        stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern, svs,
-                                                   cache, work, cnt, st)
-        if delta_max > 0.0:
-            repeats = 0
-            limit = max(100, cnt[N_COLS])  # guards against steps that rounding makes void
-            while stepped and st[DELTA] >= delta_max and repeats < limit:
-                stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
-                                                           svs, cache, work, cnt, st)
-                repeats += 1
+        # REPROCESS once, or with delta_max > 0 until delta < delta_max (one call site:
+        # reprocess_from is inlined, and each copy costs numba seconds of compile time)
+        repeats = -1
+        limit = 0
+        while True:
+            stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
+                                                       svs, cache, work, cnt, st)
+            if repeats < 0:
+                if delta_max <= 0.0:
+                    break
+                limit = max(100, cnt[N_COLS])  # guards against steps rounding makes void
+            repeats += 1
+            if not (stepped and st[DELTA] >= delta_max and repeats < limit):
+                break
         known = True
     unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
     return 0
@@ -760,7 +766,7 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
     perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
     compact(store, svs, cache, cnt, work[WORK_SCRATCH_A])
     n_active = cnt[N_COLS]
-    steps = 0
+    steps = np.int64(0)  # not a literal: one compiled finish_block
     limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
     i, gmax, j, gmin = extremes(n_active, svs)
     dense_max = min(n_active, DENSE_FINISH_MAX)

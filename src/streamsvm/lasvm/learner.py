@@ -155,15 +155,15 @@ class _Learner(BinaryLearner):
         return sq, kd
 
     def _use_training_set(self, X, y):
-        """Point the store at the training set (fit: no copy)."""
+        """Point the store at the training set (fit: no copy, unless it is read-only)."""
         X = self._as_kind(X)
         sq, kd = self._norms(X)
         if self.sparse:
             self.indptr = X.indptr.astype(np.int64)
-            self.indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-            self.data = np.ascontiguousarray(X.data, dtype=np.float64)
+            self.indices = _writable(np.ascontiguousarray(X.indices, dtype=np.int32))
+            self.data = _writable(np.ascontiguousarray(X.data, dtype=np.float64))
         else:
-            self.Xd = np.ascontiguousarray(X, dtype=np.float64)
+            self.Xd = _writable(np.ascontiguousarray(X, dtype=np.float64))
         self.sq, self.kd = sq, kd
         self.ys = np.asarray(y, dtype=np.float64).copy()
         self.pos_of = np.full(X.shape[0], -1, dtype=np.int64)
@@ -626,6 +626,13 @@ class _Learner(BinaryLearner):
             raise ValueError("the layout log of the expansion is inconsistent")
         if self.cache is not None and not isinstance(self.cache, KernelCache):
             raise ValueError("the kernel cache is not a KernelCache")
+
+
+def _writable(array):
+    """``array``, or a copy of it if it is read-only (a memmap opened read-only, scikit-learn's
+    checks): the compiled loops are typed for writable arrays, and a read-only one would make
+    numba compile each of them a second time (minutes of LASVM's first fit)."""
+    return array if array.flags.writeable else np.array(array)
 
 
 def _grown(array, capacity, keep, fill=0):
