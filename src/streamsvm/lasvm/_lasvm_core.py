@@ -310,8 +310,8 @@ def _update_and_scan(lam, ri, rj, n, svs):
     (:func:`~._parallel_core.update_and_search`, the same gradients and pair)."""
     g = svs[SV_G]
     if search_worth(n):
-        return update_and_search(g, lam, ri, rj, np.bool_(True), n, svs[SV_ALPHA], svs[SV_LO], svs[SV_HI],
-                                 TIE)
+        return update_and_search(g, lam, ri, rj, np.bool_(True), n, svs[SV_ALPHA], svs[SV_LO],
+                                 svs[SV_HI], TIE)
     if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):
         gradient_step(g, lam, ri, rj, n)
     else:
@@ -325,8 +325,8 @@ def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
     """:func:`pair_step` followed by the next :func:`extremes` (the finishing step's inner
     loop)."""
     if fused_worth(n):  # rows, update and search in one parallel region
-        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, np.bool_(False), store, kern, svs, cache,
-                                                   work, cnt,
+        lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, np.bool_(False), store, kern, svs,
+                                                   cache, work, cnt,
                                                    work[WORK_SCRATCH_C])  # (no bias set)
         if lam == 0.0:
             return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)

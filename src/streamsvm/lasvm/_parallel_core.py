@@ -261,7 +261,8 @@ def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
     up_at = np.empty(n_sub, dtype=np.int64)
     down_at = np.empty(n_sub, dtype=np.int64)
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
-                                 down, down_at, np.bool_(False), up[0], up_at, up)  # (no blatant part)
+                                 down, down_at, np.bool_(False), up[0], up_at,
+                                 up)  # (no blatant part)
     return _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at)
 
 
@@ -445,8 +446,8 @@ def search_one_more(p, i, gmax, j, gmin, svs, tie):
 def search_in_blocks(n, svs, tie):
     """``_lasvm_core.extremes(n, svs)`` on several threads (the same pair, bit for bit)."""
     g = svs[SV_G]
-    return update_and_search(g, 0.0, g, g, np.bool_(False), n, svs[SV_ALPHA], svs[SV_LO], svs[SV_HI],
-                             tie)
+    return update_and_search(g, 0.0, g, g, np.bool_(False), n, svs[SV_ALPHA], svs[SV_LO],
+                             svs[SV_HI], tie)
 
 
 @njit(cache=True, parallel=True)
