@@ -578,7 +578,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     done = 0
     # the extremes of S at the end of the last iteration, while S has not changed since
     known = False
-    i, gmax, j, gmin = -1, -np.inf, -1, np.inf
+    i, gmax, j, gmin = np.int64(-1), -np.inf, np.int64(-1), np.inf  # not literals
     while pstate[0] < pstate[1] and done < n_iter:
         n_cols, generation = cnt[N_COLS], svs[SV_GMETA][0]
         if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
