@@ -272,3 +272,19 @@ def test_bad_parameters_are_named(data, params, message):
     X, y = data
     with pytest.raises(ValueError, match=message):
         LASVM(**params).fit(X, y)
+
+
+def test_read_only_training_data_uses_the_same_compiled_loops():
+    """Read-only training data (a memmap opened read-only) is copied once: the compiled
+    loops keep one signature (numba typed every loop a second time for read-only arrays,
+    minutes of a first fit), the data is not written, and the model is the same."""
+    X, y = make_classification(300, 5, random_state=2)
+    writable = LASVM(C=1.0, gamma=0.5).fit(X, y)
+    X_read_only = X.copy()
+    X_read_only.setflags(write=False)
+    read_only = LASVM(C=1.0, gamma=0.5).fit(X_read_only, y)
+    np.testing.assert_array_equal(read_only.decision_function(X),
+                                  writable.decision_function(X))
+    np.testing.assert_array_equal(X_read_only, X)
+    for loop in (_lasvm_core.lasvm_online, _lasvm_core.lasvm_finish):
+        assert len(loop.signatures) == 1, loop.signatures

@@ -156,6 +156,22 @@ def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
 
 
 @njit(cache=True, inline="always")
+def fill_columns(rid, valid, n, target, store, kern, perm, ws, cnt):
+    """The missing columns ``valid .. n - 1`` of a kernel row on one thread (the general
+    one-thread branch of :func:`kernel_row`)."""
+    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
+    data, sq = store[STORE_DATA], store[STORE_SQ]
+    sparse = kern[KERN_SPARSE]
+    if valid < n:
+        if sparse:
+            _scatter_row(rid, indptr, indices, data, ws, False)
+        _column_dots(rid, valid, n, Xd, indptr, indices, data, sparse, perm, ws, target)
+        if sparse:
+            _scatter_row(rid, indptr, indices, data, ws, True)
+        cnt[KEVALS] += dots_to_columns(target, valid, n, sq[rid], sq, perm, kern)
+
+
+@njit(cache=True, inline="always")
 def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     """``K(x_rid, x_perm[p])`` for positions ``p < ncol``, through the cache (row id ``rid``).
 
@@ -163,8 +179,7 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     of length ``ncol``, valid until the acquire after the next one (the cache never evicts
     the previous row).
     """
-    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
-    data, sq = store[STORE_DATA], store[STORE_SQ]
+    Xd, sq = store[STORE_XD], store[STORE_SQ]
     sparse = kern[KERN_SPARSE]
     perm = svs[SV_PERM]
     rows, slot_meta, id_meta, stats = cache
@@ -180,12 +195,7 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
                                           target)
         cache_set_length(slot_meta, slot, ncol)
     elif valid < ncol:
-        if sparse:
-            _scatter_row(rid, indptr, indices, data, ws, False)
-        _column_dots(rid, valid, ncol, Xd, indptr, indices, data, sparse, perm, ws, target)
-        if sparse:
-            _scatter_row(rid, indptr, indices, data, ws, True)
-        cnt[KEVALS] += dots_to_columns(target, valid, ncol, sq[rid], sq, perm, kern)
+        fill_columns(rid, valid, ncol, target, store, kern, perm, ws, cnt)
         cache_set_length(slot_meta, slot, ncol)
     return target[:ncol]
 

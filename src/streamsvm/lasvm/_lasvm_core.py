@@ -51,6 +51,7 @@ from ._expansion_core import (
     compact,
     decision_value,
     dots_to_columns,
+    fill_columns,
     insert,
     kernel_row,
     make_room,
@@ -186,22 +187,6 @@ def fused_worth(n):
 
 
 @njit(cache=True, inline="always")
-def _fill_row(rid, valid, n, target, store, kern, perm, ws, cnt):
-    """The missing columns ``valid .. n - 1`` of a kernel row on one thread (the one-thread
-    branch of :func:`~._expansion_core.kernel_row`)."""
-    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
-    data, sq = store[STORE_DATA], store[STORE_SQ]
-    sparse = kern[KERN_SPARSE]
-    if valid < n:
-        if sparse:
-            _scatter_row(rid, indptr, indices, data, ws, False)
-        _column_dots(rid, valid, n, Xd, indptr, indices, data, sparse, perm, ws, target)
-        if sparse:
-            _scatter_row(rid, indptr, indices, data, ws, True)
-        cnt[KEVALS] += dots_to_columns(target, valid, n, sq[rid], sq, perm, kern)
-
-
-@njit(cache=True, inline="always")
 def _acquire_row(rid, ncol, store, svs, cache, scratch):
     """:func:`~._expansion_core.kernel_row`'s cache part: ``(slot, valid columns, target)``,
     the row brought to the current layout of S."""
@@ -254,8 +239,8 @@ def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st)
     if not search_worth(n) and not parallel_worth(2 * n - valid_i - valid_j,
                                                   _row_width(rid_i, store, sparse)):
         # too little for a region: the one-thread steps (the same rows, step and pair)
-        _fill_row(rid_i, valid_i, n, ri, store, kern, perm, ws, cnt)
-        _fill_row(rid_j, valid_j, n, rj, store, kern, perm, ws, cnt)
+        fill_columns(rid_i, valid_i, n, ri, store, kern, perm, ws, cnt)
+        fill_columns(rid_j, valid_j, n, rj, store, kern, perm, ws, cnt)
         cache_set_length(slot_meta, slot_i, n)
         cache_set_length(slot_meta, slot_j, n)
         if moved:

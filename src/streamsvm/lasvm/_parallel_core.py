@@ -255,11 +255,7 @@ def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
     2005), then the pair search ``(i, g_max, j, g_min)`` of ``_lasvm_core.extremes`` over the
     new gradients, in one parallel region (each block updates its gradients and searches its
     sub-blocks; module docstring): the same gradients and the same pair, bit for bit."""
-    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    up = np.empty((2, n_sub))
-    down = np.empty((2, n_sub))
-    up_at = np.empty(n_sub, dtype=np.int64)
-    down_at = np.empty(n_sub, dtype=np.int64)
+    up, up_at, down, down_at = _summary_scratch(n)
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
                                  down, down_at, np.bool_(False), up[0], up_at,
                                  up)  # (no blatant part)
@@ -302,15 +298,20 @@ def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie)
     one thread, bit for bit."""
     alpha, lo, hi, perm = svs[SV_ALPHA], svs[SV_LO], svs[SV_HI], svs[SV_PERM]
     ys = store[STORE_Y]
-    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    up = np.empty((2, n_sub))
-    down = np.empty((2, n_sub))
-    blat = np.empty((2, n_sub))
-    up_at = np.empty(n_sub, dtype=np.int64)
-    down_at = np.empty(n_sub, dtype=np.int64)
+    up, up_at, down, down_at = _summary_scratch(n)
+    blat = np.empty((2, up_at.shape[0]))
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
                                  down, down_at, np.bool_(True), ys, perm, blat)
     return _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cache, cnt)
+
+
+@njit(cache=True, inline="always")
+def _summary_scratch(n):
+    """Per sub-block summaries of a pair search over ``n`` positions: the up and down
+    extremes and their positions (``up, up_at, down, down_at``)."""
+    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
+    return (np.empty((2, n_sub)), np.empty(n_sub, dtype=np.int64), np.empty((2, n_sub)),
+            np.empty(n_sub, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -372,12 +373,8 @@ def rows_update_search(ri, rj, rid_i, rid_j, valid_i, valid_j, ws_i, ws_j, lam, 
     steps, bit for bit. Returns ``(i, g_max, j, g_min, kernel values computed)``."""
     alpha, g, lo, hi, perm = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI], svs[SV_PERM]
     ys = store[STORE_Y]
-    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    up = np.empty((2, n_sub))
-    down = np.empty((2, n_sub))
-    blat = np.empty((2, n_sub))
-    up_at = np.empty(n_sub, dtype=np.int64)
-    down_at = np.empty(n_sub, dtype=np.int64)
+    up, up_at, down, down_at = _summary_scratch(n)
+    blat = np.empty((2, up_at.shape[0]))
     live = np.empty((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK, dtype=np.int64)
     rids = np.array([rid_i, rid_j])
     valid = np.array([valid_i, valid_j])
@@ -420,11 +417,7 @@ def dot_beside_search(n, row, svs, tie, threads):
     as one thread: ``f`` is the one-thread loop, the pair the exact combination (module
     docstring)."""
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
-    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    up = np.empty((2, n_sub))
-    down = np.empty((2, n_sub))
-    up_at = np.empty(n_sub, dtype=np.int64)
-    down_at = np.empty(n_sub, dtype=np.int64)
+    up, up_at, down, down_at = _summary_scratch(n)
     total = np.empty(1)
     # 2 tasks per thread: the first thread takes the sum and one share of the sub-blocks
     # (the sum costs about a third of the search; numba gives each thread equal runs of tasks)
