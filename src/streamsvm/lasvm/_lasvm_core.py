@@ -602,20 +602,15 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             i, gmax, j, gmin = pi, pmax, pj, pmin
         elif not known:
             i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
-        # REPROCESS once, or with delta_max > 0 until delta < delta_max (one call site:
-        # reprocess_from is inlined, and each copy costs numba seconds of compile time)
-        repeats = -1
-        limit = 0
-        while True:
-            stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
-                                                       svs, cache, work, cnt, st)
-            if repeats < 0:
-                if delta_max <= 0.0:
-                    break
-                limit = max(100, cnt[N_COLS])  # guards against steps rounding makes void
-            repeats += 1
-            if not (stepped and st[DELTA] >= delta_max and repeats < limit):
-                break
+        stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern, svs,
+                                                   cache, work, cnt, st)
+        if delta_max > 0.0:
+            repeats = 0
+            limit = max(100, cnt[N_COLS])  # guards against steps that rounding makes void
+            while stepped and st[DELTA] >= delta_max and repeats < limit:
+                stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
+                                                           svs, cache, work, cnt, st)
+                repeats += 1
         known = True
     unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
     return 0

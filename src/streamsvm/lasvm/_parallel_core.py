@@ -249,6 +249,15 @@ def _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, 
                                     hi, tie, up, up_at, down, down_at, blatant, ys, perm, blat)
 
 
+@njit(cache=True, inline="always")
+def _summary_scratch(n):
+    """Per sub-block summaries of a pair search over ``n`` positions: the up and down
+    extremes and their positions (``up, up_at, down, down_at``)."""
+    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
+    return (np.empty((2, n_sub)), np.empty(n_sub, dtype=np.int64), np.empty((2, n_sub)),
+            np.empty(n_sub, dtype=np.int64))
+
+
 @njit(cache=True)
 def update_and_search(g, lam, ri, rj, update, n, alpha, lo, hi, tie):
     """``g[s] -= lam (ri[s] - rj[s])`` for ``s < n`` when ``update`` (eq. 9 of Bordes et al.
@@ -303,15 +312,6 @@ def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie)
     _update_and_summarise_blocks(g, lam, ri, rj, update, n, alpha, lo, hi, tie, up, up_at,
                                  down, down_at, np.bool_(True), ys, perm, blat)
     return _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cache, cnt)
-
-
-@njit(cache=True, inline="always")
-def _summary_scratch(n):
-    """Per sub-block summaries of a pair search over ``n`` positions: the up and down
-    extremes and their positions (``up, up_at, down, down_at``)."""
-    n_sub = (n + SEARCH_SUB - 1) // SEARCH_SUB
-    return (np.empty((2, n_sub)), np.empty(n_sub, dtype=np.int64), np.empty((2, n_sub)),
-            np.empty(n_sub, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
