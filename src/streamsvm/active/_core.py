@@ -23,6 +23,7 @@ from ..lasvm._expansion_core import (
     SV_ALPHA,
     SV_G,
     SV_GMETA,
+    SV_PANEL,
     SV_PERM,
     WORK_SCATTER,
     WORK_SCRATCH_A,
@@ -168,7 +169,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     data, sq = store[STORE_DATA], store[STORE_SQ]
     row_gen = store[STORE_ROW_GEN]
     sparse = kern[KERN_SPARSE]
-    perm, alpha = svs[SV_PERM], svs[SV_ALPHA]
+    perm, alpha, panel = svs[SV_PERM], svs[SV_ALPHA], svs[SV_PANEL]
     gen = svs[SV_GMETA][0]
     rows, slot_meta, id_meta, stats = cache
     ncol = cnt[_expansion.N_COLS]
@@ -203,7 +204,15 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
                 order[t] = order[t - 1]
                 t -= 1
             order[t] = c
-        if sparse:
+        if panel.shape[0] > 0:  # row by row from the panel (as kernel_row computes them)
+            for c in range(m):
+                if valid[c] < ncol:
+                    cnt[_expansion.KEVALS] += _expansion.columns(
+                        ids[start + c], valid[c], ncol, store, kern, perm, panel,
+                        work[WORK_SCATTER], rows[slots[c]])
+                    cache_set_length(slot_meta, slots[c], ncol)
+                    valid[c] = ncol
+        elif sparse:
             _sparse_block_dots(ids, start, m, valid, order, slots, ncol, indptr, indices, data,
                                perm, rows, acc, work[WORK_SCATTER])
         else:

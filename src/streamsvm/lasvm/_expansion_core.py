@@ -18,7 +18,7 @@ slots are named below: ``STORE_*``, ``SV_*``, ``WORK_*``, ``KERN_*``; the cache'
   expansion S (-1 outside S), ``row_gen`` the layout generation of the example's cached
   row (see below).
 * ``kern = (sparse, code, gamma, degree, coef0)``.
-* ``svs = (perm, alpha, g, lo, hi, glog, gmeta)``, indexed by *position* 0 .. n_S - 1 in S:
+* ``svs = (perm, alpha, g, lo, hi, glog, gmeta, panel)``, indexed by *position* 0 .. n_S - 1 in S:
   the store index of the member, its coefficient, gradient (eq. 9 of Bordes et al.), and
   box ``[A, B]`` (eq. 5; for LASVM-NC eq. 18 of Ertekin et al.). The cache keeps
   *truncated rows of the reordered kernel matrix*: row ``id`` column ``p`` holds
@@ -30,7 +30,8 @@ slots are named below: ``STORE_*``, ``SV_*``, ``WORK_*``, ``KERN_*``; the cache'
   their lengths and first moved column in ``gmeta[1:]``), and a cached row is brought to
   the current layout only when it is next acquired (:func:`sync_row`). Eagerly permuting
   every cached row at each reordering cost O(cache) per reordering; with a large cache on
-  MNIST that was a third of LASVM's time.
+  MNIST that was a third of LASVM's time. ``panel``: the members' dense rows by position, one
+  feature per row, for data of few features (:mod:`._panel_core`; zero rows otherwise).
 * ``cache = KernelCache.state``; members of S are pinned (kept first).
 * ``work = (ws, scr0, scr1, scr2)``: CSR scatter workspace and scratch rows (used when the
   cache has no slots).
@@ -61,6 +62,7 @@ from ..kernels.cache import (
     cache_set_length,
     cache_set_pinned,
 )
+from ._panel_core import panel_dots, permute, put
 
 # slots of the state tuples (see the module docstring)
 STORE_XD = 0
@@ -79,6 +81,7 @@ SV_LO = 3
 SV_HI = 4
 SV_GLOG = 5
 SV_GMETA = 6
+SV_PANEL = 7
 WORK_SCATTER = 0
 WORK_SCRATCH_A = 1
 WORK_SCRATCH_B = 2
@@ -156,19 +159,64 @@ def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
 
 
 @njit(cache=True, inline="always")
-def fill_columns(rid, valid, n, target, store, kern, perm, ws, cnt):
+def columns(rid, lo, hi, store, kern, perm, panel, ws, target):
+    """``target[p] = K(x_rid, x_perm[p])`` for positions ``lo <= p < hi``, 0 for the holes of
+    S; for CSR, ``x_rid`` already scattered into ``ws``. From the panel where S has one
+    (:mod:`._panel_core`), else one member row at a time. Returns the number of kernel
+    values (columns that are not holes)."""
+    if panel.shape[0] > 0:
+        return _panel_columns(rid, lo, hi, store, kern, perm, panel, target)
+    _column_dots(rid, lo, hi, store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES],
+                 store[STORE_DATA], kern[KERN_SPARSE], perm, ws, target)
+    return dots_to_columns(target, lo, hi, store[STORE_SQ][rid], store[STORE_SQ], perm, kern)
+
+
+@njit(cache=True, inline="always")
+def _panel_columns(rid, lo, hi, store, kern, perm, panel, target):
+    """:func:`columns` from the panel: its dot products, then the kernel values with the
+    members' squared norms read in position order (the arithmetic of
+    :func:`dots_to_columns`, in loops that LLVM vectorises)."""
+    panel_dots(store[STORE_XD], rid, panel, lo, hi, target)
+    code, gamma = kern[KERN_CODE], kern[KERN_GAMMA]
+    x_sq = store[STORE_SQ][rid]
+    row = target[lo:hi]
+    cols = perm[lo:hi]
+    sq = panel[panel.shape[0] - 1, lo:hi]
+    n = row.shape[0]
+    if code == RBF:
+        for p in range(n):
+            distance = x_sq + sq[p] - 2.0 * row[p]
+            if distance < 0.0:
+                distance = 0.0
+            row[p] = -gamma * distance
+        for p in range(n):
+            row[p] = exp_nonpositive(row[p])
+    else:
+        for p in range(n):
+            row[p] = kernel_from_dot(row[p], x_sq, sq[p], code, gamma, kern[KERN_DEGREE],
+                                     kern[KERN_COEF0])
+    live = 0
+    for p in range(n):
+        if cols[p] >= 0:
+            live += 1
+        else:
+            row[p] = 0.0
+    return live
+
+
+@njit(cache=True, inline="always")
+def fill_columns(rid, valid, n, target, store, kern, svs, ws, cnt):
     """The missing columns ``valid .. n - 1`` of a kernel row on one thread (the general
     one-thread branch of :func:`kernel_row`)."""
-    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
-    data, sq = store[STORE_DATA], store[STORE_SQ]
+    indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
     sparse = kern[KERN_SPARSE]
     if valid < n:
         if sparse:
             _scatter_row(rid, indptr, indices, data, ws, False)
-        _column_dots(rid, valid, n, Xd, indptr, indices, data, sparse, perm, ws, target)
+        cnt[KEVALS] += columns(rid, valid, n, store, kern, svs[SV_PERM], svs[SV_PANEL], ws,
+                               target)
         if sparse:
             _scatter_row(rid, indptr, indices, data, ws, True)
-        cnt[KEVALS] += dots_to_columns(target, valid, n, sq[rid], sq, perm, kern)
 
 
 @njit(cache=True, inline="always")
@@ -188,14 +236,15 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
         valid = sync_row(rid, slot, ncol, valid, store[STORE_ROW_GEN], svs, cache, scratch)
     target = scratch if slot < 0 else rows[slot]
     if valid < ncol and parallel_worth(ncol - valid, _row_width(rid, store, sparse)):
-        cnt[KEVALS] += columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target)
+        cnt[KEVALS] += columns_in_blocks(rid, valid, ncol, store, kern, perm, svs[SV_PANEL], ws,
+                                         target)
         cache_set_length(slot_meta, slot, ncol)
-    elif valid < ncol and not sparse and kern[KERN_CODE] == RBF:
+    elif valid < ncol and not sparse and kern[KERN_CODE] == RBF and svs[SV_PANEL].shape[0] == 0:
         cnt[KEVALS] += _dense_rbf_columns(rid, valid, ncol, Xd, sq, perm, kern[KERN_GAMMA],
                                           target)
         cache_set_length(slot_meta, slot, ncol)
     elif valid < ncol:
-        fill_columns(rid, valid, ncol, target, store, kern, perm, ws, cnt)
+        fill_columns(rid, valid, ncol, target, store, kern, svs, ws, cnt)
         cache_set_length(slot_meta, slot, ncol)
     return target[:ncol]
 
@@ -268,15 +317,13 @@ def _row_width(rid, store, sparse):
 
 
 @njit(cache=True, parallel=True)
-def columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target):
+def columns_in_blocks(rid, valid, ncol, store, kern, perm, panel, ws, target):
     """:func:`kernel_row`'s columns ``valid .. ncol - 1`` on several threads: fixed blocks of
     ``PARALLEL_BLOCK`` columns, each computed as the one-thread loop computes it (the same
     bits); for CSR, ``x`` is scattered into ``ws`` once and only read inside the blocks.
     Returns the number of kernel values computed."""
-    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
-    data, sq = store[STORE_DATA], store[STORE_SQ]
+    indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
     sparse = kern[KERN_SPARSE]
-    x_sq = sq[rid]
     if sparse:
         _scatter_row(rid, indptr, indices, data, ws, False)
     n_blocks = (ncol - valid + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
@@ -284,8 +331,7 @@ def columns_in_blocks(rid, valid, ncol, store, kern, perm, ws, target):
     for b in prange(n_blocks):
         lo = valid + b * PARALLEL_BLOCK
         hi = min(lo + PARALLEL_BLOCK, ncol)
-        _column_dots(rid, lo, hi, Xd, indptr, indices, data, sparse, perm, ws, target)
-        live[b] = dots_to_columns(target, lo, hi, x_sq, sq, perm, kern)
+        live[b] = columns(rid, lo, hi, store, kern, perm, panel, ws, target)
     if sparse:
         _scatter_row(rid, indptr, indices, data, ws, True)
     return live.sum()
@@ -369,9 +415,14 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
     else:
         block = np.zeros((0, PREFETCH))  # (unused)
         width = Xd.shape[1]
+    panel = svs[SV_PANEL]
     if parallel_worth(ncol, m * width):
         cnt[KEVALS] += prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol,
-                                                  perm, kern, rows)
+                                                  perm, panel, kern, rows)
+    elif panel.shape[0] > 0:  # row by row from the panel (as kernel_row computes them)
+        for b in range(m):
+            cnt[KEVALS] += _panel_columns(ids[b], 0, ncol, store, kern, perm, panel,
+                                          rows[slots[b]])
     else:
         for j in range(ncol):
             s = perm[j]
@@ -424,7 +475,8 @@ def unpin_prefetched(pool, start, end, store, cache):
 
 
 @njit(cache=True, parallel=True)
-def prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol, perm, kern, rows):
+def prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol, perm, panel, kern,
+                               rows):
     """:func:`prefetch_rows`' columns on several threads: fixed blocks of ``PARALLEL_BLOCK``
     columns, each computed as the one-thread loops compute it (the same bits). Returns the
     number of kernel values computed."""
@@ -434,15 +486,21 @@ def prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol, pe
     for blk in prange(n_blocks):
         lo = blk * PARALLEL_BLOCK
         hi = min(lo + PARALLEL_BLOCK, ncol)
-        for j in range(lo, hi):
-            s = perm[j]
-            if s >= 0:
-                if sparse:
-                    csr_column_dots(store, block, s, j, slots[:m], rows)
-                else:
-                    column_dots(Xd, s, j, ids, slots, m, rows)
-        for b in range(m):
-            live[blk] += dots_to_columns(rows[slots[b]], lo, hi, sq[ids[b]], sq, perm, kern)
+        if panel.shape[0] > 0:
+            for b in range(m):
+                live[blk] += _panel_columns(ids[b], lo, hi, store, kern, perm, panel,
+                                            rows[slots[b]])
+        else:
+            for j in range(lo, hi):
+                s = perm[j]
+                if s >= 0:
+                    if sparse:
+                        csr_column_dots(store, block, s, j, slots[:m], rows)
+                    else:
+                        column_dots(Xd, s, j, ids, slots, m, rows)
+            for b in range(m):
+                live[blk] += dots_to_columns(rows[slots[b]], lo, hi, sq[ids[b]], sq, perm,
+                                             kern)
     return live.sum()
 
 
@@ -456,6 +514,7 @@ def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
     g[p] = gk
     lo[p] = lo_k
     hi[p] = hi_k
+    put(svs[SV_PANEL], p, store[STORE_XD], k, store[STORE_SQ])
     store[STORE_POS][k] = p
     cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, True)
     cnt[N_COLS] = p + 1
@@ -514,6 +573,7 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
             arr[t] = tmp[order[t]]
         for t in range(n_new, n_old):
             arr[t] = 0.0
+    permute(svs[SV_PANEL], order, n_new, n_old, tmp)
     old_perm = perm[:n_old].copy()
     for t in range(n_new):
         perm[t] = old_perm[order[t]]

@@ -31,26 +31,24 @@ from ._expansion_core import (
     STORE_KD,
     STORE_POS,
     STORE_ROW_GEN,
-    STORE_SQ,
-    STORE_XD,
     STORE_Y,
     SV_ALPHA,
     SV_G,
     SV_GMETA,
     SV_HI,
     SV_LO,
+    SV_PANEL,
     SV_PERM,
     WORK_SCATTER,
     WORK_SCRATCH_A,
     WORK_SCRATCH_B,
     WORK_SCRATCH_C,
-    _column_dots,
     _row_width,
     _scatter_row,
+    columns,
     columns_in_blocks,
     compact,
     decision_value,
-    dots_to_columns,
     fill_columns,
     insert,
     kernel_row,
@@ -209,8 +207,8 @@ def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st)
     separate steps, bit for bit. Returns ``(lam, i, g_max, j, g_min)``, ``lam = 0`` for a
     step below rounding (nothing moved; the pair is then that of S as it is)."""
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
-    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
-    data, sq, kd = store[STORE_DATA], store[STORE_SQ], store[STORE_KD]
+    indptr, indices = store[STORE_INDPTR], store[STORE_INDICES]
+    data, kd = store[STORE_DATA], store[STORE_KD]
     sparse = kern[KERN_SPARSE]
     slot_meta = cache[CACHE_SLOT_META]
     ws = work[WORK_SCATTER]
@@ -218,17 +216,17 @@ def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st)
     slot_i, valid_i, ri = _acquire_row(rid_i, n, store, svs, cache, work[WORK_SCRATCH_A])
     if sparse and valid_i < n and ws.shape[0] > FUSED_SCATTER_MAX:
         # row i alone first (one workspace), as kernel_row computes it
-        cnt[KEVALS] += columns_in_blocks(rid_i, valid_i, n, store, kern, perm, ws, ri)
+        cnt[KEVALS] += columns_in_blocks(rid_i, valid_i, n, store, kern, perm, svs[SV_PANEL],
+                                         ws, ri)
         cache_set_length(slot_meta, slot_i, n)
         valid_i = n
     slot_j, valid_j, rj = _acquire_row(rid_j, n, store, svs, cache, work[WORK_SCRATCH_B])
     if valid_i <= j:  # K_ij, computed as column j of row i (the region computes it again)
         if sparse:
             _scatter_row(rid_i, indptr, indices, data, ws, False)
-        _column_dots(rid_i, j, j + 1, Xd, indptr, indices, data, sparse, perm, ws, ri)
+        columns(rid_i, j, j + 1, store, kern, perm, svs[SV_PANEL], ws, ri)
         if sparse:
             _scatter_row(rid_i, indptr, indices, data, ws, True)
-        dots_to_columns(ri, j, j + 1, sq[rid_i], sq, perm, kern)
     lam, new_i, new_j = clipped_step(i, j, kd[rid_i], kd[rid_j], ri[j], alpha, g, lo, hi)
     moved = new_i != alpha[i] or new_j != alpha[j]
     if moved:
@@ -239,8 +237,8 @@ def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st)
     if not search_worth(n) and not parallel_worth(2 * n - valid_i - valid_j,
                                                   _row_width(rid_i, store, sparse)):
         # too little for a region: the one-thread steps (the same rows, step and pair)
-        fill_columns(rid_i, valid_i, n, ri, store, kern, perm, ws, cnt)
-        fill_columns(rid_j, valid_j, n, rj, store, kern, perm, ws, cnt)
+        fill_columns(rid_i, valid_i, n, ri, store, kern, svs, ws, cnt)
+        fill_columns(rid_j, valid_j, n, rj, store, kern, svs, ws, cnt)
         cache_set_length(slot_meta, slot_i, n)
         cache_set_length(slot_meta, slot_j, n)
         if moved:

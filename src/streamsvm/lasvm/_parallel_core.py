@@ -41,20 +41,14 @@ from numba import njit, prange
 from .._threads import threads_now
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
 from ._expansion_core import (
-    KERN_SPARSE,
-    STORE_DATA,
-    STORE_INDICES,
-    STORE_INDPTR,
-    STORE_SQ,
-    STORE_XD,
     STORE_Y,
     SV_ALPHA,
     SV_G,
     SV_HI,
     SV_LO,
+    SV_PANEL,
     SV_PERM,
-    _column_dots,
-    dots_to_columns,
+    columns,
     remove,
 )
 from ._expansion_core import decision_rows_csr as rows_csr
@@ -337,12 +331,9 @@ def _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cach
 
 
 @njit(cache=True, parallel=True)
-def _rows_update_summarise_blocks(rows, rids, valid, wss, store, kern, perm, g, lam, update, n,
-                                  alpha, lo, hi, tie, up, up_at, down, down_at, blatant, ys,
-                                  blat, live):
-    Xd, indptr, indices = store[STORE_XD], store[STORE_INDPTR], store[STORE_INDICES]
-    data, sq = store[STORE_DATA], store[STORE_SQ]
-    sparse = kern[KERN_SPARSE]
+def _rows_update_summarise_blocks(rows, rids, valid, wss, store, kern, perm, panel, g, lam,
+                                  update, n, alpha, lo, hi, tie, up, up_at, down, down_at,
+                                  blatant, ys, blat, live):
     subs = PARALLEL_BLOCK // SEARCH_SUB
     ri, rj = rows
     for b in prange((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK):
@@ -353,9 +344,7 @@ def _rows_update_summarise_blocks(rows, rids, valid, wss, store, kern, perm, g, 
             target = ri if r == 0 else rj
             a = max(start, valid[r])
             if a < stop:
-                _column_dots(rids[r], a, stop, Xd, indptr, indices, data, sparse, perm, wss[r],
-                             target)
-                count += dots_to_columns(target, a, stop, sq[rids[r]], sq, perm, kern)
+                count += columns(rids[r], a, stop, store, kern, perm, panel, wss[r], target)
         live[b] = count
         _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo,
                                     hi, tie, up, up_at, down, down_at, blatant, ys, perm, blat)
@@ -378,9 +367,9 @@ def rows_update_search(ri, rj, rid_i, rid_j, valid_i, valid_j, ws_i, ws_j, lam, 
     live = np.empty((n + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK, dtype=np.int64)
     rids = np.array([rid_i, rid_j])
     valid = np.array([valid_i, valid_j])
-    _rows_update_summarise_blocks((ri, rj), rids, valid, (ws_i, ws_j), store, kern, perm, g,
-                                  lam, update, n, alpha, lo, hi, tie, up, up_at, down, down_at,
-                                  blatant, ys, blat, live)
+    _rows_update_summarise_blocks((ri, rj), rids, valid, (ws_i, ws_j), store, kern, perm,
+                                  svs[SV_PANEL], g, lam, update, n, alpha, lo, hi, tie, up,
+                                  up_at, down, down_at, blatant, ys, blat, live)
     computed = live.sum()
     if blatant:
         i, gmax, j, gmin = _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store,

@@ -35,7 +35,7 @@ from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
 from . import _expansion_core as _expansion
-from . import _gap_core, _lasvm_core
+from . import _gap_core, _lasvm_core, _panel_core
 from . import _parallel_core as _parallel
 from ._row_core import lasvm_decision_row, store_row_csr
 
@@ -54,7 +54,7 @@ class _Learner(BinaryLearner):
     next call, with the same kernel values (computed by the same code), so resuming is
     bit-exact. The store and the arrays of S are saved without their spare capacity."""
 
-    _transient = ("cache", "layout_log", "scratch")
+    _transient = ("cache", "layout_log", "scratch", "panel")
     #: ``finish`` forgets the stored rows outside S (active learning keeps its pool)
     _release_after_finish = True
     _spare_capacity = ("Xd", "indptr", "indices", "data", "sq", "kd", "ys", "pos_of", "row_gen",
@@ -114,6 +114,7 @@ class _Learner(BinaryLearner):
         self.rng_state = np.array([rng.integers(0, 2**63 - 1)], dtype=np.uint64)
         self.cache = None
         self.cache_totals = np.zeros(3, dtype=np.int64)  # hits, partial hits, misses released
+        self.panel = None  # S's dense rows by position (_panel_core), built on first use
 
     # ------------------------------------------------------------------ tuples for the jitted loops
     def _store(self):
@@ -126,7 +127,19 @@ class _Learner(BinaryLearner):
 
     def _svs(self):
         return (self.perm, self.alpha, self.g, self.lo, self.hi, self.layout_log,
-                self.layout_meta)
+                self.layout_meta, self._panel())
+
+    def _panel(self):
+        """The panel of S (:mod:`._panel_core`), rebuilt from the store when it is missing
+        (a new or loaded learner, a changed store) or narrower than the capacity of S."""
+        rows = _panel_core.panel_features(bool(self.sparse), self.n_features)
+        capacity = self.perm.shape[0]
+        if self.panel is None or self.panel.shape[1] != capacity or (
+                self.panel.shape[0] != (rows + 1 if rows else 0)):
+            self.panel = _panel_core.build_panel(rows, capacity, self.perm,
+                                                 int(self.cnt[_expansion.N_COLS]), self.Xd,
+                                                 self.sq)
+        return self.panel
 
     def _work(self):
         return (self.ws, self.scratch[0], self.scratch[1], self.scratch[2])
@@ -170,6 +183,7 @@ class _Learner(BinaryLearner):
         self.row_gen = np.zeros(X.shape[0], dtype=np.int64)
         self.stream_pos = self.stream_offset + self.n_seen + np.arange(X.shape[0], dtype=np.int64)
         self.n_store = X.shape[0]
+        self.panel = None  # the rows of S may have changed with the store
 
     def add_examples(self, X, y=None) -> np.ndarray:
         """Append rows to the store (not yet learnt); returns their store ids. ``y`` (±1)
@@ -235,6 +249,10 @@ class _Learner(BinaryLearner):
         log[:, : self.layout_log.shape[1]] = self.layout_log
         self.layout_log = log
         self.scratch = np.zeros((3, capacity))
+        if self.panel is not None and self.panel.shape[0]:
+            panel = np.zeros((self.panel.shape[0], capacity))
+            panel[:, :n] = self.panel[:, :n]
+            self.panel = panel
         return capacity
 
     def _grow_expansion(self):
@@ -291,6 +309,7 @@ class _Learner(BinaryLearner):
             array[m:n] = -1 if name == "perm" else 0
         self.pos_of[self.perm[:m]] = np.arange(m)
         self.cnt[_expansion.N_COLS] = m
+        self.panel = None
 
     def _persist_state(self) -> dict:
         state = super()._persist_state()
@@ -313,6 +332,7 @@ class _Learner(BinaryLearner):
         self.cache = None
         self.layout_log = np.zeros((_expansion.N_GENERATIONS, capacity), dtype=np.int32)
         self.scratch = np.zeros((3, capacity))
+        self.panel = None
 
     def _release_cache(self):
         if self.cache is not None:
