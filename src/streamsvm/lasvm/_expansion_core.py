@@ -171,7 +171,7 @@ def columns(rid, lo, hi, store, kern, perm, panel, ws, target):
     return dots_to_columns(target, lo, hi, store[STORE_SQ][rid], store[STORE_SQ], perm, kern)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # a call, not inlined: its loops stay out of every kernel-row site
 def _panel_columns(rid, lo, hi, store, kern, perm, panel, target):
     """:func:`columns` from the panel: its dot products, then the kernel values with the
     members' squared norms read in position order (the arithmetic of
