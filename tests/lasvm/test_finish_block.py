@@ -1,4 +1,4 @@
-"""The finishing step's dense block (``_lasvm_core.finish_block``: steps over a copy of the
+"""The finishing step's dense block (``_finish_core.finish_block``: steps over a copy of the
 active set's kernel rows) takes the same pairs and steps, to the bit, as the step-by-step
 path through the kernel cache (``second_order_partner`` + ``pair_step_extremes``)."""
 
@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from streamsvm import LASVM
-from streamsvm.lasvm import _expansion_core, _lasvm_core
+from streamsvm.lasvm import _expansion_core, _finish_core, _lasvm_core
 
 
 def _online_learner():
@@ -31,7 +31,7 @@ def _cache_path(learner, second_order, stop):
     steps = 0
     while steps < stop and i >= 0 and j >= 0 and gmax - gmin > learner.tau:
         if second_order:
-            j = _lasvm_core.second_order_partner(i, gmax, n, store, kern, svs, cache, work, cnt)
+            j = _finish_core.second_order_partner(i, gmax, n, store, kern, svs, cache, work, cnt)
         i, gmax, j, gmin = _lasvm_core.pair_step_extremes(i, j, n, store, kern, svs, cache,
                                                           work, cnt)
         steps += 1
@@ -43,7 +43,7 @@ def _dense_block(learner, second_order, stop):
     n = int(cnt[_expansion_core.N_COLS])
     i, gmax, j, gmin = _lasvm_core.extremes(n, svs)
     q, ready, kdiag = np.empty(n * n), np.empty(n, dtype=np.bool_), np.empty(n)
-    *found, steps = _lasvm_core.finish_block(i, gmax, j, gmin, n, 0, stop, learner.tau,
+    *found, steps = _finish_core.finish_block(i, gmax, j, gmin, n, 0, stop, learner.tau,
                                              second_order, q, ready, kdiag, store, kern, svs,
                                              cache, work, cnt)
     return tuple(found), steps

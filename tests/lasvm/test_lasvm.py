@@ -10,7 +10,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from streamsvm import LASVM
-from streamsvm.lasvm import _expansion_core, _lasvm_core
+from streamsvm.lasvm import _expansion_core, _finish_core, _lasvm_core
 
 from tests import naive
 
@@ -286,5 +286,5 @@ def test_read_only_training_data_uses_the_same_compiled_loops():
     np.testing.assert_array_equal(read_only.decision_function(X),
                                   writable.decision_function(X))
     np.testing.assert_array_equal(X_read_only, X)
-    for loop in (_lasvm_core.lasvm_online, _lasvm_core.lasvm_finish):
+    for loop in (_lasvm_core.lasvm_online, _finish_core.lasvm_finish):
         assert len(loop.signatures) == 1, loop.signatures

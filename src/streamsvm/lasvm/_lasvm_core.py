@@ -1,7 +1,7 @@
 """LASVM's steps (Bordes, Ertekin, Weston & Bottou, "Fast Kernel Classifiers with Online and
-Active Learning", JMLR 2005): PROCESS, REPROCESS, example selection, the online loop and the
-finishing step with shrinking, over the expansion of :mod:`._expansion_core` (pure jitted
-functions over arrays; the state layout is described there)."""
+Active Learning", JMLR 2005): PROCESS, REPROCESS, example selection and the online loop, over
+the expansion of :mod:`._expansion_core` (pure jitted functions over arrays; the state layout
+is described there). The finishing step is in :mod:`._finish_core`."""
 
 import numpy as np
 from numba import njit
@@ -47,15 +47,12 @@ from ._expansion_core import (
     _scatter_row,
     columns,
     columns_in_blocks,
-    compact,
     decision_value,
     fill_columns,
     insert,
     kernel_row,
     make_room,
     prefetch_rows,
-    remove,
-    reorder,
     sync_row,
     unpin_prefetched,
 )
@@ -63,8 +60,6 @@ from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
     dot_beside_search,
     gradient_step,
-    pair_gain,
-    partner_in_blocks,
     remove_blatant_between,
     remove_blatant_in_blocks,
     rows_update_search,
@@ -87,9 +82,6 @@ AUTOACTIVE_MAX = 100  #: ... or at this many samples
 TIE = 1e-12  #: gradients closer than this are ties in the argmax / argmin searches
 SCAN_BLOCK = 32  #: positions per block of the one-thread removal of blatant non-SVs
 SCAN_WIDE = 32  #: positions per branch-free test of the one-thread pair search
-#: the finishing step runs over a dense copy of the active set's kernel rows up to this size
-#: (a flat buffer of ``DENSE_FINISH_MAX**2`` values, touched only by the rows used)
-DENSE_FINISH_MAX = 2048
 
 
 @njit(cache=True, inline="always")
@@ -612,183 +604,3 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
         known = True
     unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
     return 0
-
-
-@njit(cache=True)
-def _shrink(n_active, store, svs, cache, cnt, tmp):
-    """Shrinking of the finishing step: members of the active prefix at a bound of their box
-    that cannot join a violating pair are removed from S (alpha = 0) or set aside behind the
-    active prefix (alpha = +-C), by one :func:`reorder`. Returns the new active size."""
-    perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
-    i, gmax, j, gmin = extremes(n_active, svs)
-    n = cnt[N_COLS]
-    keep = np.empty(n, dtype=np.int64)
-    aside = np.empty(n, dtype=np.int64)
-    n_keep = 0
-    n_aside = 0
-    for s in range(n_active):
-        if perm[s] < 0:
-            continue
-        out = (alpha[s] >= hi[s] and i >= 0 and g[s] > gmax) or (
-            alpha[s] <= lo[s] and j >= 0 and g[s] < gmin)
-        if not out:
-            keep[n_keep] = s
-            n_keep += 1
-        elif alpha[s] == 0.0:
-            remove(s, store, svs, cache, cnt)
-        else:
-            aside[n_aside] = s
-            n_aside += 1
-    if n_active - n_keep < max(16, n_active // 20) and n_keep + n_aside == n_active:
-        return n_active  # too little to set aside to pay for a pass over the cache
-    for s in range(n_active, n):
-        if perm[s] >= 0:
-            aside[n_aside] = s
-            n_aside += 1
-    keep[n_keep : n_keep + n_aside] = aside[:n_aside]
-    reorder(keep, n_keep + n_aside, store, svs, cache, cnt, tmp)
-    return n_keep
-
-
-@njit(cache=True)
-def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
-    """For the finishing step: the ``j`` (alpha_j > A_j, g_j < g_i) whose pair step with
-    ``i`` gains the most, ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (the second-order
-    working-set selection of Fan, Chen & Lin 2005 that LIBSVM uses), or -1."""
-    perm, alpha, g, lo = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO]
-    kd = store[STORE_KD]
-    ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
-                    cnt)
-    kii = kd[perm[i]]
-    if search_worth(n):  # on several threads, the same partner
-        return partner_in_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, CURVATURE_FLOOR)
-    best = -1
-    best_gain = 0.0
-    for t in range(n):
-        if alpha[t] > lo[t]:
-            gain = pair_gain(gi, g[t], kii, kd[perm[t]], ri[t], CURVATURE_FLOOR)
-            if gain > best_gain:
-                best_gain = gain
-                best = t
-    return best
-
-
-@njit(cache=True, inline="always")
-def _block_row(a, m, q, ready, store, kern, svs, cache, work, cnt):
-    """Row ``a`` of the dense active block (``q[a*m : a*m + m]``), copied from
-    :func:`kernel_row` on first use (the same values)."""
-    if not ready[a]:
-        row = kernel_row(svs[SV_PERM][a], m, store, kern, svs, cache, work[WORK_SCATTER],
-                         work[WORK_SCRATCH_A], cnt)
-        base = a * m
-        for t in range(m):
-            q[base + t] = row[t]
-        ready[a] = True
-    return a * m
-
-
-@njit(cache=True)
-def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, kdiag, store,
-                 kern, svs, cache, work, cnt):
-    """Finishing steps over the active prefix ``m <= DENSE_FINISH_MAX`` of S, as in
-    :func:`lasvm_finish` (the same pairs, steps and bits), but over a dense copy of the
-    rows used (``q``, flat, row stride m; each row copied from the cache once per block)
-    and plain arrays: near the end, steps over a few dozen members cost less than a
-    cache acquire. Runs from ``steps`` until ``stop`` steps, no tau-violating pair, or a
-    step below rounding (then ``i = j = -1``). Returns ``(i, g_max, j, g_min, steps)``."""
-    alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
-    kd, perm = store[STORE_KD], svs[SV_PERM]
-    for a in range(m):
-        ready[a] = False
-        kdiag[a] = kd[max(perm[a], 0)]
-    while steps < stop and i >= 0 and j >= 0 and gmax - gmin > tau:
-        bi = _block_row(i, m, q, ready, store, kern, svs, cache, work, cnt)
-        if second_order:  # second_order_partner over the block
-            kii = kdiag[i]
-            best = -1
-            best_gain = 0.0
-            for t in range(m):
-                if alpha[t] > lo[t]:
-                    gain = pair_gain(gmax, g[t], kii, kdiag[t], q[bi + t], CURVATURE_FLOOR)
-                    if gain > best_gain:
-                        best_gain = gain
-                        best = t
-            j = best
-        bj = _block_row(j, m, q, ready, store, kern, svs, cache, work, cnt)
-        cnt[N_REPROCESS_STEPS] += 1
-        steps += 1
-        lam, new_i, new_j = clipped_step(i, j, kdiag[i], kdiag[j], q[bi + j], alpha, g, lo, hi)
-        if new_i == alpha[i] and new_j == alpha[j]:
-            return -1, -np.inf, -1, np.inf, steps  # a step below rounding: no pair (stall)
-        alpha[i] = new_i
-        alpha[j] = new_j
-        ri = q[bi : bi + m]
-        rj = q[bj : bj + m]
-        for s in range(m):
-            g[s] -= lam * (ri[s] - rj[s])
-        i, gmax, j, gmin = extremes_of(m, alpha, g, lo, hi)
-    return i, gmax, j, gmin, steps
-
-
-@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
-def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
-    """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
-
-    With shrinking (Sec. 3.2, "Implementation Details"): the direction searches run over an
-    active prefix of S without reordering; every ``shrink_every`` searches the members that
-    hit their bounds are removed or set aside (:func:`_shrink`); when the active set has no
-    violating pair, the gradients of the set-aside members are recomputed (eq. 9) and the
-    search continues over all of S until the merged set has none. Ends with REPROCESS steps
-    4-5 (removal of blatant non-support vectors, b and delta)."""
-    ys = store[STORE_Y]
-    perm, alpha, g = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G]
-    compact(store, svs, cache, cnt, work[WORK_SCRATCH_A])
-    n_active = cnt[N_COLS]
-    steps = np.int64(0)  # not a literal: one compiled finish_block
-    limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
-    i, gmax, j, gmin = extremes(n_active, svs)
-    dense_max = min(n_active, DENSE_FINISH_MAX)
-    q = np.empty(dense_max * dense_max)
-    ready = np.empty(dense_max, dtype=np.bool_)
-    kdiag = np.empty(dense_max)
-    while steps < limit:
-        if i >= 0 and j >= 0 and gmax - gmin > tau and n_active <= dense_max:
-            stop = limit
-            if shrink_every > 0:
-                stop = min(limit, (steps // shrink_every + 1) * shrink_every)
-            before = steps
-            i, gmax, j, gmin, steps = finish_block(i, gmax, j, gmin, n_active, steps, stop, tau,
-                                                   second_order, q, ready, kdiag, store, kern,
-                                                   svs, cache, work, cnt)
-            if shrink_every > 0 and steps > before and steps % shrink_every == 0:
-                n_active = _shrink(n_active, store, svs, cache, cnt, work[WORK_SCRATCH_A])
-                i, gmax, j, gmin = extremes(n_active, svs)
-                continue
-            if steps >= limit or (i >= 0 and j >= 0 and gmax - gmin > tau):
-                continue
-            # else no violating pair (or a stall) in the active set: unshrink below
-        elif i >= 0 and j >= 0 and gmax - gmin > tau:
-            if second_order:
-                j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt)
-            i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
-                                                  work, cnt)
-            cnt[N_REPROCESS_STEPS] += 1
-            steps += 1
-            if shrink_every > 0 and steps % shrink_every == 0:
-                n_active = _shrink(n_active, store, svs, cache, cnt, work[WORK_SCRATCH_A])
-                i, gmax, j, gmin = extremes(n_active, svs)
-            continue
-        n = cnt[N_COLS]
-        if n_active == n:
-            break
-        for s in range(n_active, n):
-            row = kernel_row(perm[s], n, store, kern, svs, cache, work[WORK_SCATTER],
-                             work[WORK_SCRATCH_C], cnt)
-            f = 0.0
-            for t in range(n):
-                f += alpha[t] * row[t]
-            g[s] = ys[perm[s]] - f
-        n_active = n
-        i, gmax, j, gmin = extremes(n_active, svs)
-    remove_blatant_and_bias(store, svs, cache, cnt, st)
-    return steps

@@ -474,7 +474,7 @@ def _partner_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, floor, gains, at):
 
 @njit(cache=True)
 def partner_in_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, floor):
-    """The loop of ``_lasvm_core.second_order_partner`` (the ``j`` of largest gain
+    """The loop of ``_finish_core.second_order_partner`` (the ``j`` of largest gain
     ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)``, the earliest on equal gains, or -1) on several
     threads: each block finds its best as one thread would, and the blocks' bests are compared
     in block order by the same strict test, so the earliest of the largest gains wins as in one

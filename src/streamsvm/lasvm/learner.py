@@ -35,7 +35,7 @@ from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
 from . import _expansion_core as _expansion
-from . import _gap_core, _lasvm_core, _panel_core
+from . import _finish_core, _gap_core, _lasvm_core, _panel_core
 from . import _parallel_core as _parallel
 from ._row_core import lasvm_decision_row, store_row_csr
 
@@ -479,7 +479,7 @@ class _Learner(BinaryLearner):
         if self.algorithm == "lasvm" and self.cnt[_expansion.N_LIVE] > 0:
             self._ensure_cache()
             second_order = getattr(self, "second_order", False)  # models saved before it
-            _lasvm_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+            _finish_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
                                      self._kern(), self._svs(), self.cache.state, self._work(),
                                      self.cnt, self.st)
         if self._release_after_finish and self.n_store > self.cnt[_expansion.N_LIVE]:
