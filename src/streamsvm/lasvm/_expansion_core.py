@@ -46,6 +46,7 @@ from numba import njit, prange
 from ..kernels._core import (
     PARALLEL_BLOCK,
     RBF,
+    _dots_to_kernel,
     dot_dense,
     dot_rows,
     dot_rows4,
@@ -175,26 +176,13 @@ def columns(rid, lo, hi, store, kern, perm, panel, ws, target):
 def _panel_columns(rid, lo, hi, store, kern, perm, panel, target):
     """:func:`columns` from the panel: its dot products, then the kernel values with the
     members' squared norms read in position order (the arithmetic of
-    :func:`dots_to_columns`, in loops that LLVM vectorises)."""
+    :func:`dots_to_columns`, without its gather)."""
     panel_dots(store[STORE_XD], rid, panel, lo, hi, target)
-    code, gamma = kern[KERN_CODE], kern[KERN_GAMMA]
-    x_sq = store[STORE_SQ][rid]
     row = target[lo:hi]
     cols = perm[lo:hi]
-    sq = panel[panel.shape[0] - 1, lo:hi]
     n = row.shape[0]
-    if code == RBF:
-        for p in range(n):
-            distance = x_sq + sq[p] - 2.0 * row[p]
-            if distance < 0.0:
-                distance = 0.0
-            row[p] = -gamma * distance
-        for p in range(n):
-            row[p] = exp_nonpositive(row[p])
-    else:
-        for p in range(n):
-            row[p] = kernel_from_dot(row[p], x_sq, sq[p], code, gamma, kern[KERN_DEGREE],
-                                     kern[KERN_COEF0])
+    _dots_to_kernel(row, store[STORE_SQ][rid], panel[panel.shape[0] - 1, lo:hi],
+                    kern[KERN_CODE], kern[KERN_GAMMA], kern[KERN_DEGREE], kern[KERN_COEF0])
     live = 0
     for p in range(n):
         if cols[p] >= 0:
