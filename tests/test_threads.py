@@ -163,7 +163,7 @@ def _expansion(alpha, g):
     n = g.shape[0]
     return (np.arange(n), alpha, g, np.zeros(n), np.ones(n),
             np.zeros((expansion.N_GENERATIONS, n), dtype=np.int32),
-            np.zeros(1 + 2 * expansion.N_GENERATIONS, dtype=np.int64))
+            np.zeros(1 + 2 * expansion.N_GENERATIONS, dtype=np.int64), np.zeros((0, n)))
 
 
 def _naive_pair(g, alpha, n):
@@ -213,15 +213,18 @@ def test_pair_search_in_blocks_is_the_one_thread_search():
     one-thread pair on near ties, where comparing per-block winners does not."""
     rng = np.random.default_rng(3)
     naive_differs = 0
-    for trial in range(60):
-        n = int(rng.integers(par.SEARCH_MIN_PARALLEL, 3 * par.SEARCH_MIN_PARALLEL))
+    for trial in range(70):
+        # sizes where these ties defeat the naive combination (a few times in 60), then sizes
+        # past SEARCH_MIN_PARALLEL, where extremes() itself dispatches to the blocks
+        low = 4096 if trial < 60 else par.SEARCH_MIN_PARALLEL
+        n = int(rng.integers(low, 3 * low))
         g, alpha = _tied_gradients(rng, n)
         svs = _expansion(alpha, g)
         with compiled_threads(1):
             assert not par.search_worth(n)
             expected = core.extremes(n, svs)
         with compiled_threads(2):
-            assert par.search_worth(n) == (CORES > 1)
+            assert par.search_worth(n) == (CORES > 1 and n >= par.SEARCH_MIN_PARALLEL)
             blocks = par.search_in_blocks(n, svs, core.TIE)  # on the threads even if one core
             dispatched = core.extremes(n, svs)
             row = np.linspace(-1.0, 1.0, n) / 3  # PROCESS's sum beside the search
@@ -346,9 +349,10 @@ def test_models_are_identical_for_every_n_jobs(name, n_jobs):
 def test_lasvm_with_a_large_expansion_is_identical_for_every_n_jobs():
     """S beyond ``SEARCH_MIN_PARALLEL``: the pair searches, the fused update-and-search and
     the removals of blatant non-support vectors run in blocks, and the model is the same."""
-    X = _problem(n=4800, d=10)[0]
+    n = par.SEARCH_MIN_PARALLEL * 5 // 4  # noise labels: most rows join S
+    X = _problem(n=n, d=10)[0]
     X_test = _problem(n=300, d=10, seed=1)[0]
-    y = np.where(np.random.default_rng(5).random(4800) < 0.5, 1, -1)  # labels of noise: S
+    y = np.where(np.random.default_rng(5).random(n) < 0.5, 1, -1)  # labels of noise: S
     one = assert_same_model(lambda **kw: LASVM(C=10.0, gamma=1.0, **kw), X, y, 2, X_test)
     learner = one.learners_[0]
     assert learner.cnt[expansion.N_COLS] >= par.SEARCH_MIN_PARALLEL
@@ -364,8 +368,9 @@ def test_prefetch_and_fused_pair_steps_with_s_beyond_the_cache(layout):
     region for both rows, the update and the search (|S| >= ``FUSED_MIN_PARALLEL``). The model
     is the one of a cache that holds every row, on one thread and on two, bit for bit, and no
     row is left pinned for an example outside S."""
-    X = _problem(n=2400, d=40)[0]
-    y = np.where(np.random.default_rng(7).random(2400) < 0.5, 1, -1)  # labels of noise: S
+    n = core.FUSED_MIN_PARALLEL * 9 // 4  # noise labels: most rows join S
+    X = _problem(n=n, d=40)[0]
+    y = np.where(np.random.default_rng(7).random(n) < 0.5, 1, -1)  # labels of noise: S
     if layout == "csr":
         X[np.abs(X) < 0.1] = 0.0
         X = sp.csr_matrix(X)
@@ -377,7 +382,7 @@ def test_prefetch_and_fused_pair_steps_with_s_beyond_the_cache(layout):
 
     reference, _ = fit(None, 100.0)
     for n_jobs in (None, 2):
-        model, learner = fit(n_jobs, 3.0)
+        model, learner = fit(n_jobs, 3.0 * n / 2304)  # ~160 rows, fewer than S
         rows, _, id_meta, _ = learner.cache.state
         assert 8 * expansion.PREFETCH <= rows.shape[0] < learner.cnt[expansion.N_LIVE]
         for attribute in ("support_", "dual_coef_", "intercept_"):

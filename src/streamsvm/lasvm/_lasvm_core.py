@@ -167,7 +167,7 @@ def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
 FUSED_SCATTER_MAX = 4096
 #: the least size of S whose pair steps go through :func:`pair_in_one_region` on several
 #: threads (below ``SEARCH_MIN_PARALLEL`` it takes a region only for rows worth computing there)
-FUSED_MIN_PARALLEL = 1024
+FUSED_MIN_PARALLEL = 4096
 
 
 @njit(cache=True)

@@ -72,7 +72,7 @@ SEARCH_SUB = 256
 SCAN_CHUNK = 8
 #: the least size of S whose pair search (with the gradient update before it, and the removal
 #: of blatant non-support vectors) is split over threads: one parallel region per step
-SEARCH_MIN_PARALLEL = 4096
+SEARCH_MIN_PARALLEL = 16384
 
 
 @njit(cache=True)
