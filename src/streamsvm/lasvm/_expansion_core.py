@@ -150,12 +150,19 @@ def dots_to_columns(target, lo, hi, x_sq, sq, perm, kern):
         for j in range(n):
             row[j] = kernel_from_dot(row[j], x_sq, sq[max(cols[j], 0)], code, gamma, degree,
                                      coef0)
+    return _zero_holes(row, cols)
+
+
+@njit(cache=True, inline="always")
+def _zero_holes(row, cols):
+    """``row[p] = 0`` where ``cols[p] < 0`` (a hole of S); returns the number of the others
+    (the kernel values computed)."""
     live = 0
-    for j in range(n):
-        if cols[j] >= 0:
+    for p in range(row.shape[0]):
+        if cols[p] >= 0:
             live += 1
         else:
-            row[j] = 0.0
+            row[p] = 0.0
     return live
 
 
@@ -179,17 +186,9 @@ def _panel_columns(rid, lo, hi, store, kern, perm, panel, target):
     :func:`dots_to_columns`, without its gather)."""
     panel_dots(store[STORE_XD], rid, panel, lo, hi, target)
     row = target[lo:hi]
-    cols = perm[lo:hi]
-    n = row.shape[0]
     _dots_to_kernel(row, store[STORE_SQ][rid], panel[panel.shape[0] - 1, lo:hi],
                     kern[KERN_CODE], kern[KERN_GAMMA], kern[KERN_DEGREE], kern[KERN_COEF0])
-    live = 0
-    for p in range(n):
-        if cols[p] >= 0:
-            live += 1
-        else:
-            row[p] = 0.0
-    return live
+    return _zero_holes(row, perm[lo:hi])
 
 
 @njit(cache=True, inline="always")
