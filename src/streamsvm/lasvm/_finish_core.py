@@ -41,7 +41,9 @@ from ._parallel_core import pair_gain, partner_in_blocks, search_worth
 #: the finishing step runs over a dense copy of the active set's kernel rows up to this size
 #: (a flat buffer of ``DENSE_FINISH_MAX**2`` values, touched only by the rows used)
 DENSE_FINISH_MAX = 2048
-MAX_SHRINK_EVENTS = 32  #: shrinks recorded between two unshrinks (more: eq. 9 in full)
+#: shrinks recorded between two unshrinks (more: eq. 9 in full); the record takes
+#: ``MAX_SHRINK_EVENTS x |S|`` floats during the finishing step (8 MB for |S| = 32,768)
+MAX_SHRINK_EVENTS = 32
 EVENTS = 0  #: ``record[EVENTS]``: shrinks that set members aside since the last unshrink
 GONE = 1  #: ``record[GONE]``: members that shrinking removed from S since then
 
