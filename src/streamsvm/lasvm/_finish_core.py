@@ -95,6 +95,9 @@ def _shrink_recorded(n_active, store, svs, cache, cnt, tmp, record, snapshots, g
     from S (alpha = 0 now) are listed in ``gone`` (their moves count too). Past
     ``MAX_SHRINK_EVENTS`` events ``record[EVENTS]`` becomes -1: the next unshrink is eq. 9 in
     full."""
+    e = record[EVENTS]
+    if e < 0:  # too many events already: the next unshrink is eq. 9 in full
+        return _shrink(n_active, store, svs, cache, cnt, tmp)
     perm = svs[SV_PERM]
     pos_of = store[STORE_POS]
     n_before = cnt[N_COLS]
@@ -102,9 +105,8 @@ def _shrink_recorded(n_active, store, svs, cache, cnt, tmp, record, snapshots, g
     members = perm[:n_active].copy()
     n_keep = _shrink(n_active, store, svs, cache, cnt, tmp)
     n = cnt[N_COLS]
-    e = record[EVENTS]
-    if e < 0 or (n_keep == n_active and n == n_before):
-        return n_keep  # too many events already, or nothing set aside or removed
+    if n_keep == n_active and n == n_before:
+        return n_keep  # nothing set aside or removed
     if n != n_before:
         for rid in members:
             if rid >= 0 and pos_of[rid] < 0:
@@ -159,22 +161,24 @@ def _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs
     n_events, n_gone = record[EVENTS], record[GONE]
     moved = np.empty(n, dtype=np.int64)
     n_moved = 0
-    delta_cost = 0
+    by_moves = False
     if n_events > 0:
+        moves_cost = 0
         for t in range(n):
             m = member[perm[t]]
             for e in range(n_events):
                 if alpha[t] != snapshots[e, m]:
                     moved[n_moved] = t
                     n_moved += 1
-                    delta_cost += _missing_columns(perm[t], n, cache)
+                    moves_cost += _missing_columns(perm[t], n, cache)
                     break
         for a in range(n_gone):
-            delta_cost += _missing_columns(gone[a], n, cache)
-    full_cost = 0
-    for s in range(n_active, n):
-        full_cost += _missing_columns(perm[s], n, cache)
-    if n_events <= 0 or delta_cost >= full_cost:
+            moves_cost += _missing_columns(gone[a], n, cache)
+        full_cost = 0
+        for s in range(n_active, n):
+            full_cost += _missing_columns(perm[s], n, cache)
+        by_moves = moves_cost < full_cost
+    if not by_moves:
         for s in range(n_active, n):
             row = kernel_row(perm[s], n, store, kern, svs, cache, work[WORK_SCATTER],
                              work[WORK_SCRATCH_C], cnt)

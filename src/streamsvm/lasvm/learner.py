@@ -134,8 +134,7 @@ class _Learner(BinaryLearner):
         (a new or loaded learner, a changed store) or narrower than the capacity of S."""
         rows = _panel_core.panel_features(bool(self.sparse), self.n_features)
         capacity = self.perm.shape[0]
-        if self.panel is None or self.panel.shape[1] != capacity or (
-                self.panel.shape[0] != (rows + 1 if rows else 0)):
+        if self.panel is None or self.panel.shape != (rows + 1 if rows else 0, capacity):
             self.panel = _panel_core.build_panel(rows, capacity, self.perm,
                                                  int(self.cnt[_expansion.N_COLS]), self.Xd,
                                                  self.sq)
@@ -249,11 +248,7 @@ class _Learner(BinaryLearner):
         log[:, : self.layout_log.shape[1]] = self.layout_log
         self.layout_log = log
         self.scratch = np.zeros((3, capacity))
-        if self.panel is not None and self.panel.shape[0]:
-            panel = np.zeros((self.panel.shape[0], capacity))
-            panel[:, :n] = self.panel[:, :n]
-            self.panel = panel
-        return capacity
+        return capacity  # (the panel is rebuilt at the new capacity by _panel)
 
     def _grow_expansion(self):
         capacity = self.perm.shape[0]
