@@ -303,7 +303,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
     scratch = work[WORK_SCRATCH_C]
     if ist[I_BOTH] < 0:
         # y(x) is the same everywhere until both classes have support vectors: draw at random
-        draw_front(ids, rows, m, 1, rng)
+        draw_front(ids, rows, m, np.int64(1), rng)
         t = 0
         f = _expansion.decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
         fst[F_RADIUS] = 0.0

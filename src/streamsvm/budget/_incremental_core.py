@@ -311,11 +311,17 @@ def refresh(m):
 
 
 # ------------------------------------------------------------------------ the adiabatic loop
+#: what :func:`_drive` moves: the coefficient ``a_c``, or C (NumPy ints, not Python ones, so
+#: that numba compiles one ``_drive`` for both, not one per literal)
+_DRIVE_ALPHA = np.int64(0)
+_DRIVE_C = np.int64(1)
+
+
 @njit(cache=True)
 def _drive(m, mode, c, target, stop_at_margin):
-    """Move the driver (mode 0: ``a_c`` toward ``target``; mode 1: C toward ``target``) while
-    keeping KKT on every other example (module docstring). Returns False if the iteration
-    limit was hit."""
+    """Move the driver (mode ``_DRIVE_ALPHA``: ``a_c`` toward ``target``; ``_DRIVE_C``: C
+    toward ``target``) while keeping KKT on every other example (module docstring). Returns
+    False if the iteration limit was hit."""
     y, s, alpha, g, status, G = m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G], m[M_STATUS], m[M_GRAM]
     S, fs, ist = m[M_MARGIN], m[M_FS], m[M_IST]
     n = ist[I_N]
@@ -337,7 +343,7 @@ def _drive(m, mode, c, target, stop_at_margin):
     for _ in range(limit):
         P = ist[I_P]
         C = fs[F_C]
-        if mode == 0:
+        if mode == _DRIVE_ALPHA:
             remaining = target - alpha[c]
         else:
             remaining = target - C
@@ -355,7 +361,7 @@ def _drive(m, mode, c, target, stop_at_margin):
             sigma = 0.0
             for i in range(n):
                 u[i] = 0.0
-            if mode == 0:
+            if mode == _DRIVE_ALPHA:
                 sigma = y[c] * d
                 for i in range(n):
                     u[i] = d * y[i] * y[c] * G[i, c]
@@ -364,10 +370,10 @@ def _drive(m, mode, c, target, stop_at_margin):
                     if status[k] == ERROR:
                         sigma += _error_rates(m, u, k, d * s[k])
         # ---------------------------------------------------------- S empty: move b alone
-        if P == 0 and (mode == 0 or abs(sigma) > 1e-9 * (1.0 + C)):
+        if P == 0 and (mode == _DRIVE_ALPHA or abs(sigma) > 1e-9 * (1.0 + C)):
             rho = 1.0 if sigma > 0 else -1.0
             best = np.inf
-            who = -1
+            who = np.int64(-1)
             for i in range(n):
                 if blocked[i] or (s[i] <= 0.0 and status[i] != DRIVER):
                     continue
@@ -376,7 +382,7 @@ def _drive(m, mode, c, target, stop_at_margin):
                     t = max(g[i], 0.0)
                 elif status[i] == ERROR and rate > 0:
                     t = max(-g[i], 0.0)
-                elif status[i] == DRIVER and mode == 0 and d > 0 and stop_at_margin:
+                elif status[i] == DRIVER and mode == _DRIVE_ALPHA and d > 0 and stop_at_margin:
                     t = max(-g[i], 0.0)  # rate y_c rho = d = +1
                 else:
                     continue
@@ -390,7 +396,7 @@ def _drive(m, mode, c, target, stop_at_margin):
                 g[i] += y[i] * rho * best
             g[who] = 0.0
             ist[I_EVENTS] += 1
-            if who == c and mode == 0:
+            if who == c and mode == _DRIVE_ALPHA:
                 if alpha[c] <= 0.0:
                     alpha[c] = 0.0
                     status[c] = RESERVE
@@ -400,7 +406,7 @@ def _drive(m, mode, c, target, stop_at_margin):
                         status[c] = ERROR if alpha[c] >= s[c] * C else RESERVE
                 return True
             if _expand(m, who, work_v, work_b):
-                if mode == 1 and status[who] == ERROR:
+                if mode == _DRIVE_C and status[who] == ERROR:
                     sigma += _error_rates(m, u, who, -d * s[who])
                 status[who] = MARGIN
             else:
@@ -445,12 +451,12 @@ def _drive(m, mode, c, target, stop_at_margin):
         # ---------------------------------------------------------- step length
         best = t_end
         kind = 0  # 0 end, 1 driver to S, 2 S leaves to R, 3 S leaves to E, 4 enters S
-        who = -1
-        if mode == 0 and d > 0 and stop_at_margin and gam[c] > tiny_gamma:
+        who = np.int64(-1)
+        if mode == _DRIVE_ALPHA and d > 0 and stop_at_margin and gam[c] > tiny_gamma:
             t = max(-g[c] / gam[c], 0.0)
             if t < best:
                 best, kind, who = t, 1, c
-        bound_rate = d if mode == 1 else 0.0
+        bound_rate = d if mode == _DRIVE_C else 0.0
         for k in range(P):
             j = S[k]
             rate = beta[k + 1]
@@ -476,7 +482,7 @@ def _drive(m, mode, c, target, stop_at_margin):
                 best, kind, who = t, 4, i
         # ---------------------------------------------------------- take the step
         t = best
-        if mode == 0:
+        if mode == _DRIVE_ALPHA:
             alpha[c] += d * t
         else:
             fs[F_C] = C + d * t
@@ -511,13 +517,13 @@ def _drive(m, mode, c, target, stop_at_margin):
             else:
                 alpha[who] = s[who] * fs[F_C]
                 status[who] = ERROR
-                if mode == 1:
+                if mode == _DRIVE_C:
                     sigma += _error_rates(m, u, who, d * s[who])
             g[who] = 0.0
             continue
         g[who] = 0.0
         if _expand(m, who, work_v, work_b):
-            if mode == 1 and status[who] == ERROR:
+            if mode == _DRIVE_C and status[who] == ERROR:
                 sigma += _error_rates(m, u, who, -d * s[who])
             status[who] = MARGIN
         else:
@@ -554,7 +560,7 @@ def _sensitivities(G, y, S, P, beta, u, status, gam, n):
 @njit(cache=True)
 def _finish_drive(m, mode, c, target):
     s, alpha, status, fs = m[M_WEIGHT], m[M_ALPHA], m[M_STATUS], m[M_FS]
-    if mode == 0:
+    if mode == _DRIVE_ALPHA:
         alpha[c] = target
         if target <= 0.0:
             alpha[c] = 0.0
@@ -614,7 +620,7 @@ def add_example(m, x, xsq, label, weight, example_id, krow):
         status[n] = RESERVE if g[n] >= 0.0 or weight > 0.0 else ERROR
     else:
         status[n] = DRIVER
-        if not _drive_safely(m, 0, n, weight * fs[F_C], True):
+        if not _drive_safely(m, _DRIVE_ALPHA, n, weight * fs[F_C], np.bool_(True)):
             return -1
     _after_operation(m)
     return n
@@ -631,7 +637,7 @@ def remove_slot(m, c):
     ok = True
     if alpha[c] > 0.0:
         status[c] = DRIVER
-        ok = _drive_safely(m, 0, c, 0.0, False)
+        ok = _drive_safely(m, _DRIVE_ALPHA, c, 0.0, np.bool_(False))
         alpha[c] = 0.0
     n = ist[I_N]
     last = n - 1
@@ -674,10 +680,10 @@ def set_weight(m, c, weight):
             return True
         _contract(m, _position_in_S(m, c))
         status[c] = DRIVER
-        ok = _drive_safely(m, 0, c, upper, False)
+        ok = _drive_safely(m, _DRIVE_ALPHA, c, upper, np.bool_(False))
     else:  # ERROR: a_c sat on the old bound
         status[c] = DRIVER
-        ok = _drive_safely(m, 0, c, upper, upper > alpha[c])
+        ok = _drive_safely(m, _DRIVE_ALPHA, c, upper, upper > alpha[c])
     _after_operation(m)
     return ok
 
@@ -686,7 +692,7 @@ def set_weight(m, c, weight):
 def set_C(m, C_new):
     """Change C for every bound ``s_i C`` (Diehl & Cauwenberghs' perturbation), keeping KKT.
     Returns False if the caller must re-solve (see :func:`_drive_safely`)."""
-    ok = _drive_safely(m, 1, -1, C_new, False)
+    ok = _drive_safely(m, _DRIVE_C, np.int64(-1), C_new, np.bool_(False))
     _after_operation(m)
     return ok
 

@@ -244,7 +244,7 @@ def _pair_distance_sparse(Q, Qsq, j, k, nz, nnz, feature, code, gamma, degree, c
         within += c * c
     dist = inside + max(Qsq[k] - within, 0.0)
     if dist < 1e-4 * Qsq[k]:  # rounding of |q_k|^2 - within (~eps |q_k|^2) not negligible
-        return _pair_distance(Q, Qsq, j, k, False, code, gamma, degree, coef0)
+        return _pair_distance(Q, Qsq, j, k, np.bool_(False), code, gamma, degree, coef0)
     return dist
 
 
@@ -263,7 +263,7 @@ def _refresh_distances(m, tw, opts, n, nz):
     for j in range(n):
         if changed[j] == 0:
             continue
-        nnz = 0
+        nnz = np.int64(0)  # not a literal: one compiled _pair_distance_sparse
         for p in range(d):
             if Q[j, p] != 0.0:
                 nz[nnz] = p
@@ -473,7 +473,7 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
         tst[T_ADD] += 1
         return
     far = -1.0
-    k_far = -1
+    k_far = np.int64(-1)  # not a literal: one compiled _remove_twin, _place, _add_twin
     slot_p, slot_n, my, mg = tw[TW_SLOT_POS], tw[TW_SLOT_NEG], m[M_Y], m[M_G]
     for j in range(n):
         slot = slot_p[j] if slot_p[j] >= 0 else slot_n[j]

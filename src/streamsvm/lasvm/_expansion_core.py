@@ -385,7 +385,7 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
             continue  # a member (its row is pinned) or already cached (and then distinct)
         slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
         if not roomy:
-            cache_set_pinned(slot_meta, id_meta, k, True)
+            cache_set_pinned(slot_meta, id_meta, k, np.bool_(True))
         ids[m] = k
         slots[m] = slot
         m += 1
@@ -408,7 +408,7 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
                                                   perm, panel, kern, rows)
     elif panel.shape[0] > 0:  # row by row from the panel (as kernel_row computes them)
         for b in range(m):
-            cnt[KEVALS] += _panel_columns(ids[b], 0, ncol, store, kern, perm, panel,
+            cnt[KEVALS] += _panel_columns(ids[b], np.int64(0), ncol, store, kern, perm, panel,
                                           rows[slots[b]])
     else:
         for j in range(ncol):
@@ -458,7 +458,7 @@ def unpin_prefetched(pool, start, end, store, cache):
     for t in range(start, min(end, start + PREFETCH_WINDOW)):
         k = pool[t]
         if pos_of[k] < 0:
-            cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, False)
+            cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, np.bool_(False))
 
 
 @njit(cache=True, parallel=True)
@@ -503,7 +503,7 @@ def insert(k, gk, lo_k, hi_k, store, svs, cache, cnt):
     hi[p] = hi_k
     put(svs[SV_PANEL], p, store[STORE_XD], k, store[STORE_SQ])
     store[STORE_POS][k] = p
-    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, True)
+    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, np.bool_(True))
     cnt[N_COLS] = p + 1
     cnt[N_LIVE] += 1
     return p
@@ -519,7 +519,7 @@ def remove(p, store, svs, cache, cnt):
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     k = perm[p]
     store[STORE_POS][k] = -1
-    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, False)
+    cache_set_pinned(cache[CACHE_SLOT_META], cache[CACHE_ID_META], k, np.bool_(False))
     cache_invalidate(cache[CACHE_SLOT_META], cache[CACHE_ID_META], cache[CACHE_STATS], k)
     perm[p] = -1
     alpha[p] = 0.0
@@ -620,7 +620,7 @@ def compact(store, svs, cache, cnt, tmp):
     perm = svs[SV_PERM]
     n = cnt[N_COLS]
     order = np.empty(n, dtype=np.int64)
-    m = 0
+    m = np.int64(0)  # not a literal: one compiled reorder
     for c in range(n):
         if perm[c] >= 0:
             order[m] = c
@@ -692,7 +692,7 @@ def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0,
     rows of dot products (vectorised); the same bits as one value at a time."""
     n_rows, n_sv = X.shape[0], SV.shape[0]
     dots = np.empty((4, n_sv))
-    r = 0
+    r = np.int64(0)  # not a literal: one compiled dot_rows4
     while r + 4 <= n_rows:
         for s in range(n_sv):
             d0, d1, d2, d3 = dot_rows4(X, r, r + 1, r + 2, r + 3, SV, s)

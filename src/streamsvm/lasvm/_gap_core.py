@@ -136,8 +136,8 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
     (``g_i + g_j < 0`` -> i, else j). Returns True if a step was made."""
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
-    i = -1
-    j = -1
+    i = np.int64(-1)  # not literals: one compiled single_step
+    j = np.int64(-1)
     gmin = np.inf
     gmax = -np.inf
     for s in range(n):
@@ -235,7 +235,7 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
         k = pool[pstate[0]]
         if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
             prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
-                          work[WORK_SCATTER], False)
+                          work[WORK_SCATTER], np.bool_(False))
         pstate[0] += 1
         done += 1
         cnt[N_ITER] += 1

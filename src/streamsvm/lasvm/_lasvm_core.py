@@ -287,7 +287,7 @@ def _update_and_scan(lam, ri, rj, n, svs):
     if search_worth(n):
         return update_and_search(g, lam, ri, rj, np.bool_(True), n, svs[SV_ALPHA], svs[SV_LO],
                                  svs[SV_HI], TIE)
-    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):
+    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, np.int64(0)):
         gradient_step(g, lam, ri, rj, n)
     else:
         for s in range(n):
@@ -565,7 +565,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             k = pool[pstate[0]]
             if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
                 prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
-                              work[WORK_SCATTER], True)
+                              work[WORK_SCATTER], np.bool_(True))
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
                  rng)
         done += 1

@@ -504,7 +504,7 @@ def _gradient_step_blocks(g, lam, ri, rj, n):
 def gradient_step(g, lam, ri, rj, n):
     """``g[s] -= lam (ri[s] - rj[s])`` for ``s < n`` (the gradient update after a direction
     search, eq. 9 of Bordes et al. 2005), on several threads when S is large."""
-    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, 0):
+    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, np.int64(0)):
         _gradient_step_blocks(g, lam, ri, rj, n)
     else:
         for s in range(n):

@@ -212,7 +212,7 @@ def _insert_with_dependence(G, h, q, tau, noise, lam, g, L, order, in_corral, n,
         for k in range(n):
             z[k] /= total
             slope -= z[k] * g[order[k]]
-        leaving = -1
+        leaving = np.int64(-1)  # not a literal (one compiled _remove_position)
         if slope < 0.0:
             # increase λ_j, decrease λ_S by t z
             step = np.inf
@@ -262,7 +262,7 @@ def _minor_cycles(L, order, in_corral, n, q, lam, ones, u, w, mu, entering):
             return n, cycles, True
         cycles += 1
         step = 1.0
-        leaving = -1
+        leaving = np.int64(-1)
         for k in range(n):
             if mu[k] <= 0.0:
                 lk = lam[order[k]]
@@ -337,8 +337,9 @@ def simplex_qp(G, h, q, lam0, tol_abs, tol_rel, max_iter, noise_level):
         lam[best] = 1.0
     _gradient(G, h, q, lam, g)
 
-    # place the support of the start in the corral, largest weights first
-    n = 0
+    # place the support of the start in the corral, largest weights first (n a NumPy int,
+    # not a literal 0: one compiled version of each function it is passed to)
+    n = np.int64(0)
     support = np.argsort(-lam)
     for idx in range(m):
         j = support[idx]
@@ -351,7 +352,8 @@ def simplex_qp(G, h, q, lam0, tol_abs, tol_rel, max_iter, noise_level):
             return lam, np.inf, 0, status
     n_iter = 0
     if n > 1:
-        n, cycles, stalled = _minor_cycles(L, order, in_corral, n, q, lam, ones, u, w, mu, -1)
+        n, cycles, stalled = _minor_cycles(L, order, in_corral, n, q, lam, ones, u, w, mu,
+                                              np.int64(-1))
         n_iter += cycles
         _gradient(G, h, q, lam, g)
 
@@ -359,7 +361,7 @@ def simplex_qp(G, h, q, lam0, tol_abs, tol_rel, max_iter, noise_level):
     gap = np.inf
     while True:
         g_min = np.inf
-        entering = -1
+        entering = np.int64(-1)  # not a literal (one compiled insertion)
         g_enter = np.inf
         for i in range(m):
             if g[i] < g_min:
