@@ -140,6 +140,30 @@ def test_verbose_reports_and_learns_the_same_model(name, fake_clock, monkeypatch
     assert progress.first_use_notice(name) not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("name", "compiles"), [("LASVM", True), ("ActiveSVM", True),
+                                               ("Pegasos", False)])
+def test_a_compiled_finishing_step_announces_its_first_use(name, compiles, monkeypatch,
+                                                           capsys):
+    """``finish()`` after a stream of ``partial_fit`` runs compiled code of its own (LASVM's
+    finishing step), which may compile for minutes: announced once, as ``fit`` is; an
+    estimator whose finish compiles nothing says nothing."""
+    X, y = _problem()
+    monkeypatch.setattr(progress, "_used", set())
+    model = STREAM_CLASSIFIERS[name](verbose=1)
+    model.partial_fit(X, y, classes=[-1, 1])
+    capsys.readouterr()
+    model.finish()
+    notice = progress.first_use_notice(f"{name}.finish")
+    assert (notice in capsys.readouterr().err) == compiles
+    model.finish()
+    assert notice not in capsys.readouterr().err
+    # fit runs the finishing step inside its own announced first use
+    monkeypatch.setattr(progress, "_used", set())
+    STREAM_CLASSIFIERS[name](verbose=1).fit(X, y)
+    STREAM_CLASSIFIERS[name](verbose=1).fit(X, y).finish()
+    assert notice not in capsys.readouterr().err
+
+
 def test_the_chunk_invariant_families_report_inside_fit(fake_clock, capsys):
     X, y = _problem()
     in_pieces = set()

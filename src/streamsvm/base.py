@@ -300,6 +300,9 @@ class StreamClassifier(
     _row_state = None
     #: what the learners take of class and sample weights (class doc)
     _weighting: str | None = None
+    #: whether :meth:`finish` runs compiled code of its own (a finishing step), whose first
+    #: use in a process ``verbose`` announces as it announces ``fit``'s
+    _finish_compiles: bool = False
     #: why this estimator takes no sample weights (the error's text)
     _weighting_refusal: str = "its algorithm has no weighted form implemented"
 
@@ -694,6 +697,8 @@ class StreamClassifier(
 
     def _learn_reporting_threads(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
         first = progress.first_use(self._name)
+        if whole_pass:  # fit runs the finishing step: its first use is announced with fit's
+            progress.first_use(f"{self._name}.finish")
         verbose = getattr(self, "verbose", 0) or 0
         if not verbose:
             self._learn(X, y, whole_pass=whole_pass, sample_weight=sample_weight)
@@ -824,6 +829,9 @@ class StreamClassifier(
         if self._warmup_y:  # a stream that ended during learn_one's warm-up
             self._learn_warmup()
         self._check_fitted()
+        if (self._finish_compiles and getattr(self, "verbose", 0)
+                and progress.first_use(f"{self._name}.finish")):
+            progress.say(progress.first_use_notice(f"{self._name}.finish"))
         with compiled_threads(getattr(self, "n_jobs", None)):
             for learner in self.learners_:
                 learner.finish()

@@ -99,7 +99,10 @@ class ActiveSVM(_KernelSVMBase):
     n_jobs : int or None, default None
         Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
         used only above a size threshold: None = 1, -1 = every core, -2 = all but one
-        (``docs/performance.md``). Every value learns the very same model.
+        (``docs/performance.md``). Every value learns the very same model. The threads
+        meet at every parallel step, thousands of times a fit: give them cores of their
+        own, since where other processes keep the cores busy ``n_jobs > 1`` can be many
+        times slower than one thread.
 
     Attributes
     ----------
@@ -127,6 +130,8 @@ class ActiveSVM(_KernelSVMBase):
     >>> model.stopped_by_, model.data_efficiency_ < 0.5
     ('sv_count', True)
     """
+
+    _finish_compiles = True  # LASVM's finishing step
 
     _learner_params = ()
     #: class_weight is the paper's DC baseline (below), not the stream's class counts

@@ -182,7 +182,10 @@ class LASVM(_KernelSVMBase):
     n_jobs : int or None, default None
         Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
         used only above a size threshold: None = 1, -1 = every core, -2 = all but one
-        (``docs/performance.md``). Every value learns the very same model.
+        (``docs/performance.md``). Every value learns the very same model. The threads
+        meet at every parallel step, thousands of times a fit: give them cores of their
+        own, since where other processes keep the cores busy ``n_jobs > 1`` can be many
+        times slower than one thread.
 
     Attributes
     ----------
@@ -200,6 +203,8 @@ class LASVM(_KernelSVMBase):
     >>> model.score(X[1500:], y[1500:]) > 0.9
     True
     """
+
+    _finish_compiles = True  # LASVM's finishing step
 
     _learner_params = ()
     _parameter_constraints = {

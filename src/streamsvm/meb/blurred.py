@@ -465,7 +465,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     n_jobs : int or None, default None
         Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
         used only above a size threshold: None = 1, -1 = every core, -2 = all but one
-        (``docs/performance.md``). Every value learns the very same model.
+        (``docs/performance.md``). Every value learns the very same model. The threads
+        meet at every parallel step, thousands of times a fit: give them cores of their
+        own, since where other processes keep the cores busy ``n_jobs > 1`` can be many
+        times slower than one thread.
 
     Attributes
     ----------
