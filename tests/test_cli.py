@@ -68,6 +68,8 @@ def test_train_save_evaluate_predict(runner, svmlight_file, tmp_path):
     assert result.exit_code == 0, result.output
     predicted = np.loadtxt(out)
     np.testing.assert_array_equal(predicted, model.predict(X))
+    # labels written as the file writes them: -1 and 1, not -1.0 and 1.0
+    assert set(out.read_text().split()) == {"-1", "1"}
 
 
 def test_resume_continues_the_stream(runner, svmlight_file, tmp_path):
@@ -145,6 +147,20 @@ def test_malformed_line_is_reported_with_its_number(runner, svmlight_file, tmp_p
     result = runner.invoke(main, ["train", "Perceptron", "--file", str(bad), "--quiet"])
     assert result.exit_code == EXIT_DATA
     assert "bad.svm:42:" in result.output
+
+
+@pytest.mark.parametrize(("name", "text"), [("nan.svm", "+1 1:0.5 2:nan\n-1 1:0.1 2:0.2\n"),
+                                            ("nan.csv", "0.5,inf,1\n0.1,0.2,-1\n")])
+def test_a_non_finite_value_is_named_without_a_python_only_hint(runner, tmp_path, name, text):
+    """The readers tell Python callers to pass ``allow_nan=True``; the command line has no
+    such option (its estimators take finite values only), so it says that instead."""
+    path = tmp_path / name
+    path.write_text(text)
+    result = runner.invoke(main, ["train", "Perceptron", "--file", str(path), "--quiet"])
+    assert result.exit_code == EXIT_DATA
+    assert f"{name}:1:" in result.output and "is not finite" in result.output
+    assert "allow_nan" not in result.output
+    assert "finite values only" in result.output
 
 
 def test_missing_files(runner, tmp_path):
@@ -301,6 +317,30 @@ def test_demo_talks_while_it_works(runner):
     assert result.exit_code == 0, result.output
     assert "demo: Pegasos: learning 2,000 rows in chunks of 2,000" in result.output
     assert "demo: sklearn SVC (batch, RBF): fitting 2,000 rows in one call" in result.output
+    # each of the library's estimators is used once, untimed, before its timed run
+    assert "demo: Pegasos: first use on 64 rows" in result.output
+    assert "demo: sklearn SVC (batch, RBF): first use" not in result.output
+
+
+def test_the_demo_times_learning_apart_from_the_first_use():
+    """The first use (compiling, or loading the compiled code) runs on a copy: the model the
+    demo times is untouched by it; string labels and a rarer class are taken as given."""
+    from sklearn.exceptions import NotFittedError
+
+    from streamsvm import LASVM
+    from streamsvm.demo import run_demo, use_once
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    y = np.where(X[:, 0] > 0.8, "rare", "common")
+    model = LASVM()
+    assert use_once(model, X, y, np.unique(y), X[:10]) > 0
+    with pytest.raises(NotFittedError):  # the timed model has learnt nothing
+        model.predict(X[:2])
+    rows = run_demo(n_train=400, n_test=100, chunk_size=200)
+    by_name = {row.name: row for row in rows}
+    assert by_name["Pegasos"].first_use_seconds > 0
+    assert by_name["sklearn SGDClassifier (1 pass)"].first_use_seconds is None
 
 
 def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypatch):

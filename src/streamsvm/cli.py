@@ -60,7 +60,12 @@ class CLIError(click.ClickException):
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    from .datasets._common import NONFINITE_HINT  # (error path only: keeps --help fast)
+
+    # the readers' hint names a Python argument; the estimators refuse non-finite values
+    text = str(exc).replace(NONFINITE_HINT, "the estimators take finite values only: fix or "
+                            "drop that value")
+    return " ".join(text.split()) or type(exc).__name__
 
 
 def _errors_as_one_line(func):
@@ -362,7 +367,15 @@ def predict(model_path, output, **source_options):
     """Predict a label for every example of a stream."""
     model = _load_model(model_path)
     for X, _y in _open(source_options, model.n_features_in_):
-        output.writelines(f"{label}\n" for label in model.predict(X))
+        output.writelines(f"{label}\n" for label in _as_written(model.predict(X)))
+
+
+def _as_written(labels: np.ndarray) -> np.ndarray:
+    """Labels as a data file writes them: whole-number floats (svmlight's labels are read as
+    floats) as integers, ``-1`` rather than ``-1.0``; any other labels as they are."""
+    if labels.dtype.kind == "f" and np.all(np.isfinite(labels)) and np.all(labels % 1 == 0):
+        return labels.astype(np.int64)
+    return labels
 
 
 @main.command()

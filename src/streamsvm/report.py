@@ -168,26 +168,34 @@ class DemoRow:
     seconds: float
     examples_per_second: float
     model_bytes: int
+    #: seconds of the untimed first use before training (compiling or loading the compiled
+    #: code); None for scikit-learn's models
+    first_use_seconds: float | None = None
 
 
 def demo_line(row: DemoRow) -> str:
     """The progress line logged after each estimator of the demo."""
-    return f"{row.name}: accuracy {row.accuracy:.4f} in {row.seconds:.2f} s"
+    first = ("" if row.first_use_seconds is None
+             else f" (first use before it: {row.first_use_seconds:.2f} s)")
+    return f"{row.name}: accuracy {row.accuracy:.4f} in {row.seconds:.2f} s{first}"
 
 
 def demo_table(rows: Sequence[DemoRow], *, data: str, n_train: int, n_test: int) -> Table:
     """Test accuracy, training time, throughput and model size of every estimator."""
     table = Table(
         title=f"streamsvm demo: {data}, {n_train:,} training / {n_test:,} test examples",
-        caption="train s: wall clock of training on the examples already drawn, including, on "
-                "the first run after installing, compiling the jitted code (cached for later "
-                "runs). Measured comparisons: streamsvm bench.",
+        caption="train s: wall clock of training on the examples already drawn. first use s: "
+                "a use on a few rows before it, which compiles the jitted code on the first "
+                "run after installing (minutes) and loads it from numba's cache later. "
+                "Measured comparisons: streamsvm bench.",
     )
-    for column in ("estimator", "accuracy", "train s", "examples/s", "model bytes"):
+    for column in ("estimator", "accuracy", "train s", "examples/s", "model bytes",
+                   "first use s"):
         table.add_column(column, justify="left" if column == "estimator" else "right")
     for r in rows:
         table.add_row(r.name, f"{r.accuracy:.4f}", f"{r.seconds:.2f}",
-                      f"{r.examples_per_second:,.0f}", f"{r.model_bytes:,}")
+                      f"{r.examples_per_second:,.0f}", f"{r.model_bytes:,}",
+                      "" if r.first_use_seconds is None else f"{r.first_use_seconds:.2f}")
     return table
 
 

@@ -14,6 +14,9 @@ DEFAULT_BLOCK_SIZE = 8 << 20  # bytes read and parsed at a time
 DEFAULT_MAX_FEATURES = 1 << 24  # widest data a file may declare unless told otherwise
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _NONFINITE = re.compile(r"[+-]?(nan|inf|infinity)", re.IGNORECASE | re.ASCII)
+#: how the Python readers say a non-finite value can be read (the command line, whose
+#: estimators take finite values only, says something else in its place)
+NONFINITE_HINT = "pass allow_nan=True to read NaN and infinities"
 
 
 def _check_positive_int(value, name):

@@ -14,6 +14,7 @@ from ._common import (
     _NUMBER,
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_FEATURES,
+    NONFINITE_HINT,
     _check_float_dtype,
     _check_positive_int,
     _nonfinite_value,
@@ -280,8 +281,7 @@ def _csv_chunks(opener, name, chunk_size, label_column, delimiter, header, dtype
                     if start == end:
                         what = f"field {aux + 1} is empty"
                     elif _nonfinite_value(token):
-                        what = (f"field {aux + 1} {token!r} is not finite (pass allow_nan=True "
-                                "to read NaN and infinities)")
+                        what = f"field {aux + 1} {token!r} is not finite ({NONFINITE_HINT})"
                     else:
                         what = f"field {aux + 1} {token!r} is not a number"
                     raise DataFileError(name, line_base + 1, what)

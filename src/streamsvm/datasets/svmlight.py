@@ -13,6 +13,7 @@ from . import _core
 from ._common import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_FEATURES,
+    NONFINITE_HINT,
     _check_float_dtype,
     _check_positive_int,
     _nonfinite_value,
@@ -42,8 +43,7 @@ def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_fe
         if start == end:
             what = f"feature {aux} has no value"
         elif _nonfinite_value(token):
-            what = (f"value {token!r} of feature {aux} is not finite "
-                    "(pass allow_nan=True to read NaN and infinities)")
+            what = f"value {token!r} of feature {aux} is not finite ({NONFINITE_HINT})"
         else:
             what = f"value {token!r} of feature {aux} is not a number"
     elif status == _core.INDEX_BELOW_ONE:
