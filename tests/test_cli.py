@@ -337,7 +337,7 @@ def test_the_demo_times_learning_apart_from_the_first_use():
     assert use_once(model, X, y, np.unique(y), X[:10]) > 0
     with pytest.raises(NotFittedError):  # the timed model has learnt nothing
         model.predict(X[:2])
-    rows = run_demo(n_train=400, n_test=100, chunk_size=200)
+    rows = run_demo(n_train=200, n_test=100, chunk_size=100)
     by_name = {row.name: row for row in rows}
     assert by_name["Pegasos"].first_use_seconds > 0
     assert by_name["sklearn SGDClassifier (1 pass)"].first_use_seconds is None
