@@ -95,12 +95,7 @@ RBF = 1
 POLY = 2
 SIGMOID = 3
 
-# the dense dot products sum in four explicit lanes (features q = l mod 4 in lane l, then
-# (lane 0 + lane 1) + (lane 2 + lane 3), then the last d mod 4 features in order): one order
-# on every CPU and in every variant, which LLVM still vectorises (the lanes are independent).
-# With ``reassoc`` LLVM chose the order by the CPU's vector width, and on an AVX2 CPU
-# dot_rows4 and dot_rows rounded the same product differently.
-_DOT_FLAGS = {"contract"}
+_DOT_FLAGS = {"reassoc", "contract"}  # lets LLVM vectorise the dense dot reductions
 
 #: rows per block of the parallel kernel rows (fixed: the blocks never depend on the threads)
 PARALLEL_BLOCK = 256
@@ -182,19 +177,10 @@ def kernel_from_dot(dot, x_sqnorm, z_sqnorm, code, gamma, degree, coef0):
 
 @njit(cache=True, fastmath=_DOT_FLAGS)
 def dot_dense(x, z):
-    """``x·z`` of two dense vectors of equal length, in the four lanes of ``_DOT_FLAGS``."""
-    d = x.shape[0]
-    a0 = a1 = a2 = a3 = 0.0
-    q = 0
-    while q + 4 <= d:
-        a0 += x[q] * z[q]
-        a1 += x[q + 1] * z[q + 1]
-        a2 += x[q + 2] * z[q + 2]
-        a3 += x[q + 3] * z[q + 3]
-        q += 4
-    total = (a0 + a1) + (a2 + a3)
-    for r in range(q, d):
-        total += x[r] * z[r]
+    """``x·z`` of two dense vectors of equal length."""
+    total = 0.0
+    for j in range(x.shape[0]):
+        total += x[j] * z[j]
     return total
 
 
@@ -203,61 +189,26 @@ def dot_rows(X, i, Z, j):
     """``X[i]·Z[j]`` for rows of two dense 2-D arrays of equal width, without making views
     of the rows (each view costs reference counting when made in an inner loop); the same
     summation order as :func:`dot_dense`."""
-    d = X.shape[1]
-    a0 = a1 = a2 = a3 = 0.0
-    q = 0
-    while q + 4 <= d:
-        a0 += X[i, q] * Z[j, q]
-        a1 += X[i, q + 1] * Z[j, q + 1]
-        a2 += X[i, q + 2] * Z[j, q + 2]
-        a3 += X[i, q + 3] * Z[j, q + 3]
-        q += 4
-    total = (a0 + a1) + (a2 + a3)
-    for r in range(q, d):
-        total += X[i, r] * Z[j, r]
+    total = 0.0
+    for q in range(X.shape[1]):
+        total += X[i, q] * Z[j, q]
     return total
 
 
 @njit(cache=True, fastmath=_DOT_FLAGS)
 def dot_rows4(X, i0, i1, i2, i3, Z, j):
     """``(X[i0]·Z[j], X[i1]·Z[j], X[i2]·Z[j], X[i3]·Z[j])``: four dot products that share the
-    loads of ``Z[j]`` (half the memory traffic of four :func:`dot_rows`), each summed in the
-    order of :func:`dot_dense` (the same bits)."""
-    d = X.shape[1]
-    b00 = b01 = b02 = b03 = 0.0
-    b10 = b11 = b12 = b13 = 0.0
-    b20 = b21 = b22 = b23 = 0.0
-    b30 = b31 = b32 = b33 = 0.0
-    q = 0
-    while q + 4 <= d:
-        z0, z1, z2, z3 = Z[j, q], Z[j, q + 1], Z[j, q + 2], Z[j, q + 3]
-        b00 += X[i0, q] * z0
-        b01 += X[i0, q + 1] * z1
-        b02 += X[i0, q + 2] * z2
-        b03 += X[i0, q + 3] * z3
-        b10 += X[i1, q] * z0
-        b11 += X[i1, q + 1] * z1
-        b12 += X[i1, q + 2] * z2
-        b13 += X[i1, q + 3] * z3
-        b20 += X[i2, q] * z0
-        b21 += X[i2, q + 1] * z1
-        b22 += X[i2, q + 2] * z2
-        b23 += X[i2, q + 3] * z3
-        b30 += X[i3, q] * z0
-        b31 += X[i3, q + 1] * z1
-        b32 += X[i3, q + 2] * z2
-        b33 += X[i3, q + 3] * z3
-        q += 4
-    t0 = (b00 + b01) + (b02 + b03)
-    t1 = (b10 + b11) + (b12 + b13)
-    t2 = (b20 + b21) + (b22 + b23)
-    t3 = (b30 + b31) + (b32 + b33)
-    for r in range(q, d):
-        z = Z[j, r]
-        t0 += X[i0, r] * z
-        t1 += X[i1, r] * z
-        t2 += X[i2, r] * z
-        t3 += X[i3, r] * z
+    loads of ``Z[j]`` (half the memory traffic of four :func:`dot_rows`)."""
+    t0 = 0.0
+    t1 = 0.0
+    t2 = 0.0
+    t3 = 0.0
+    for q in range(X.shape[1]):
+        z = Z[j, q]
+        t0 += X[i0, q] * z
+        t1 += X[i1, q] * z
+        t2 += X[i2, q] * z
+        t3 += X[i3, q] * z
     return t0, t1, t2, t3
 
 
