@@ -325,6 +325,11 @@ class StreamClassifier(
     def _name(self) -> str:
         return type(self).__name__
 
+    @property
+    def _finish_use(self) -> str:
+        """The name under which the finishing step's first use is announced."""
+        return f"{self._name}.finish"
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "classes_"):
             raise NotFittedError(
@@ -698,7 +703,7 @@ class StreamClassifier(
     def _learn_reporting_threads(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
         first = progress.first_use(self._name)
         if whole_pass:  # fit runs the finishing step: its first use is announced with fit's
-            progress.first_use(f"{self._name}.finish")
+            progress.first_use(self._finish_use)
         verbose = getattr(self, "verbose", 0) or 0
         if not verbose:
             self._learn(X, y, whole_pass=whole_pass, sample_weight=sample_weight)
@@ -830,8 +835,8 @@ class StreamClassifier(
             self._learn_warmup()
         self._check_fitted()
         if (self._finish_compiles and getattr(self, "verbose", 0)
-                and progress.first_use(f"{self._name}.finish")):
-            progress.say(progress.first_use_notice(f"{self._name}.finish"))
+                and progress.first_use(self._finish_use)):
+            progress.say(progress.first_use_notice(self._finish_use))
         with compiled_threads(getattr(self, "n_jobs", None)):
             for learner in self.learners_:
                 learner.finish()

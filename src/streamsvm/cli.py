@@ -61,10 +61,16 @@ class CLIError(click.ClickException):
 
 def _one_line(exc: BaseException) -> str:
     from .datasets._common import NONFINITE_HINT  # (error path only: keeps --help fast)
+    from .datasets.files import DataFileError
 
-    # the readers' hint names a Python argument; the estimators refuse non-finite values
-    text = str(exc).replace(NONFINITE_HINT, "the estimators take finite values only: fix or "
-                            "drop that value")
+    text = str(exc)
+    reader_error = exc
+    while reader_error is not None and not isinstance(reader_error, DataFileError):
+        reader_error = reader_error.__cause__  # (a stream re-raises it naming its source)
+    if reader_error is not None and reader_error.hint == NONFINITE_HINT:
+        # the readers' hint names a Python argument; the estimators refuse non-finite values
+        text = text.replace(f"({NONFINITE_HINT})", "(the estimators take finite values only: "
+                            "fix or drop that value)")
     return " ".join(text.split()) or type(exc).__name__
 
 

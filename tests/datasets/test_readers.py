@@ -395,16 +395,19 @@ def test_iter_npz_memory_maps_stored_arrays(tmp_path):
 def test_nan_and_inf_need_allow_nan(tmp_path, spelling, value):
     svm = tmp_path / "n.svm"
     svm.write_text(f"1 1:1\n-1 1:2 2:{spelling}\n")
-    with pytest.raises(DataFileError, match=re.escape(
-            f"n.svm:2: value '{spelling}' of feature 2 is not finite (pass allow_nan=True")):
+    message = f"n.svm:2: value '{spelling}' of feature 2 is not finite (pass allow_nan=True"
+    with pytest.raises(DataFileError, match=re.escape(message)) as info:
         load_svmlight(svm)
+    assert info.value.problem == f"value '{spelling}' of feature 2 is not finite"
+    assert "allow_nan=True" in info.value.hint
     X, _ = load_svmlight(svm, allow_nan=True)
     np.testing.assert_array_equal(X.toarray(), [[1.0, 0.0], [2.0, value]])
     csv = tmp_path / "n.csv"
     csv.write_text(f"1,2,0\n3,{spelling},1\n")
-    with pytest.raises(DataFileError, match=re.escape(
-            f"n.csv:2: field 2 '{spelling}' is not finite (pass allow_nan=True")):
+    message = f"n.csv:2: field 2 '{spelling}' is not finite (pass allow_nan=True"
+    with pytest.raises(DataFileError, match=re.escape(message)) as info:
         load_csv(csv)
+    assert (info.value.line, "allow_nan=True" in info.value.hint) == (2, True)
     X, _ = load_csv(csv, allow_nan=True)
     np.testing.assert_array_equal(X, [[1.0, 2.0], [3.0, value]])
 

@@ -278,13 +278,14 @@ def _csv_chunks(opener, name, chunk_size, label_column, delimiter, header, dtype
                     chunk.bytes = np.concatenate([chunk.bytes, np.empty_like(chunk.bytes)])
                 elif status == _core.BAD_FIELD:
                     token = _token(buf, start, end)
+                    hint = None
                     if start == end:
                         what = f"field {aux + 1} is empty"
                     elif _nonfinite_value(token):
-                        what = f"field {aux + 1} {token!r} is not finite ({NONFINITE_HINT})"
+                        what, hint = f"field {aux + 1} {token!r} is not finite", NONFINITE_HINT
                     else:
                         what = f"field {aux + 1} {token!r} is not a number"
-                    raise DataFileError(name, line_base + 1, what)
+                    raise DataFileError(name, line_base + 1, what, hint)
                 elif status == _core.EMPTY_LABEL:
                     raise DataFileError(name, line_base + 1,
                                         f"the label (field {aux + 1}) is empty")

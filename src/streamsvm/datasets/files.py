@@ -32,16 +32,20 @@ _DAMAGE = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
 
 class DataFileError(ValueError):
-    """A data file that cannot be read: ``str(error)`` is ``"file:line: problem"``.
+    """A data file that cannot be read: ``str(error)`` is ``"file:line: problem (hint)"``.
 
-    ``path``, ``line`` (counted from 1) and ``problem`` are kept as attributes.
+    ``path``, ``line`` (counted from 1), ``problem`` and ``hint`` (how a reader's caller can
+    get past it, or ``None``) are kept as attributes, so that a caller with other remedies
+    (the command line) can say its own.
     """
 
-    def __init__(self, path, line, problem):
+    def __init__(self, path, line, problem, hint=None):
         self.path = os.fspath(path)
         self.line = int(line)
         self.problem = problem
-        super().__init__(f"{self.path}:{self.line}: {problem}")
+        self.hint = hint
+        suffix = f" ({hint})" if hint else ""
+        super().__init__(f"{self.path}:{self.line}: {problem}{suffix}")
 
 
 def compression_of(path):

@@ -30,6 +30,7 @@ _INT32_MAX = np.iinfo(np.int32).max
 def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_features,
                     offset):
     token = _token(buf, start, end)
+    hint = None
     if status == _core.BAD_LABEL:
         what = f"label {token!r} is not a finite number"
     elif status == _core.BAD_INDEX:
@@ -43,7 +44,7 @@ def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_fe
         if start == end:
             what = f"feature {aux} has no value"
         elif _nonfinite_value(token):
-            what = f"value {token!r} of feature {aux} is not finite ({NONFINITE_HINT})"
+            what, hint = f"value {token!r} of feature {aux} is not finite", NONFINITE_HINT
         else:
             what = f"value {token!r} of feature {aux} is not a number"
     elif status == _core.INDEX_BELOW_ONE:
@@ -62,7 +63,7 @@ def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_fe
                     "larger max_features, or n_features, to read wider data)")
     else:  # pragma: no cover - every status above is handled
         what = f"parse error {status}"
-    return DataFileError(name, line, what)
+    return DataFileError(name, line, what, hint)
 
 
 def _scan_svmlight(name, block_size, raw_limit, max_features, allow_nan):

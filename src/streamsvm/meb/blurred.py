@@ -463,12 +463,9 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
     n_jobs : int or None, default None
-        Threads of the compiled loops (kernel rows, gradient updates, batch decisions),
-        used only above a size threshold: None = 1, -1 = every core, -2 = all but one
-        (``docs/performance.md``). Every value learns the very same model. The threads
-        meet at every parallel step, thousands of times a fit: give them cores of their
-        own, since where other processes keep the cores busy ``n_jobs > 1`` can be many
-        times slower than one thread.
+        Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
+        value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``
+        can be many times slower than one thread (``docs/performance.md``).
 
     Attributes
     ----------
