@@ -2,6 +2,7 @@
 
 import bz2
 import gzip
+import pickle
 import re
 
 import numpy as np
@@ -400,6 +401,8 @@ def test_nan_and_inf_need_allow_nan(tmp_path, spelling, value):
         load_svmlight(svm)
     assert info.value.problem == f"value '{spelling}' of feature 2 is not finite"
     assert "allow_nan=True" in info.value.hint
+    copy = pickle.loads(pickle.dumps(info.value))  # as from a worker process
+    assert (str(copy), copy.line, copy.hint) == (str(info.value), 2, info.value.hint)
     X, _ = load_svmlight(svm, allow_nan=True)
     np.testing.assert_array_equal(X.toarray(), [[1.0, 0.0], [2.0, value]])
     csv = tmp_path / "n.csv"

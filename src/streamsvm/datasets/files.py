@@ -47,6 +47,9 @@ class DataFileError(ValueError):
         suffix = f" ({hint})" if hint else ""
         super().__init__(f"{self.path}:{self.line}: {problem}{suffix}")
 
+    def __reduce__(self):  # pickled whole, e.g. from a worker process
+        return type(self), (self.path, self.line, self.problem, self.hint)
+
 
 def compression_of(path):
     """``(format, opener, signature)`` the name of ``path`` claims, or ``None`` for plain."""
