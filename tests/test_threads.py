@@ -7,13 +7,14 @@ import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from numba import njit
+from numba import njit, prange
 from threadpoolctl import threadpool_info
 
 from streamsvm._threads import (
     available_threads,
     compiled_threads,
     effective_n_jobs,
+    fetch_add,
     for_each,
     threads_now,
 )
@@ -45,6 +46,17 @@ N_JOBS = [2, -1]  # compared with n_jobs=1
 @njit(cache=True)
 def _threads_inside():
     return threads_now()
+
+
+@njit(parallel=True)
+def _take_all(counter, n, threads, taken, by):
+    for t in prange(threads):
+        while True:
+            i = fetch_add(counter, np.int64(1))
+            if i >= n:
+                break
+            taken[i] += 1
+            by[t] += 1
 
 
 def test_effective_n_jobs_follows_scikit_learn():
@@ -97,6 +109,21 @@ def test_for_each_runs_learners_side_by_side_and_raises_their_error():
 
     with pytest.raises(KeyError):
         for_each(fail, [1, 2, 3], 2)
+
+
+def test_fetch_add_hands_out_each_number_once():
+    """Threads that take work from one shared count (``fetch_add``) take every item exactly
+    once between them, however they interleave."""
+    n, threads = 200_000, max(2, CORES)
+    for _ in range(3):
+        counter = np.zeros(1, dtype=np.int64)
+        taken = np.zeros(n, dtype=np.int64)
+        by = np.zeros(threads, dtype=np.int64)
+        with compiled_threads(-1):
+            _take_all(counter, n, threads, taken, by)
+        assert (taken == 1).all()
+        assert by.sum() == n
+        assert counter[0] == n + threads  # each thread's last take found nothing left
 
 
 def test_kernel_estimators_declare_n_jobs():
@@ -361,6 +388,44 @@ def test_lasvm_with_a_large_expansion_is_identical_for_every_n_jobs():
         assert par.search_worth(int(learner.cnt[expansion.N_COLS])) == (CORES > 1)
 
 
+@pytest.mark.parametrize("layout", ["dense", "panel", "csr"])
+def test_rows_beside_the_steps_give_the_one_thread_model(layout):
+    """With several threads LASVM's online epoch computes the next kernel rows beside the
+    steps (``_beside_core``): learnt in chunks of uneven size, through compactions of S (noise
+    labels: many removals) and with S outgrowing a small cache, the expansion, coefficients,
+    gradients and decisions are those of one thread, bit for bit. (A hole that S leaves
+    keeps a gradient that depends on when the rows were computed; no step reads it.)"""
+    n, d = (1_500, 8) if layout == "panel" else (1_500, 60)
+    X = _problem(n=n, d=d)[0]
+    y = np.where(X[:, 0] > 0, 1, -1)
+    y[np.random.default_rng(3).random(n) < 0.1] *= -1  # a tenth flipped: many removals
+    if layout == "csr":
+        X[np.abs(X) < 0.1] = 0.0
+        X = sp.csr_matrix(X)
+    X_test = X[:200]
+    cuts = [0, 300, 310, 900, n]
+
+    def learn(n_jobs, cache_size):
+        model = LASVM(C=1.0, gamma=1.0, n_jobs=n_jobs, cache_size=cache_size,
+                      finishing=False)
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+            model.partial_fit(X[a:b], y[a:b], classes=[-1, 1])
+        return model, model.learners_[0]
+
+    for cache_size in (100.0, 2.0):  # every row cached; S beyond the cache
+        one, first = learn(None, cache_size)
+        many, second = learn(2, cache_size)
+        assert second.cnt[expansion.N_COLS] > 2 * expansion.PREFETCH
+        members = first._svs()[expansion.SV_PERM] >= 0
+        for part in (expansion.SV_PERM, expansion.SV_ALPHA, expansion.SV_G):
+            ours, theirs = first._svs()[part][members], second._svs()[part][members]
+            assert ours.tobytes() == theirs.tobytes(), part
+        assert one.decision_function(X_test).tobytes() == many.decision_function(X_test).tobytes()
+        assert second._svs()[expansion.SV_GMETA][0] > 0  # S was compacted on the way
+        assert first.regions_beside == 0
+        assert (second.regions_beside > 0) == (CORES > 1)
+
+
 @pytest.mark.parametrize("layout", ["dense", "csr"])
 def test_prefetch_and_fused_pair_steps_with_s_beyond_the_cache(layout):
     """S outgrows a small kernel cache: the prefetched rows of the next examples are pinned
@@ -376,7 +441,7 @@ def test_prefetch_and_fused_pair_steps_with_s_beyond_the_cache(layout):
         X = sp.csr_matrix(X)
 
     def fit(n_jobs, cache_size):
-        model = LASVM(C=10.0, gamma=1.0, n_jobs=n_jobs, cache_size=cache_size,
+        model = LASVM(C=1.0, gamma=1.0, n_jobs=n_jobs, cache_size=cache_size,
                       finishing=False).fit(X, y)
         return model, model.learners_[0]
 

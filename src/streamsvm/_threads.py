@@ -37,7 +37,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
 
-__all__ = ["compiled_threads", "effective_n_jobs", "for_each", "threads_now"]
+__all__ = ["compiled_threads", "effective_n_jobs", "fetch_add", "for_each", "threads_now"]
 
 # The threading layer registers its C functions (``get_num_threads`` among them) as symbols
 # that compiled code links against; loaded from numba's cache, such code needs them at once.
@@ -92,6 +92,21 @@ def _set_threads(typingctx, count):
         return context.get_dummy_value()
 
     return types.none(types.int64), codegen
+
+
+@intrinsic
+def fetch_add(typingctx, counter, value):
+    """Add ``value`` to ``counter[0]`` (an int64 array) in one atomic step and return what it
+    held before: threads of one parallel region take work from a shared count this way (each
+    number is handed out once, whatever the threads' timing)."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.atomic_rmw("add", array.data, args[1], "seq_cst")
+
+    return types.int64(counter, types.int64), codegen
 
 
 @njit(cache=True)

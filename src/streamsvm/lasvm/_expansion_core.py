@@ -117,6 +117,7 @@ GAP_TARGET = 3  #: LASVM-G: last gap target (eq. 8)
 N_FLOATS = 4
 
 NEED_GROW = 1  #: returned when S is full: the caller grows it (and the cache) and calls again
+LAYOUT_DUE = 2  #: returned by a loop told to keep the layout of S when the next step changes it
 PREFETCH = 8  #: rows computed together by prefetch_rows
 PREFETCH_WINDOW = 32  #: ... among this many next examples of the pool
 N_GENERATIONS = 32  #: layouts of S (column permutations) kept for the lazy update of cached rows
@@ -467,28 +468,36 @@ def prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol, pe
     """:func:`prefetch_rows`' columns on several threads: fixed blocks of ``PARALLEL_BLOCK``
     columns, each computed as the one-thread loops compute it (the same bits). Returns the
     number of kernel values computed."""
-    Xd = store[STORE_XD]
     n_blocks = (ncol + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
     live = np.zeros(n_blocks, dtype=np.int64)
     for blk in prange(n_blocks):
         lo = blk * PARALLEL_BLOCK
-        hi = min(lo + PARALLEL_BLOCK, ncol)
-        if panel.shape[0] > 0:
-            for b in range(m):
-                live[blk] += _panel_columns(ids[b], lo, hi, store, kern, perm, panel,
-                                            rows[slots[b]])
-        else:
-            for j in range(lo, hi):
-                s = perm[j]
-                if s >= 0:
-                    if sparse:
-                        csr_column_dots(store, block, s, j, slots[:m], rows)
-                    else:
-                        column_dots(Xd, s, j, ids, slots, m, rows)
-            for b in range(m):
-                live[blk] += dots_to_columns(rows[slots[b]], lo, hi, sq[ids[b]], sq, perm,
-                                             kern)
+        live[blk] = prefetch_columns(store, sparse, block, sq, ids, slots, m, lo,
+                                     min(lo + PARALLEL_BLOCK, ncol), perm, panel, kern, rows)
     return live.sum()
+
+
+@njit(cache=True, inline="always")
+def prefetch_columns(store, sparse, block, sq, ids, slots, m, lo, hi, perm, panel, kern, rows):
+    """Columns ``lo .. hi - 1`` of the prefetched rows ``rows[slots[:m]]`` of examples
+    ``ids[:m]`` over the layout ``perm`` (one block of :func:`prefetch_columns_in_blocks`, as
+    the one-thread loops of :func:`prefetch_rows` compute each value). Returns the number of
+    kernel values."""
+    live = 0
+    if panel.shape[0] > 0:
+        for b in range(m):
+            live += _panel_columns(ids[b], lo, hi, store, kern, perm, panel, rows[slots[b]])
+        return live
+    for j in range(lo, hi):
+        s = perm[j]
+        if s >= 0:
+            if sparse:
+                csr_column_dots(store, block, s, j, slots[:m], rows)
+            else:
+                column_dots(store[STORE_XD], s, j, ids, slots, m, rows)
+    for b in range(m):
+        live += dots_to_columns(rows[slots[b]], lo, hi, sq[ids[b]], sq, perm, kern)
+    return live
 
 
 @njit(cache=True)
@@ -632,15 +641,28 @@ def compact(store, svs, cache, cnt, tmp):
 def make_room(store, svs, cache, cnt, tmp):
     """Before an insertion: compact when holes are a third of the columns or block the
     capacity. Returns NEED_GROW if S is full even without holes."""
-    holes = cnt[N_COLS] - cnt[N_LIVE]
-    full = cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]
-    # at the capacity, a few holes are not worth a new layout (each one makes the cached
-    # rows catch up, see sync_row): the capacity doubles instead
-    if holes > 0 and (3 * holes > cnt[N_COLS] + 96 or (full and 8 * holes >= cnt[N_COLS])):
+    if _compaction_due(svs, cnt):
         compact(store, svs, cache, cnt, tmp)
     if cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]:
         return NEED_GROW
     return 0
+
+
+@njit(cache=True, inline="always")
+def _compaction_due(svs, cnt):
+    """Whether :func:`make_room` compacts S now: holes are a third of the columns, or S is at
+    its capacity with an eighth of holes (a few holes are not worth a new layout, each one
+    making the cached rows catch up, see :func:`sync_row`: the capacity doubles instead)."""
+    holes = cnt[N_COLS] - cnt[N_LIVE]
+    full = cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]
+    return holes > 0 and (3 * holes > cnt[N_COLS] + 96 or (full and 8 * holes >= cnt[N_COLS]))
+
+
+@njit(cache=True)
+def layout_due(svs, cnt):
+    """Whether the next insertion changes the layout of S (:func:`make_room` compacts it) or
+    needs a larger S (the caller grows it)."""
+    return _compaction_due(svs, cnt) or cnt[N_COLS] + 1 > svs[SV_PERM].shape[0]
 
 
 @njit(cache=True)

@@ -16,6 +16,7 @@ from ._expansion_core import (
     DELTA,
     KERN_SPARSE,
     KEVALS,
+    LAYOUT_DUE,
     N_CANDIDATES,
     N_COLS,
     N_ITER,
@@ -51,6 +52,7 @@ from ._expansion_core import (
     fill_columns,
     insert,
     kernel_row,
+    layout_due,
     make_room,
     prefetch_rows,
     sync_row,
@@ -542,12 +544,17 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
 
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, delta_max, Cp,
-                 Cn, store, kern, svs, cache, work, cnt, st, rng):
+                 Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout, unpin):
     """LASVM online iterations (step 2) over the examples of ``pool[start:end]``: pick one
     (:func:`pick`), PROCESS it, REPROCESS once (or, with ``delta_max > 0``, until
     ``delta < delta_max``). The first ``n_seed`` examples of each class seed S (inserted
     with alpha = 0, step 1). Stops after ``n_iter`` iterations, when the pool is empty, or
-    when S fills its capacity (returns NEED_GROW: the caller grows and calls again)."""
+    when S fills its capacity (returns NEED_GROW: the caller grows and calls again).
+
+    With ``keep_layout`` it also stops before a step that would change the layout of S
+    (returns LAYOUT_DUE), for callers that compute kernel rows over it meanwhile
+    (:mod:`._beside_core`); with ``unpin`` it unpins the prefetched rows of the examples it
+    did not reach when it stops (:func:`unpin_prefetched`)."""
     ys = store[STORE_Y]
     pos_of = store[STORE_POS]
     done = 0
@@ -555,9 +562,12 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
     known = False
     i, gmax, j, gmin = np.int64(-1), -np.inf, np.int64(-1), np.inf  # not literals
     while pstate[0] < pstate[1] and done < n_iter:
+        if keep_layout and layout_due(svs, cnt):
+            return LAYOUT_DUE
         n_cols, generation = cnt[N_COLS], svs[SV_GMETA][0]
         if make_room(store, svs, cache, cnt, work[WORK_SCRATCH_A]) == NEED_GROW:
-            unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
+            if unpin:
+                unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
             return NEED_GROW
         if cnt[N_COLS] != n_cols or svs[SV_GMETA][0] != generation:
             known = False  # compacted: positions changed
@@ -602,5 +612,6 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
                                                            svs, cache, work, cnt, st)
                 repeats += 1
         known = True
-    unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
+    if unpin:
+        unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
     return 0

@@ -25,6 +25,7 @@ Internal API, for algorithms built on LASVM (e.g. active learning)::
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -34,8 +35,8 @@ from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
+from . import _beside_core, _finish_core, _gap_core, _lasvm_core, _panel_core
 from . import _expansion_core as _expansion
-from . import _finish_core, _gap_core, _lasvm_core, _panel_core
 from . import _parallel_core as _parallel
 from ._row_core import lasvm_decision_row, store_row_csr
 
@@ -115,6 +116,7 @@ class _Learner(BinaryLearner):
         self.cache = None
         self.cache_totals = np.zeros(3, dtype=np.int64)  # hits, partial hits, misses released
         self.panel = None  # S's dense rows by position (_panel_core), built on first use
+        self.regions_beside = 0  # online regions with the next rows beside the steps (_run)
 
     # ------------------------------------------------------------------ tuples for the jitted loops
     def _store(self):
@@ -328,6 +330,7 @@ class _Learner(BinaryLearner):
         self.layout_log = np.zeros((_expansion.N_GENERATIONS, capacity), dtype=np.int32)
         self.scratch = np.zeros((3, capacity))
         self.panel = None
+        self.regions_beside = 0
 
     def _release_cache(self):
         if self.cache is not None:
@@ -352,11 +355,18 @@ class _Learner(BinaryLearner):
             left = n_iter - (int(self.cnt[_expansion.N_ITER]) - start_iter)
             args = (self._store(), self._kern(), self._svs(), self.cache.state, self._work(),
                     self.cnt, self.st)
-            if self.algorithm == "lasvm":
+            if (self.algorithm == "lasvm" and self.selection == _lasvm_core.RANDOM
+                    and self.delta_max == 0.0 and numba.get_num_threads() > 1):
+                # the next kernel rows beside the steps (same model as the loop below)
+                status, regions = _beside_core.lasvm_online_beside(
+                    pool, pstate, left, self.n_seed, self.tau, self.Cp, self.Cn, *args,
+                    self.rng_state)
+                self.regions_beside += regions
+            elif self.algorithm == "lasvm":
                 status = _lasvm_core.lasvm_online(pool, pstate, left, self.selection,
                                             self.n_candidates, self.n_seed, self.tau,
                                             self.delta_max, self.Cp, self.Cn, *args,
-                                            self.rng_state)
+                                            self.rng_state, np.bool_(False), np.bool_(True))
             else:
                 status = _gap_core.lasvmg_online(pool, pstate, left, self.variant, self.s,
                                              self._gap_seeds(),
