@@ -32,37 +32,29 @@ from numba import njit, prange
 
 from .._threads import _set_threads, fetch_add, threads_now
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
-from ..kernels.cache import (
-    CACHE_ID_META,
-    cache_acquire,
-    cache_set_length,
-    cache_set_pinned,
-)
+from ..kernels.cache import CACHE_ID_META
 from ._expansion_core import (
     KERN_SPARSE,
     KEVALS,
-    LAYOUT_DUE,
     N_COLS,
-    N_LIVE,
     NEED_GROW,
     PREFETCH,
-    PREFETCH_CSR_FEATURES,
     PREFETCH_WINDOW,
-    STORE_DATA,
-    STORE_INDICES,
-    STORE_INDPTR,
     STORE_POS,
-    STORE_ROW_GEN,
     STORE_SQ,
-    STORE_XD,
-    SV_GMETA,
     SV_PANEL,
     SV_PERM,
     WORK_SCATTER,
     _zero_holes,
     layout_due,
+    mark_prefetched,
+    prefetch_block,
     prefetch_columns,
+    prefetch_declines,
+    prefetch_fill,
     prefetch_rows,
+    prefetch_slots,
+    prefetch_width,
     unpin_prefetched,
 )
 from ._lasvm_core import RANDOM, lasvm_online
@@ -77,14 +69,8 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
     returns (0 or NEED_GROW) and the number of regions that ran the steps beside rows."""
     pos_of = store[STORE_POS]
     id_meta = cache[CACHE_ID_META]
-    n_slots = cache[0].shape[0]
     ws = work[WORK_SCATTER]
-    sparse = kern[KERN_SPARSE]
-    if sparse:
-        indptr = store[STORE_INDPTR]
-        width = store[STORE_INDICES].shape[0] // max(indptr.shape[0] - 1, 1)
-    else:
-        width = store[STORE_XD].shape[1]
+    width = prefetch_width(store, kern)
     buffer = np.empty((PREFETCH, svs[SV_PERM].shape[0]))
     ids = np.empty(PREFETCH, dtype=np.int64)
     slots = np.arange(PREFETCH)
@@ -94,52 +80,44 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
     regions = 0
     while pstate[0] < pstate[1] and done < n_iter:
         start = pstate[0]
+        if layout_due(svs, cnt):  # one step as one thread takes it: S compacted (or grown) first
+            status[0] = lasvm_online(pool, pstate, 1, RANDOM, 0, n_seed, tau, 0.0, Cp, Cn, store,
+                                     kern, svs, cache, work, cnt, st, rng, np.bool_(False),
+                                     np.bool_(False))
+            done += pstate[0] - start
+            if status[0] == NEED_GROW:
+                break
+            continue
         k = pool[start]
         if pos_of[k] < 0 and id_meta[k, 0] < 0:  # as the one-thread loop does
             prefetch_rows(pool, start, pstate[1], store, kern, svs, cache, cnt, ws,
                           np.bool_(True))
-        # the next examples whose rows are missing, after the ready ones the steps take now
-        stop = min(pstate[1], start + PREFETCH_WINDOW)
-        first = stop
-        m = 0
-        for t in range(start + 1, stop):
-            e = pool[t]
-            if pos_of[e] >= 0 or id_meta[e, 0] >= 0:
-                continue
-            if m == 0:
-                first = t
-            ids[m] = e
-            m += 1
-            if m == PREFETCH:
-                break
+        # where the one-thread loop prefetches next (the first example after this one whose
+        # row is missing) and the rows it takes there, as the cache stands now
+        first = start + 1
+        while first < pstate[1] and (pos_of[pool[first]] >= 0 or id_meta[pool[first], 0] >= 0):
+            first += 1
+        m = _missing_rows(pool, first, pstate[1], pos_of, id_meta, ids)
         steps = min(first - start, n_iter - done)
         ncol = cnt[N_COLS]
-        roomy = n_slots >= cnt[N_LIVE] + 4 * PREFETCH + 8 or n_slots >= 8 * PREFETCH
-        if (m > 0 and roomy and ncol >= PREFETCH and parallel_worth(ncol, m * width)
-                and not (sparse and ws.shape[0] > PREFETCH_CSR_FEATURES)
-                and not layout_due(svs, cnt)):
-            generation = svs[SV_GMETA][0]
+        if (m > 0 and not prefetch_declines(kern, cache, cnt, ws, np.bool_(True))
+                and parallel_worth(ncol, m * width)):
             positions = svs[SV_PERM][:ncol].copy()  # the steps may leave holes meanwhile
-            block = _csr_block(store, sparse, ids, m, ws.shape[0])
-            live = np.zeros((ncol + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK, dtype=np.int64)
+            block = prefetch_block(store, kern, ids, m, ws)
             next_block[0] = 0
             _steps_beside_rows(threads_now(), steps, n_seed, tau, Cp, Cn, pool, pstate, store,
                                kern, svs, cache, work, cnt, st, rng, block, ids, m, ncol,
-                               positions, buffer, slots, next_block, live, status)
-            cnt[KEVALS] += live.sum()
+                               positions, buffer, slots, next_block, status)
             regions += 1
-            _cache_rows(ids, m, ncol, generation, buffer, store, svs, cache, cnt)
+            # the one-thread loop prefetches at ``first`` unless S changes its layout there
+            if status[0] == 0 and pstate[0] == first and not layout_due(svs, cnt):
+                _prefetch_from(pool, first, pstate[1], ids, m, ncol, buffer, block, store, kern,
+                               svs, cache, cnt, ws)
         else:
             status[0] = lasvm_online(pool, pstate, steps, RANDOM, 0, n_seed, tau, 0.0, Cp, Cn,
                                      store, kern, svs, cache, work, cnt, st, rng,
                                      np.bool_(False), np.bool_(False))
-        if status[0] == LAYOUT_DUE:  # one step on its own, which compacts S or needs it grown
-            done += pstate[0] - start
-            start = pstate[0]
-            status[0] = lasvm_online(pool, pstate, min(1, n_iter - done), RANDOM, 0, n_seed,
-                                     tau, 0.0, Cp, Cn, store, kern, svs, cache, work, cnt, st,
-                                     rng, np.bool_(False), np.bool_(False))
-        done += pstate[0] - start
+        done += pstate[0] - start  # (LAYOUT_DUE: the next turn takes the step on its own)
         if status[0] == NEED_GROW:
             break
     unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
@@ -149,15 +127,14 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
 @njit(cache=True, parallel=True)
 def _steps_beside_rows(threads, steps, n_seed, tau, Cp, Cn, pool, pstate, store, kern, svs,
                        cache, work, cnt, st, rng, block, ids, m, ncol, positions, buffer, slots,
-                       next_block, live, status):
+                       next_block, status):
     """One region: thread 0 runs ``steps`` online iterations on one thread keeping the layout
     of S (``status[0]``: what :func:`lasvm_online` returned), then joins the others, which
     compute the rows of examples ``ids[:m]`` over ``positions`` (the first ``ncol`` columns)
-    into ``buffer``, ``PARALLEL_BLOCK`` columns at a time as ``next_block`` hands them out
-    (``live[b]``: the kernel values of block ``b``)."""
+    into ``buffer``, ``PARALLEL_BLOCK`` columns at a time as ``next_block`` hands them out."""
     sparse = kern[KERN_SPARSE]
     sq, panel = store[STORE_SQ], svs[SV_PANEL]
-    n_blocks = live.shape[0]
+    n_blocks = (ncol + PARALLEL_BLOCK - 1) // PARALLEL_BLOCK
     for t in prange(threads):
         if t == 0:
             previous = threads_now()
@@ -171,45 +148,56 @@ def _steps_beside_rows(threads, steps, n_seed, tau, Cp, Cn, pool, pstate, store,
             if b >= n_blocks:
                 break
             lo = b * PARALLEL_BLOCK
-            live[b] = prefetch_columns(store, sparse, block, sq, ids, slots, m, lo,
-                                       min(lo + PARALLEL_BLOCK, ncol), positions, panel, kern,
-                                       buffer)
+            prefetch_columns(store, sparse, block, sq, ids, slots, m, lo,
+                             min(lo + PARALLEL_BLOCK, ncol), positions, panel, kern, buffer)
 
 
 @njit(cache=True)
-def _csr_block(store, sparse, ids, m, n_features):
-    """CSR examples ``ids[:m]`` laid out densely, one per column, as
-    :func:`prefetch_rows` lays them out for :func:`._expansion_core.csr_column_dots`."""
-    if not sparse:
-        return np.zeros((0, PREFETCH))
-    indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
-    block = np.zeros((n_features, PREFETCH))
-    for b in range(m):
-        for p in range(indptr[ids[b]], indptr[ids[b] + 1]):
-            block[indices[p], b] = data[p]
-    return block
-
-
-@njit(cache=True)
-def _cache_rows(ids, m, ncol, generation, buffer, store, svs, cache, cnt):
-    """Put the rows computed beside the steps in the cache, as :func:`prefetch_rows` leaves
-    its rows: valid over ``ncol`` columns of layout ``generation``, pinned unless the cache
-    has room beside S's rows, with the holes S has now set to 0 (as a row computed now)."""
-    pos_of, row_gen = store[STORE_POS], store[STORE_ROW_GEN]
-    perm = svs[SV_PERM]
-    rows, slot_meta, id_meta, stats = cache
-    roomy = rows.shape[0] >= cnt[N_LIVE] + 4 * PREFETCH + 8
-    for b in range(m):
-        k = ids[b]
+def _missing_rows(pool, first, end, pos_of, id_meta, ids):
+    """The examples whose rows :func:`prefetch_rows` computes when the loop reaches
+    ``pool[first]``, as the cache stands: up to ``PREFETCH`` among the next
+    ``PREFETCH_WINDOW``, outside S and not cached, in pool order (into ``ids``; returns
+    how many)."""
+    m = 0
+    for t in range(first, min(end, first + PREFETCH_WINDOW)):
+        k = pool[t]
         if pos_of[k] >= 0 or id_meta[k, 0] >= 0:
-            continue  # the steps computed it meanwhile (its example's row was evicted)
-        slot, _ = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
-        if slot < 0:
-            return
-        if not roomy:
-            cache_set_pinned(slot_meta, id_meta, k, np.bool_(True))
-        row = rows[slot, :ncol]
+            continue
+        ids[m] = k
+        m += 1
+        if m == PREFETCH:
+            break
+    return m
+
+
+@njit(cache=True)
+def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, block, store, kern, svs, cache,
+                   cnt, ws):
+    """At ``pool[first]``, what :func:`prefetch_rows` does there, using the rows of ``ids[:m]``
+    computed beside the steps over the first ``ncol0`` columns if it takes the same examples
+    (the steps may have evicted a row that it then takes too): the same slots taken and
+    pinned in the same order, the rows completed over the columns S gained meanwhile by the
+    code it uses, the holes S has now set to 0. So the cache, every kernel value and the
+    counters are those of one thread. Otherwise it computes its rows itself."""
+    perm, panel = svs[SV_PERM], svs[SV_PANEL]
+    rows = cache[0]
+    ncol = cnt[N_COLS]
+    if store[STORE_POS][pool[first]] >= 0 or cache[CACHE_ID_META][pool[first], 0] >= 0:
+        return  # the steps computed its row (one of theirs was evicted): no prefetch here
+    taken = np.empty(PREFETCH, dtype=np.int64)
+    slots = np.empty(PREFETCH, dtype=np.int64)
+    n = prefetch_slots(pool, first, end, store, kern, cache, cnt, ws, np.bool_(True), taken,
+                       slots)
+    if n <= 0:
+        return
+    if n != m or (taken[:m] != ids[:m]).any():
+        prefetch_fill(taken, slots, n, prefetch_block(store, kern, taken, n, ws), store, kern,
+                      svs, cache, cnt)
+        return
+    prefetch_columns(store, kern[KERN_SPARSE], block, store[STORE_SQ], ids, np.arange(m), m,
+                     ncol0, ncol, perm, panel, kern, buffer)
+    for b in range(m):
+        row = rows[slots[b], :ncol]
         row[:] = buffer[b, :ncol]
-        _zero_holes(row, perm[:ncol])
-        cache_set_length(slot_meta, slot, ncol)
-        row_gen[k] = generation
+        cnt[KEVALS] += _zero_holes(row, perm[:ncol])
+    mark_prefetched(ids, slots, m, store, svs, cache, cnt)

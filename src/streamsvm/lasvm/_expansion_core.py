@@ -366,19 +366,26 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
     their examples join S (the caller processes them in order and unpins the rest when it
     stops: :func:`unpin_prefetched`). A row that is evicted anyway, or that S outgrows, is
     completed by :func:`kernel_row` (the result does not change, only the cost)."""
-    Xd, sq = store[STORE_XD], store[STORE_SQ]
-    pos_of, row_gen = store[STORE_POS], store[STORE_ROW_GEN]
-    sparse = kern[KERN_SPARSE]
-    perm = svs[SV_PERM]
-    rows, slot_meta, id_meta, stats = cache
-    ncol = cnt[N_COLS]
-    if ncol < PREFETCH or (sparse and ws.shape[0] > PREFETCH_CSR_FEATURES):
-        return
-    roomy = rows.shape[0] >= cnt[N_LIVE] + 4 * PREFETCH + 8
-    if not roomy and not (pin and rows.shape[0] >= 8 * PREFETCH):
-        return
     ids = np.empty(PREFETCH, dtype=np.int64)
     slots = np.empty(PREFETCH, dtype=np.int64)
+    m = prefetch_slots(pool, start, end, store, kern, cache, cnt, ws, pin, ids, slots)
+    if m > 0:
+        prefetch_fill(ids, slots, m, prefetch_block(store, kern, ids, m, ws), store, kern, svs,
+                      cache, cnt)
+
+
+@njit(cache=True)
+def prefetch_slots(pool, start, end, store, kern, cache, cnt, ws, pin, ids, slots):
+    """The first half of :func:`prefetch_rows`: take the examples and the cache slots of the
+    rows it computes (into ``ids`` and ``slots``, in pool order), pinning them unless the cache
+    has room beside S's rows. Returns how many, -1 when it declines (S too small, CSR rows too
+    wide, the cache too small)."""
+    pos_of = store[STORE_POS]
+    rows, slot_meta, id_meta, stats = cache
+    ncol = cnt[N_COLS]
+    if prefetch_declines(kern, cache, cnt, ws, pin):
+        return -1
+    roomy = rows.shape[0] >= cnt[N_LIVE] + 4 * PREFETCH + 8
     m = 0
     for t in range(start, min(end, start + PREFETCH_WINDOW)):
         k = pool[t]
@@ -392,39 +399,70 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
         m += 1
         if m == PREFETCH:
             break
-    gen = svs[SV_GMETA][0]
-    if sparse:
-        indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
-        block = np.zeros((ws.shape[0], PREFETCH))
-        for b in range(m):
-            for p in range(indptr[ids[b]], indptr[ids[b] + 1]):
-                block[indices[p], b] = data[p]
-        width = indices.shape[0] // max(indptr.shape[0] - 1, 1)
-    else:
-        block = np.zeros((0, PREFETCH))  # (unused)
-        width = Xd.shape[1]
-    panel = svs[SV_PANEL]
-    if parallel_worth(ncol, m * width):
+    return m
+
+
+@njit(cache=True)
+def prefetch_declines(kern, cache, cnt, ws, pin):
+    """Whether :func:`prefetch_rows` computes nothing now: S has fewer than ``PREFETCH``
+    columns, CSR rows have more than ``PREFETCH_CSR_FEATURES`` features, or the cache lacks
+    room for the rows beside S's (with ``pin``: holds fewer than ``8 * PREFETCH`` rows)."""
+    n_slots, ncol = cache[0].shape[0], cnt[N_COLS]
+    if ncol < PREFETCH or (kern[KERN_SPARSE] and ws.shape[0] > PREFETCH_CSR_FEATURES):
+        return True
+    roomy = n_slots >= cnt[N_LIVE] + 4 * PREFETCH + 8
+    return not roomy and not (pin and n_slots >= 8 * PREFETCH)
+
+
+@njit(cache=True)
+def prefetch_block(store, kern, ids, m, ws):
+    """CSR examples ``ids[:m]`` laid out densely, one per column (``ws``: the scatter
+    workspace, for the number of features), for :func:`csr_column_dots`; empty for dense
+    data."""
+    if not kern[KERN_SPARSE]:
+        return np.zeros((0, PREFETCH))
+    indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
+    block = np.zeros((ws.shape[0], PREFETCH))
+    for b in range(m):
+        for p in range(indptr[ids[b]], indptr[ids[b] + 1]):
+            block[indices[p], b] = data[p]
+    return block
+
+
+@njit(cache=True)
+def prefetch_width(store, kern):
+    """Values per row that :func:`prefetch_rows` weighs its work by: the features of dense
+    rows, the mean stored values of CSR rows."""
+    if kern[KERN_SPARSE]:
+        indptr = store[STORE_INDPTR]
+        return store[STORE_INDICES].shape[0] // max(indptr.shape[0] - 1, 1)
+    return store[STORE_XD].shape[1]
+
+
+@njit(cache=True)
+def prefetch_fill(ids, slots, m, block, store, kern, svs, cache, cnt):
+    """The second half of :func:`prefetch_rows`: compute the rows of ``ids[:m]`` over S into
+    their cache slots (in column blocks on several threads when worth it, else on one), and
+    record them as valid over S's columns in its present layout."""
+    sq, perm, panel, rows = store[STORE_SQ], svs[SV_PERM], svs[SV_PANEL], cache[0]
+    sparse = kern[KERN_SPARSE]
+    ncol = cnt[N_COLS]
+    if parallel_worth(ncol, m * prefetch_width(store, kern)):
         cnt[KEVALS] += prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol,
                                                   perm, panel, kern, rows)
-    elif panel.shape[0] > 0:  # row by row from the panel (as kernel_row computes them)
-        for b in range(m):
-            cnt[KEVALS] += _panel_columns(ids[b], np.int64(0), ncol, store, kern, perm, panel,
-                                          rows[slots[b]])
     else:
-        for j in range(ncol):
-            s = perm[j]
-            if s < 0:
-                continue  # a hole: dots_to_columns writes 0
-            if sparse:
-                csr_column_dots(store, block, s, j, slots[:m], rows)
-            else:
-                column_dots(Xd, s, j, ids, slots, m, rows)
-        for b in range(m):
-            cnt[KEVALS] += dots_to_columns(rows[slots[b]], 0, ncol, sq[ids[b]], sq, perm, kern)
+        cnt[KEVALS] += prefetch_columns(store, sparse, block, sq, ids, slots, m, 0, ncol, perm,
+                                        panel, kern, rows)
+    mark_prefetched(ids, slots, m, store, svs, cache, cnt)
+
+
+@njit(cache=True, inline="always")
+def mark_prefetched(ids, slots, m, store, svs, cache, cnt):
+    """Record the prefetched rows as valid over S's columns in its present layout."""
+    ncol, gen = cnt[N_COLS], svs[SV_GMETA][0]
     for b in range(m):
-        cache_set_length(slot_meta, slots[b], ncol)
-        row_gen[ids[b]] = gen
+        cache_set_length(cache[CACHE_SLOT_META], slots[b], ncol)
+        store[STORE_ROW_GEN][ids[b]] = gen
 
 
 @njit(cache=True, inline="always")
