@@ -394,7 +394,9 @@ def test_rows_beside_the_steps_give_the_one_thread_model(layout):
     steps (``_beside_core``): learnt in chunks of uneven size, through compactions of S (noise
     labels: many removals) and with S outgrowing a small cache, the expansion, coefficients,
     gradients, decisions and counters are those of one thread, bit for bit."""
-    n, d = (1_500, 8) if layout == "panel" else (1_500, 60)
+    # dense data of more than 64 features has no panel: dot products four rows at a time
+    d = {"dense": 80, "panel": 8, "csr": 60}[layout]
+    n = 1_500
     X = _problem(n=n, d=d)[0]
     y = np.where(X[:, 0] > 0, 1, -1)
     y[np.random.default_rng(3).random(n) < 0.1] *= -1  # a tenth flipped: many removals
@@ -442,7 +444,7 @@ def test_prefetch_and_fused_pair_steps_with_s_beyond_the_cache(layout):
         X = sp.csr_matrix(X)
 
     def fit(n_jobs, cache_size):
-        model = LASVM(C=1.0, gamma=1.0, n_jobs=n_jobs, cache_size=cache_size,
+        model = LASVM(C=10.0, gamma=1.0, n_jobs=n_jobs, cache_size=cache_size,
                       finishing=False).fit(X, y)
         return model, model.learners_[0]
 

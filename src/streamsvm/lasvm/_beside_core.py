@@ -21,10 +21,10 @@ done: the column blocks are handed out by a shared count
 the work. After the region the rows enter the cache as :func:`prefetch_rows` would have left
 them when the steps reached their examples (the holes S has by then set to 0).
 
-Every kernel value is computed by the code that computes it on one thread and the steps are
-the one-thread steps in the same order, so the model is the same bit for bit
-(``tests/test_threads.py``); only the cache's order of use, and so which rows it recomputes,
-differs.
+Every kernel value is computed by the code that computes it on one thread, the steps are the
+one-thread steps in the same order, and the rows enter the cache when and as one thread
+puts them there (:func:`_prefetch_from`): the cache's hits and misses, the counters and the
+model are those of one thread, bit for bit (``tests/test_threads.py``).
 """
 
 import numpy as np
@@ -60,7 +60,7 @@ from ._expansion_core import (
 from ._lasvm_core import RANDOM, lasvm_online
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, svs, cache,
                         work, cnt, st, rng):
     """:func:`._lasvm_core.lasvm_online` in pool order (RANDOM selection) with one REPROCESS
@@ -81,9 +81,8 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
     while pstate[0] < pstate[1] and done < n_iter:
         start = pstate[0]
         if layout_due(svs, cnt):  # one step as one thread takes it: S compacted (or grown) first
-            status[0] = lasvm_online(pool, pstate, 1, RANDOM, 0, n_seed, tau, 0.0, Cp, Cn, store,
-                                     kern, svs, cache, work, cnt, st, rng, np.bool_(False),
-                                     np.bool_(False))
+            status[0] = _steps(pool, pstate, np.int64(1), np.bool_(False), n_seed, tau, Cp, Cn,
+                               store, kern, svs, cache, work, cnt, st, rng)
             done += pstate[0] - start
             if status[0] == NEED_GROW:
                 break
@@ -114,14 +113,24 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
                 _prefetch_from(pool, first, pstate[1], ids, m, ncol, buffer, block, store, kern,
                                svs, cache, cnt, ws)
         else:
-            status[0] = lasvm_online(pool, pstate, steps, RANDOM, 0, n_seed, tau, 0.0, Cp, Cn,
-                                     store, kern, svs, cache, work, cnt, st, rng,
-                                     np.bool_(False), np.bool_(False))
+            status[0] = _steps(pool, pstate, steps, np.bool_(False), n_seed, tau, Cp, Cn, store,
+                               kern, svs, cache, work, cnt, st, rng)
         done += pstate[0] - start  # (LAYOUT_DUE: the next turn takes the step on its own)
         if status[0] == NEED_GROW:
             break
     unpin_prefetched(pool, pstate[0], pstate[1], store, cache)
     return (NEED_GROW if status[0] == NEED_GROW else 0), regions
+
+
+@njit(cache=True, inline="always")
+def _steps(pool, pstate, n_iter, keep_layout, n_seed, tau, Cp, Cn, store, kern, svs, cache, work,
+           cnt, st, rng):
+    """``n_iter`` online iterations as :func:`lasvm_online` runs them in pool order with one
+    REPROCESS each, the prefetched rows left pinned (the driver unpins when it stops). Its
+    arguments are NumPy scalars, not literals: one compiled version of the loop."""
+    return lasvm_online(pool, pstate, n_iter, np.int64(RANDOM), np.int64(0), n_seed, tau, 0.0,
+                        Cp, Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout,
+                        np.bool_(False))
 
 
 @njit(cache=True, parallel=True)
@@ -139,9 +148,8 @@ def _steps_beside_rows(threads, steps, n_seed, tau, Cp, Cn, pool, pstate, store,
         if t == 0:
             previous = threads_now()
             _set_threads(1)
-            status[0] = lasvm_online(pool, pstate, steps, RANDOM, 0, n_seed, tau, 0.0, Cp, Cn,
-                                     store, kern, svs, cache, work, cnt, st, rng,
-                                     np.bool_(True), np.bool_(False))
+            status[0] = _steps(pool, pstate, steps, np.bool_(True), n_seed, tau, Cp, Cn, store,
+                               kern, svs, cache, work, cnt, st, rng)
             _set_threads(previous)
         while True:
             b = fetch_add(next_block, np.int64(1))
@@ -157,7 +165,9 @@ def _missing_rows(pool, first, end, pos_of, id_meta, ids):
     """The examples whose rows :func:`prefetch_rows` computes when the loop reaches
     ``pool[first]``, as the cache stands: up to ``PREFETCH`` among the next
     ``PREFETCH_WINDOW``, outside S and not cached, in pool order (into ``ids``; returns
-    how many)."""
+    how many). The scan of :func:`prefetch_slots` without taking slots: taking them can
+    evict a row it meets later, so the steps must not see the cache changed, and
+    :func:`_prefetch_from` compares what it takes with this guess."""
     m = 0
     for t in range(first, min(end, first + PREFETCH_WINDOW)):
         k = pool[t]

@@ -55,7 +55,7 @@ class _Learner(BinaryLearner):
     next call, with the same kernel values (computed by the same code), so resuming is
     bit-exact. The store and the arrays of S are saved without their spare capacity."""
 
-    _transient = ("cache", "layout_log", "scratch", "panel")
+    _transient = ("cache", "layout_log", "scratch", "panel", "regions_beside")
     #: ``finish`` forgets the stored rows outside S (active learning keeps its pool)
     _release_after_finish = True
     _spare_capacity = ("Xd", "indptr", "indices", "data", "sq", "kd", "ys", "pos_of", "row_gen",
