@@ -100,21 +100,20 @@ def thread_counts() -> list[int]:
 
 
 def time_fits(params, X, y, counts, repeats):
-    """``n_jobs -> (model, best wall seconds, CPU seconds of that run, every wall time)``. The
-    thread counts take turns within each repeat, so that a slow spell of the machine (other
-    tenants of a virtual machine) weighs on all of them rather than on one."""
-    best = {n_jobs: (None, np.inf, np.inf, []) for n_jobs in counts}
+    """``(best, walls)``: ``best[n_jobs] = (model, best wall seconds, CPU seconds of that
+    run)`` and ``walls[n_jobs]`` every wall time, in repeat order. The thread counts take turns
+    within each repeat, so that a slow spell of the machine (other tenants of a virtual
+    machine) weighs on all of them rather than on one."""
+    best, walls = {}, {n_jobs: [] for n_jobs in counts}
     for _ in range(repeats):
         for n_jobs in counts:
             wall, cpu = time.perf_counter(), time.process_time()
             model = LASVM(n_jobs=n_jobs, **params).fit(X, y)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-            walls = best[n_jobs][3] + [wall]
-            if wall < best[n_jobs][1]:
-                best[n_jobs] = (model, wall, cpu, walls)
-            else:
-                best[n_jobs] = best[n_jobs][:3] + (walls,)
-    return best
+            walls[n_jobs].append(wall)
+            if n_jobs not in best or wall < best[n_jobs][1]:
+                best[n_jobs] = (model, wall, cpu)
+    return best, walls
 
 
 def main():
@@ -155,11 +154,11 @@ def main():
             LASVM(n_jobs=n_jobs, **params).fit(X[:1000], y[:1000])
         base = None
         curves[name] = []
-        fits = time_fits(params, X, y, counts, args.repeats)
+        fits, walls = time_fits(params, X, y, counts, args.repeats)
         for n_jobs in counts:
-            model, wall, cpu, walls = fits[n_jobs]
+            model, wall, cpu = fits[n_jobs]
             # the speed-up of each repeat against the one-thread fit of the same repeat
-            paired = sorted(a / b for a, b in zip(fits[counts[0]][3], walls, strict=True))
+            paired = sorted(a / b for a, b in zip(walls[counts[0]], walls[n_jobs], strict=True))
             spread = f"{paired[0]:.2f}-{paired[len(paired) // 2]:.2f}-{paired[-1]:.2f}"
             if base is None:
                 base = (wall, model)

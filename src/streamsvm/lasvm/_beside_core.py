@@ -48,6 +48,7 @@ from ._expansion_core import (
     _zero_holes,
     layout_due,
     mark_prefetched,
+    next_missing,
     prefetch_block,
     prefetch_columns,
     prefetch_declines,
@@ -73,7 +74,7 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
     width = prefetch_width(store, kern)
     buffer = np.empty((PREFETCH, svs[SV_PERM].shape[0]))
     ids = np.empty(PREFETCH, dtype=np.int64)
-    slots = np.arange(PREFETCH)
+    order = np.arange(PREFETCH)  # buffer row b holds the row of ids[b]
     status = np.zeros(1, dtype=np.int64)
     next_block = np.zeros(1, dtype=np.int64)
     done = 0
@@ -87,15 +88,12 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
             if status[0] == NEED_GROW:
                 break
             continue
-        k = pool[start]
-        if pos_of[k] < 0 and id_meta[k, 0] < 0:  # as the one-thread loop does
+        if next_missing(pool, start, start + 1, pos_of, id_meta) == start:
             prefetch_rows(pool, start, pstate[1], store, kern, svs, cache, cnt, ws,
-                          np.bool_(True))
+                          np.bool_(True))  # as the one-thread loop does
         # where the one-thread loop prefetches next (the first example after this one whose
         # row is missing) and the rows it takes there, as the cache stands now
-        first = start + 1
-        while first < pstate[1] and (pos_of[pool[first]] >= 0 or id_meta[pool[first], 0] >= 0):
-            first += 1
+        first = next_missing(pool, start + 1, pstate[1], pos_of, id_meta)
         m = _missing_rows(pool, first, pstate[1], pos_of, id_meta, ids)
         steps = min(first - start, n_iter - done)
         ncol = cnt[N_COLS]
@@ -106,12 +104,12 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
             next_block[0] = 0
             _steps_beside_rows(threads_now(), steps, n_seed, tau, Cp, Cn, pool, pstate, store,
                                kern, svs, cache, work, cnt, st, rng, block, ids, m, ncol,
-                               positions, buffer, slots, next_block, status)
+                               positions, buffer, order, next_block, status)
             regions += 1
             # the one-thread loop prefetches at ``first`` unless S changes its layout there
             if status[0] == 0 and pstate[0] == first and not layout_due(svs, cnt):
-                _prefetch_from(pool, first, pstate[1], ids, m, ncol, buffer, block, store, kern,
-                               svs, cache, cnt, ws)
+                _prefetch_from(pool, first, pstate[1], ids, m, ncol, buffer, order, block, store,
+                               kern, svs, cache, cnt, ws)
         else:
             status[0] = _steps(pool, pstate, steps, np.bool_(False), n_seed, tau, Cp, Cn, store,
                                kern, svs, cache, work, cnt, st, rng)
@@ -135,7 +133,7 @@ def _steps(pool, pstate, n_iter, keep_layout, n_seed, tau, Cp, Cn, store, kern, 
 
 @njit(cache=True, parallel=True)
 def _steps_beside_rows(threads, steps, n_seed, tau, Cp, Cn, pool, pstate, store, kern, svs,
-                       cache, work, cnt, st, rng, block, ids, m, ncol, positions, buffer, slots,
+                       cache, work, cnt, st, rng, block, ids, m, ncol, positions, buffer, order,
                        next_block, status):
     """One region: thread 0 runs ``steps`` online iterations on one thread keeping the layout
     of S (``status[0]``: what :func:`lasvm_online` returned), then joins the others, which
@@ -156,7 +154,7 @@ def _steps_beside_rows(threads, steps, n_seed, tau, Cp, Cn, pool, pstate, store,
             if b >= n_blocks:
                 break
             lo = b * PARALLEL_BLOCK
-            prefetch_columns(store, sparse, block, sq, ids, slots, m, lo,
+            prefetch_columns(store, sparse, block, sq, ids, order, m, lo,
                              min(lo + PARALLEL_BLOCK, ncol), positions, panel, kern, buffer)
 
 
@@ -169,20 +167,18 @@ def _missing_rows(pool, first, end, pos_of, id_meta, ids):
     evict a row it meets later, so the steps must not see the cache changed, and
     :func:`_prefetch_from` compares what it takes with this guess."""
     m = 0
-    for t in range(first, min(end, first + PREFETCH_WINDOW)):
-        k = pool[t]
-        if pos_of[k] >= 0 or id_meta[k, 0] >= 0:
-            continue
-        ids[m] = k
+    stop = min(end, first + PREFETCH_WINDOW)
+    t = next_missing(pool, first, stop, pos_of, id_meta)
+    while t < stop and m < PREFETCH:
+        ids[m] = pool[t]
         m += 1
-        if m == PREFETCH:
-            break
+        t = next_missing(pool, t + 1, stop, pos_of, id_meta)
     return m
 
 
 @njit(cache=True)
-def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, block, store, kern, svs, cache,
-                   cnt, ws):
+def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, order, block, store, kern, svs,
+                   cache, cnt, ws):
     """At ``pool[first]``, what :func:`prefetch_rows` does there, using the rows of ``ids[:m]``
     computed beside the steps over the first ``ncol0`` columns if it takes the same examples
     (the steps may have evicted a row that it then takes too): the same slots taken and
@@ -192,7 +188,7 @@ def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, block, store, kern, 
     perm, panel = svs[SV_PERM], svs[SV_PANEL]
     rows = cache[0]
     ncol = cnt[N_COLS]
-    if store[STORE_POS][pool[first]] >= 0 or cache[CACHE_ID_META][pool[first], 0] >= 0:
+    if next_missing(pool, first, first + 1, store[STORE_POS], cache[CACHE_ID_META]) != first:
         return  # the steps computed its row (one of theirs was evicted): no prefetch here
     taken = np.empty(PREFETCH, dtype=np.int64)
     slots = np.empty(PREFETCH, dtype=np.int64)
@@ -204,8 +200,8 @@ def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, block, store, kern, 
         prefetch_fill(taken, slots, n, prefetch_block(store, kern, taken, n, ws), store, kern,
                       svs, cache, cnt)
         return
-    prefetch_columns(store, kern[KERN_SPARSE], block, store[STORE_SQ], ids, np.arange(m), m,
-                     ncol0, ncol, perm, panel, kern, buffer)
+    prefetch_columns(store, kern[KERN_SPARSE], block, store[STORE_SQ], ids, order, m, ncol0,
+                     ncol, perm, panel, kern, buffer)
     for b in range(m):
         row = rows[slots[b], :ncol]
         row[:] = buffer[b, :ncol]

@@ -387,19 +387,28 @@ def prefetch_slots(pool, start, end, store, kern, cache, cnt, ws, pin, ids, slot
         return -1
     roomy = rows.shape[0] >= cnt[N_LIVE] + 4 * PREFETCH + 8
     m = 0
-    for t in range(start, min(end, start + PREFETCH_WINDOW)):
+    stop = min(end, start + PREFETCH_WINDOW)
+    t = next_missing(pool, start, stop, pos_of, id_meta)
+    while t < stop and m < PREFETCH:
         k = pool[t]
-        if pos_of[k] >= 0 or id_meta[k, 0] >= 0:
-            continue  # a member (its row is pinned) or already cached (and then distinct)
         slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, k, ncol)
         if not roomy:
             cache_set_pinned(slot_meta, id_meta, k, np.bool_(True))
         ids[m] = k
         slots[m] = slot
         m += 1
-        if m == PREFETCH:
-            break
+        # (taking a slot may evict a row met later: the scan reads the cache as it goes)
+        t = next_missing(pool, t + 1, stop, pos_of, id_meta)
     return m
+
+
+@njit(cache=True, inline="always")
+def next_missing(pool, t, stop, pos_of, id_meta):
+    """The first position from ``t`` (``stop`` if none before it) whose example in ``pool``
+    lacks a kernel row: outside S (a member's row is pinned) and not cached."""
+    while t < stop and (pos_of[pool[t]] >= 0 or id_meta[pool[t], 0] >= 0):
+        t += 1
+    return t
 
 
 @njit(cache=True)
