@@ -46,6 +46,7 @@ from ._expansion_core import (
     SV_PERM,
     WORK_SCATTER,
     _zero_holes,
+    lacks_row,
     layout_due,
     mark_prefetched,
     next_missing,
@@ -88,7 +89,7 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
             if status[0] == NEED_GROW:
                 break
             continue
-        if next_missing(pool, start, start + 1, pos_of, id_meta) == start:
+        if lacks_row(pool[start], pos_of, id_meta):
             prefetch_rows(pool, start, pstate[1], store, kern, svs, cache, cnt, ws,
                           np.bool_(True))  # as the one-thread loop does
         # where the one-thread loop prefetches next (the first example after this one whose
@@ -188,7 +189,7 @@ def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, order, block, store,
     perm, panel = svs[SV_PERM], svs[SV_PANEL]
     rows = cache[0]
     ncol = cnt[N_COLS]
-    if next_missing(pool, first, first + 1, store[STORE_POS], cache[CACHE_ID_META]) != first:
+    if not lacks_row(pool[first], store[STORE_POS], cache[CACHE_ID_META]):
         return  # the steps computed its row (one of theirs was evicted): no prefetch here
     taken = np.empty(PREFETCH, dtype=np.int64)
     slots = np.empty(PREFETCH, dtype=np.int64)

@@ -403,10 +403,17 @@ def prefetch_slots(pool, start, end, store, kern, cache, cnt, ws, pin, ids, slot
 
 
 @njit(cache=True, inline="always")
+def lacks_row(k, pos_of, id_meta):
+    """Whether example ``k`` has no kernel row: outside S (a member's row is pinned) and not
+    cached."""
+    return pos_of[k] < 0 and id_meta[k, 0] < 0
+
+
+@njit(cache=True, inline="always")
 def next_missing(pool, t, stop, pos_of, id_meta):
     """The first position from ``t`` (``stop`` if none before it) whose example in ``pool``
-    lacks a kernel row: outside S (a member's row is pinned) and not cached."""
-    while t < stop and (pos_of[pool[t]] >= 0 or id_meta[pool[t], 0] >= 0):
+    :func:`lacks_row`."""
+    while t < stop and not lacks_row(pool[t], pos_of, id_meta):
         t += 1
     return t
 

@@ -252,7 +252,7 @@ def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, 
                          work[WORK_SCRATCH_A], cnt)
         q[need * m : need * m + m] = row
         ready[need] = True
-        partner_known = need == j and need != i
+        partner_known = need != i  # else j's row: j is chosen already
 
 
 @njit(cache=True)

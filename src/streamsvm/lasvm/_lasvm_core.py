@@ -52,6 +52,7 @@ from ._expansion_core import (
     fill_columns,
     insert,
     kernel_row,
+    lacks_row,
     layout_due,
     make_room,
     prefetch_rows,
@@ -573,7 +574,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             known = False  # compacted: positions changed
         if selection == RANDOM:
             k = pool[pstate[0]]
-            if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
+            if lacks_row(k, pos_of, cache[CACHE_ID_META]):
                 prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
                               work[WORK_SCATTER], np.bool_(True))
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
