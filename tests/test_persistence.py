@@ -127,6 +127,20 @@ def test_save_rejects_non_streamsvm_objects(tmp_path):
         streamsvm.save(SVC(), tmp_path / "m.npz")
 
 
+def test_a_path_that_cannot_take_the_model_is_refused_naming_it(fitted, tmp_path):
+    """A folder, or a file in a missing folder: an OSError naming the path given, and no
+    ``.partial`` file left behind."""
+    model, _ = fitted
+    folder = tmp_path / "models"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match=f"cannot write the model to {folder}: it is a"):
+        streamsvm.save(model, folder)
+    missing = tmp_path / "nowhere" / "m.npz"
+    with pytest.raises(FileNotFoundError, match="cannot write the model to .*no folder"):
+        streamsvm.save(model, missing)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models"]
+
+
 def test_archive_is_a_plain_zip_of_npy(fitted, tmp_path):
     model, _ = fitted
     path = tmp_path / "m.npz"

@@ -85,6 +85,27 @@ def test_first_use_once_per_name(monkeypatch):
     assert progress.first_use("Y")
 
 
+def test_heartbeat_speaks_while_the_work_runs_and_stops_with_it():
+    """Work that cannot count its rows (a first use compiling) still says it is alive: a
+    line per interval from a thread, none after ``stop``."""
+    import threading
+
+    lines, spoke = [], threading.Event()
+
+    def write(line):
+        lines.append(line)
+        spoke.set()
+
+    with progress.Heartbeat("LASVM: first use", interval=0.001, write=write) as beat:
+        assert spoke.wait(60)  # the work goes on until the heartbeat has spoken
+        beat.stop()
+        n = len(lines)
+        assert not beat._thread.is_alive()
+    assert len(lines) == n and lines[0].startswith("LASVM: first use: still at it, ")
+    with progress.Heartbeat("quiet", interval=0.001, write=write, enabled=False) as beat:
+        assert beat._thread is None
+
+
 # --------------------------------------------------------------------------- estimators
 STREAM_CLASSIFIERS = {name: cls for name, cls in available_estimators().items()
                       if issubclass(cls, StreamClassifier)}

@@ -712,12 +712,14 @@ class StreamClassifier(
             progress.say(progress.first_use_notice(self._name))
         n = len(y)
         label = f"{self._name}.{'fit' if whole_pass else 'partial_fit'}"
-        with progress.Progress(label, n, always=verbose >= 2 and n >= 1000) as bar:
+        with (progress.Progress(label, n, always=verbose >= 2 and n >= 1000) as bar,
+              progress.Heartbeat(f"{label}: first use", enabled=first) as compiling):
             if self._exact_in_pieces(X, whole_pass=whole_pass):
                 for start, stop in bar.pieces(n):
                     self._learn(X[start:stop], y[start:stop], whole_pass=False,
                                 sample_weight=None if sample_weight is None
                                 else sample_weight[start:stop])
+                    compiling.stop()  # compiled: the progress lines take over
                 if whole_pass:
                     for learner in self.learners_:
                         learner.finish()
@@ -834,10 +836,12 @@ class StreamClassifier(
         if self._warmup_y:  # a stream that ended during learn_one's warm-up
             self._learn_warmup()
         self._check_fitted()
-        if (self._finish_compiles and getattr(self, "verbose", 0)
-                and progress.first_use(self._finish_use)):
+        first = (self._finish_compiles and getattr(self, "verbose", 0)
+                 and progress.first_use(self._finish_use))
+        if first:
             progress.say(progress.first_use_notice(self._finish_use))
-        with compiled_threads(getattr(self, "n_jobs", None)):
+        with (compiled_threads(getattr(self, "n_jobs", None)),
+              progress.Heartbeat(f"{self._finish_use}: first use", enabled=bool(first))):
             for learner in self.learners_:
                 learner.finish()
                 self._calibrator(learner).model_changed()

@@ -27,9 +27,12 @@ estimator, parameter or data source).
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -71,6 +74,7 @@ def _one_line(exc: BaseException) -> str:
         # the readers' hint names a Python argument; the estimators refuse non-finite values
         text = text.replace(f"({NONFINITE_HINT})", "(the estimators take finite values only: "
                             "fix or drop that value)")
+    text = text.replace("label_column=None", "--label-column none")
     return " ".join(text.split()) or type(exc).__name__
 
 
@@ -81,7 +85,7 @@ def _errors_as_one_line(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except (click.ClickException, click.exceptions.Exit, click.Abort, BrokenPipeError):
             raise
         except (OSError, EOFError, ValueError, TypeError) as exc:
             raise CLIError(_one_line(exc)) from exc
@@ -145,8 +149,10 @@ def _parse_value(text: str, default, name: str):
 
 
 # --------------------------------------------------------------------------- data options
-def data_options(f):
-    """``--data``/``--file`` and how to read them (the options of ``open_stream``)."""
+def data_options(subset: str):
+    """``--data``/``--file`` and how to read them (the options of ``open_stream``);
+    ``subset``: the part of a dataset or generator the command reads by default (``train``
+    learns from the training part, ``predict`` and ``evaluate`` read the test part)."""
     options = [
         click.option("--data", "data", metavar="NAME",
                      help="a built-in dataset or a generator (or any source --file takes)"),
@@ -154,37 +160,88 @@ def data_options(f):
                      help="a data file (svmlight, CSV, .npz; .gz/.bz2/.xz) or - for stdin"),
         click.option("--format", "fmt", type=click.Choice(["svmlight", "csv", "npz"]),
                      help="file format (default: from the suffix; for stdin, its first line)"),
-        click.option("--subset", type=click.Choice(["train", "test", "all"]), default="train",
-                     show_default=True),
+        click.option("--subset", type=click.Choice(["train", "test", "all"]), default=None,
+                     help=f"the part of a --data set or generator to read [default: {subset}]"),
+        click.option("--zero-based", "zero_based", type=click.Choice(["auto", "yes", "no"]),
+                     default=None,
+                     help="svmlight files: whether feature indices start at 0 [default: auto, "
+                          "zero-based if index 0 occurs; give it when predicting on a file "
+                          "that may not show its base]"),
+        click.option("--label-column", "label_column", metavar="INDEX|none", default=None,
+                     help="CSV files: the column of the labels, negative from the end, or "
+                          "'none' for rows without labels (predict) [default: -1, the last]"),
+        click.option("--delimiter", default=None, metavar="CHAR",
+                     help="CSV files: the field separator [default: ,]"),
         click.option("--chunk-size", type=click.IntRange(1), default=5000, show_default=True),
         click.option("--n-samples", type=click.IntRange(1), default=None,
                      help="at most this many examples [generators: 100,000]"),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="seed of generated data"),
     ]
-    for option in reversed(options):
-        f = option(f)
-    return f
+
+    def decorate(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
 
 
-def _open(source_options: dict, n_features=None):
-    """The stream ``--data``/``--file`` name; an unknown name is a usage error."""
-    from .datasets import UnknownSourceError, open_stream
+#: the reader options the data options set, as the command line spells them
+_READER_FLAGS = {"zero_based": "--zero-based", "label_column": "--label-column",
+                 "delimiter": "--delimiter"}
+
+
+def _reader_options(source_options: dict) -> dict:
+    """The readers' keyword arguments for the reading options given on the command line."""
+    options = {}
+    zero_based = source_options.get("zero_based")
+    if zero_based is not None:
+        options["zero_based"] = {"auto": "auto", "yes": True, "no": False}[zero_based]
+    column = source_options.get("label_column")
+    if column is not None:
+        if column.strip().lower() == "none":
+            options["label_column"] = None
+        else:
+            try:
+                options["label_column"] = int(column)
+            except ValueError:
+                raise CLIError(f"--label-column takes an integer or 'none'; got {column!r}",
+                               EXIT_USAGE) from None
+    delimiter = source_options.get("delimiter")
+    if delimiter is not None:
+        if len(delimiter) != 1:
+            raise CLIError(f"--delimiter takes one character; got {delimiter!r}", EXIT_USAGE)
+        options["delimiter"] = delimiter
+    return options
+
+
+def _open(source_options: dict, n_features=None, *, subset: str = "train"):
+    """The stream ``--data``/``--file`` name; an unknown name is a usage error. ``subset``
+    is the command's part of a dataset when ``--subset`` is not given."""
+    from .datasets import ReaderOptionError, UnknownSourceError, open_stream
 
     data, file = source_options["data"], source_options["file"]
     if (data is None) == (file is None):
         raise CLIError("give exactly one of --data NAME or --file PATH", EXIT_USAGE)
+    if file is not None and source_options["subset"] is not None:
+        raise CLIError("--subset chooses a part of a --data set or generator; a --file is "
+                       "read whole", EXIT_USAGE)
     source = data if data is not None else file
     if file is not None and file != "-":
         source = Path(file)  # --file is always a path, even when it spells a dataset's name
     try:
         return open_stream(source, format=source_options["fmt"],
-                           subset=source_options["subset"],
+                           subset=source_options["subset"] or subset,
                            chunk_size=source_options["chunk_size"],
                            n_samples=source_options["n_samples"], n_features=n_features,
-                           random_state=source_options["seed"])
+                           random_state=source_options["seed"],
+                           **_reader_options(source_options))
     except UnknownSourceError as exc:
         raise CLIError(_one_line(exc), EXIT_USAGE) from exc
+    except ReaderOptionError as exc:
+        raise CLIError(f"{_READER_FLAGS.get(exc.option, exc.option)} does not apply to "
+                       f"{exc.what}", EXIT_USAGE) from exc
 
 
 def _load_model(path):
@@ -213,8 +270,36 @@ def _metrics(y_true, y_pred, scores, classes) -> dict[str, float]:
     return values
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Python warnings as one ``warning:`` line, with the command line's spelling of the
+    readers' hints."""
+    from .datasets import IndexBaseWarning
+
+    text = " ".join(str(message).split())
+    if issubclass(category, IndexBaseWarning):
+        text = text.replace("pass zero_based=True", "give --zero-based yes")
+    err_console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False,
+                      soft_wrap=True)
+
+
+class _Main(click.Group):
+    """The ``streamsvm`` group: warnings shown as one line each, and a reader that stops
+    reading (``streamsvm predict ... | head``) ends the command quietly, as Unix tools do."""
+
+    def invoke(self, ctx):
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            try:
+                return super().invoke(ctx)
+            except BrokenPipeError:
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    # nothing more can reach the reader: flushing at exit must not complain
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                ctx.exit(1)
+
+
 # --------------------------------------------------------------------------- commands
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="streamsvm")
 def main():
     """Support vector machines that learn from streams."""
@@ -233,6 +318,10 @@ def datasets_list():
     names = ds.list_datasets()
     console.print(report.datasets_table([ds.describe_dataset(n) for n in names],
                                         [ds.dataset_available(n) for n in names]))
+    try:
+        console.print(f"data folder: {ds.data_home()}", highlight=False)
+    except ds.DatasetNotFoundError as exc:
+        console.print(f"[red]{escape(str(exc))}[/]", highlight=False)
     console.print("generated (always available): " + ", ".join(ds.GENERATOR_SOURCES))
 
 
@@ -263,7 +352,7 @@ class _TrainCommand(click.Command):
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
 )
 @click.argument("estimator", required=False)
-@data_options
+@data_options("train")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), help="write the model here")
 @click.option("--resume", type=click.Path(dir_okay=False),
               help="continue training a saved model (ESTIMATOR may then be left out)")
@@ -271,27 +360,39 @@ class _TrainCommand(click.Command):
 @click.option("--shards", "shards", multiple=True, metavar="GLOB",
               help="train over shards in parallel (files or globs, repeatable; see "
                    "docs/sharded.md) instead of --data/--file")
-@click.option("--workers", type=click.IntRange(1), default=2, show_default=True,
-              help="worker processes for --shards (local backend)")
-@click.option("--backend", type=click.Choice(["local", "ray", "serial"]), default="local",
-              show_default=True, help="where --shards workers run (serial: this process)")
+@click.option("--workers", type=click.IntRange(1), default=None,
+              help="worker processes for --shards (local backend) [default: 2]; without "
+                   "--shards, the estimator's own --workers if it has one")
+@click.option("--backend", type=click.Choice(["local", "ray", "serial"]), default=None,
+              help="where --shards workers run (serial: this process) [default: local]; "
+                   "without --shards, the estimator's own --backend if it has one")
 @click.pass_context
 @_errors_as_one_line
-def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, save_path,
-          resume, quiet, shards, workers, backend):
+def train(ctx, estimator, data, file, fmt, subset, zero_based, label_column, delimiter,
+          chunk_size, n_samples, seed, save_path, resume, quiet, shards, workers, backend):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
     from ._params import check_params
-    from .persistence import save
+    from .persistence import check_writable, save
     from .registry import get_estimator
 
     extra = list(ctx.args)
     if estimator is not None and estimator.startswith("-"):  # an option, not a name
         extra, estimator = [estimator, *extra], None
+    if not shards:  # --backend/--workers name the estimator's parameters (DistributedL2SVM)
+        for flag, value in (("--backend", backend), ("--workers", workers)):
+            if value is not None:
+                extra += [flag, str(value)]
+    if save_path:
+        try:
+            check_writable(save_path)  # before the training, not after it
+        except OSError as exc:
+            raise CLIError(_one_line(exc)) from exc
     model = _load_model(resume) if resume else None
     if model is not None and extra:
         raise CLIError("parameters cannot be changed when resuming a saved model", EXIT_USAGE)
     if estimator is None and model is None:
-        raise CLIError("give an ESTIMATOR name or --resume FILE", EXIT_USAGE)
+        raise CLIError("give an ESTIMATOR name or --resume FILE (the name comes first: "
+                       "train ESTIMATOR --its-parameter VALUE ... --data NAME)", EXIT_USAGE)
     if estimator is not None:
         try:
             cls = get_estimator(estimator)
@@ -309,33 +410,46 @@ def train(ctx, estimator, data, file, fmt, subset, chunk_size, n_samples, seed, 
     if shards:
         if data is not None or file is not None or resume:
             raise CLIError("--shards replaces --data, --file and --resume", EXIT_USAGE)
-        _train_sharded(model, shards, fmt=fmt, chunk_size=chunk_size, workers=workers,
-                       backend=backend, quiet=quiet, save_path=save_path)
+        _train_sharded(model, shards, fmt=fmt, chunk_size=chunk_size, workers=workers or 2,
+                       backend=backend or "local", quiet=quiet, save_path=save_path)
         return
-    source_options = dict(data=data, file=file, fmt=fmt, subset=subset, chunk_size=chunk_size,
-                          n_samples=n_samples, seed=seed)
+    source_options = dict(data=data, file=file, fmt=fmt, subset=subset, zero_based=zero_based,
+                          label_column=label_column, delimiter=delimiter,
+                          chunk_size=chunk_size, n_samples=n_samples, seed=seed)
     stream = _open(source_options, getattr(model, "n_features_in_", None))
     name = type(model).__name__
-    if progress.first_use(name) and not quiet:
+    first = progress.first_use(name)
+    if first and not quiet:
         err_console.print(progress.first_use_notice(name), highlight=False)
     start = time.perf_counter()
     seen = 0
     bar, update = report.train_progress(err_console, f"{name} on {stream.description}",
                                         quiet=quiet)
-    with bar:
+    with bar, _heartbeat(f"{name}: first use", enabled=first and not quiet) as compiling:
         for X, y in stream:
             model.partial_fit(X, y)
+            compiling.stop()
             seen += X.shape[0]
             update(seen, seen / max(time.perf_counter() - start, 1e-9), _model_bytes(model))
     if seen == 0:
         raise CLIError(f"{stream.description} holds no examples")
-    model.finish()
+    with _heartbeat(f"{name}: finishing", enabled=not quiet):
+        model.finish()
     console.print(report.train_summary(name, seen, stream.description,
                                        time.perf_counter() - start, _model_bytes(model)),
                   highlight=False)
     if save_path:
         save(model, save_path)
         console.print(f"saved to {save_path}", highlight=False)
+    elif not quiet:
+        err_console.print("the model was not kept: give --save PATH to write it to a file",
+                          highlight=False)
+
+
+def _heartbeat(label: str, *, enabled: bool) -> progress.Heartbeat:
+    """A line every few seconds on standard error while work that reports nothing runs."""
+    return progress.Heartbeat(
+        label, enabled=enabled, write=lambda line: err_console.print(line, highlight=False))
 
 
 def _train_sharded(model, shards, *, fmt, chunk_size, workers, backend, quiet, save_path):
@@ -365,14 +479,14 @@ def _train_sharded(model, shards, *, fmt, chunk_size, workers, backend, quiet, s
 
 @main.command()
 @click.argument("model_path", type=click.Path(dir_okay=False))
-@data_options
+@data_options("test")
 @click.option("--output", type=click.File("w"), default="-",
               help="where to write one label per line")
 @_errors_as_one_line
 def predict(model_path, output, **source_options):
     """Predict a label for every example of a stream."""
     model = _load_model(model_path)
-    for X, _y in _open(source_options, model.n_features_in_):
+    for X, _y in _open(source_options, model.n_features_in_, subset="test"):
         output.writelines(f"{label}\n" for label in _as_written(model.predict(X)))
 
 
@@ -386,24 +500,43 @@ def _as_written(labels: np.ndarray) -> np.ndarray:
 
 @main.command()
 @click.argument("model_path", type=click.Path(dir_okay=False))
-@data_options
+@data_options("test")
 @_errors_as_one_line
 def evaluate(model_path, **source_options):
     """Metrics of a saved model on a labelled stream (binary: g-means, AUC, PRBEP too)."""
     model = _load_model(model_path)
-    stream = _open(source_options, model.n_features_in_)
+    stream = _open(source_options, model.n_features_in_, subset="test")
     labels, predictions, scores = [], [], []
     for X, y in stream:
+        if y is None:
+            raise CLIError(f"{stream.description} has no labels to evaluate against "
+                           "(--label-column none)", EXIT_USAGE)
         labels.append(np.asarray(y))
         predictions.append(model.predict(X))
         scores.append(model.decision_function(X))
     if not labels:
         raise CLIError(f"{stream.description} holds no examples")
     y_true = np.concatenate(labels)
+    _check_labels_known(y_true, model.classes_, stream.description)
     values = _metrics(y_true, np.concatenate(predictions), np.concatenate(scores),
                       model.classes_)
     console.print(report.metrics_table(f"{type(model).__name__} on {stream.description}",
                                        values, y_true.shape[0]))
+
+
+def _check_labels_known(y_true, classes, source: str) -> None:
+    """A usage error when the labels of ``source`` are none of the model's classes (another
+    labelling: 0/1 against -1/+1, text against numbers)."""
+    classes, found = np.asarray(classes), np.unique(y_true)
+    if classes.dtype.kind in "biuf" and found.dtype.kind in "biuf":
+        unknown = found[~np.isin(found, classes)]  # 1 and 1.0 are one label
+    else:
+        unknown = found[~np.isin(found.astype(str), classes.astype(str))]
+    if unknown.size:
+        shown = ", ".join(str(v) for v in _as_written(unknown[:5]))
+        raise CLIError(f"{source} has labels the model never learnt ({shown}"
+                       f"{', ...' if unknown.size > 5 else ''}); its classes: "
+                       f"{', '.join(str(c) for c in _as_written(classes))}", EXIT_USAGE)
 
 
 @main.command()

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from .datasets import concat_chunks, iter_arrays, open_stream
-from .progress import Progress, say
+from .progress import Heartbeat, Progress, say
 from .report import DemoRow
 
 
@@ -86,7 +86,8 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
             if verbose:
                 say(f"demo: {name}: first use on {FIRST_USE_ROWS} rows (compiles its code, or "
                     "loads it from numba's cache)")
-            first_use = use_once(model, X_train, y_train, classes, X_test)
+            with Heartbeat(f"demo: {name}: first use", enabled=bool(verbose)):
+                first_use = use_once(model, X_train, y_train, classes, X_test)
         start = time.perf_counter()
         if streaming:
             n = X_train.shape[0] if max_examples is None else min(max_examples, X_train.shape[0])

@@ -38,6 +38,7 @@ format version (see ``docs/design.md``, "Model files"). Mid-stream state is save
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 import io
@@ -247,10 +248,32 @@ def save(model, path) -> None:
     blob = np.frombuffer(json.dumps(header, allow_nan=False).encode("utf-8"), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez(buffer, **{_HEADER: blob}, **encoder.arrays)
-    tmp = f"{os.fspath(path)}.partial"
-    with open(tmp, "wb") as f:
-        f.write(buffer.getvalue())
-    os.replace(tmp, path)
+    check_writable(path)
+    tmp = f"{os.fspath(path)}.partial"  # written whole, then renamed: no half-written model
+    try:
+        with open(tmp, "wb") as f:
+            f.write(buffer.getvalue())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise type(exc)(f"cannot write the model to {os.fspath(path)}: "
+                        f"{exc.strerror or exc}") from exc
+
+
+def check_writable(path) -> None:
+    """Raise ``OSError`` naming ``path`` unless a model can be written there: its folder
+    exists and takes new files, and ``path`` is not a folder (what :func:`save` needs; call
+    it before a long training that ends with a save)."""
+    name = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(name))
+    if os.path.isdir(name):
+        raise IsADirectoryError(f"cannot write the model to {name}: it is a folder")
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot write the model to {name}: no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write the model to {name}: the folder {folder} is "
+                              "not writable")
 
 
 # ---------------------------------------------------------------------------------- load

@@ -10,13 +10,17 @@ fake clock and never wait.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 
-__all__ = ["INTERVAL", "Progress", "clock", "first_use", "first_use_notice", "say"]
+__all__ = ["HEARTBEAT", "INTERVAL", "Heartbeat", "Progress", "clock", "first_use",
+           "first_use_notice", "say"]
 
 #: seconds between two progress lines at most
 INTERVAL = 5.0
+#: seconds between two lines of a :class:`Heartbeat` (work that cannot count its rows)
+HEARTBEAT = 15.0
 #: rows of the first piece when work is cut into pieces (later pieces follow the rate)
 FIRST_PIECE = 256
 #: the clock progress reads (seconds); tests replace it with a fake one
@@ -42,6 +46,50 @@ def first_use_notice(name: str) -> str:
     """The line shown before an estimator's compiled code is first used in a process."""
     return (f"{name}: first use in this process: loading its numba code, or compiling it "
             "where not cached (minutes; `streamsvm warmup` does it ahead)")
+
+
+class Heartbeat:
+    """While work that cannot report its own progress runs (numba compiling an estimator's
+    loops on its first use: minutes, inside one call), a line ``label: still at it, N s``
+    every ``interval`` seconds from a daemon thread, until :meth:`stop` or the end of the
+    ``with`` block; with ``enabled=False`` it does nothing.
+
+    >>> lines = []
+    >>> with Heartbeat("LASVM: first use", interval=3600, write=lines.append):
+    ...     pass
+    >>> lines
+    []
+    """
+
+    def __init__(self, label: str, *, interval: float = HEARTBEAT,
+                 write: Callable[[str], None] | None = None, enabled: bool = True):
+        self.label = label
+        self.interval = float(interval)
+        self._write = write if write is not None else say
+        self._stopped = threading.Event()
+        self._thread = None
+        if enabled:
+            self._thread = threading.Thread(target=self._beat, daemon=True,
+                                            name="streamsvm-heartbeat")
+
+    def _beat(self) -> None:
+        started = time.perf_counter()
+        while not self._stopped.wait(self.interval):
+            self._write(f"{self.label}: still at it, {time.perf_counter() - started:.0f} s")
+
+    def stop(self) -> None:
+        """No more lines (the work has reached a point where it reports progress itself)."""
+        self._stopped.set()
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join()
+
+    def __enter__(self) -> Heartbeat:
+        if self._thread is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.stop()
 
 
 class Progress:

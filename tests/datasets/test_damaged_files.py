@@ -114,7 +114,7 @@ def test_max_features_bounds_the_width_exactly(tmp_path, zero_based, width):
 def test_given_n_features_overrides_max_features(tmp_path):
     path = tmp_path / "n.svm"
     path.write_text("1 1:1 50:1\n")
-    X, _ = load_svmlight(path, n_features=60, max_features=10)
+    X, _ = load_svmlight(path, n_features=60, max_features=10, zero_based=False)
     assert X.shape == (1, 60)
 
 

@@ -147,7 +147,7 @@ def test_svmlight_streams_before_reading_the_whole_file(tmp_path):
         ("+1 2:1e999", "value '1e999' of feature 2 is not finite (pass allow_nan=True"),
         ("+1 2:", "feature 2 has no value"),
         ("+1 3:1 2:1", "feature indices are not in increasing order (2 after 3)"),
-        ("+1 3:1 3:2", "feature indices are not in increasing order (3 after 3)"),
+        ("+1 3:1 3:2", "feature index 3 appears twice"),
         ("+1 0:1", "feature index 0 in a one-based file"),
         ("+1 11:1", "feature index 11 is out of range for n_features=10 (one-based indices)"),
         ("+1 99999999999999999999:1",

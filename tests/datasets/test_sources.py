@@ -66,7 +66,7 @@ def test_files_read_like_their_reader(files):
 
 
 def test_options_reach_the_reader_and_caps_apply(files):
-    (X, y), = open_stream(str(files["a.svm"]), n_features=5)
+    (X, y), = open_stream(str(files["a.svm"]), n_features=5, zero_based=False)
     assert X.shape == (5, 5)
     (X, y), = open_stream(str(files["b.csv"]), label_column=0)
     np.testing.assert_array_equal(y, [1, 3, -5, 7])

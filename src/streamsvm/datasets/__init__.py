@@ -50,6 +50,7 @@ from .loaders import (
 from .readers import (
     DEFAULT_MAX_FEATURES,
     DataFileError,
+    IndexBaseWarning,
     concat_chunks,
     iter_arrays,
     iter_csv,
@@ -62,6 +63,7 @@ from .sources import (
     GENERATOR_SOURCES,
     DataSourceError,
     DataStream,
+    ReaderOptionError,
     UnknownSourceError,
     open_stream,
 )
@@ -71,11 +73,13 @@ __all__ = [
     "open_stream",
     "DataStream",
     "DataSourceError",
+    "ReaderOptionError",
     "UnknownSourceError",
     "GENERATOR_SOURCES",
     # readers
     "DataFileError",
     "DEFAULT_MAX_FEATURES",
+    "IndexBaseWarning",
     "iter_svmlight",
     "load_svmlight",
     "iter_csv",

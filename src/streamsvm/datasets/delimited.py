@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -21,7 +20,7 @@ from ._common import (
     _token,
     concat_chunks,
 )
-from .files import DataFileError, line_blocks, open_data_file
+from .files import DataFileError, data_file_name, line_blocks, open_data_file
 
 __all__ = ["iter_csv", "load_csv"]
 
@@ -81,9 +80,7 @@ def iter_csv(path, *, chunk_size=10_000, label_column=-1, delimiter=",", header=
         raise ValueError(f"label_column must be an integer or None; got {label_column!r}")
     if not isinstance(allow_nan, bool | np.bool_):
         raise ValueError(f"allow_nan must be True or False; got {allow_nan!r}")
-    name = os.fspath(path)
-    if not os.path.isfile(name):
-        raise FileNotFoundError(f"no such data file: {name}")
+    name = data_file_name(path)
     return _csv_chunks(lambda: open_data_file(name), name, chunk_size, label_column,
                        delimiter, header, dtype, block_size, max_features, bool(allow_nan))
 

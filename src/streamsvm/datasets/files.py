@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["DataFileError", "open_data_file", "line_blocks"]
+__all__ = ["DataFileError", "data_file_name", "open_data_file", "line_blocks"]
 
 # suffix -> (format name, opener, signature the file must start with)
 COMPRESSIONS = {
@@ -60,15 +60,24 @@ def compression_of(path):
     return None
 
 
+def data_file_name(path) -> str:
+    """``path`` as a string, once it names a file: ``FileNotFoundError`` when nothing is
+    there, ``IsADirectoryError`` for a folder."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise IsADirectoryError(f"{name} is a folder, not a data file")
+    if not os.path.isfile(name):
+        raise FileNotFoundError(f"no such data file: {name}")
+    return name
+
+
 def open_data_file(path):
     """Open ``path`` for binary reading, decompressing it when its name says so.
 
     Raises ``FileNotFoundError`` for a missing file and :class:`DataFileError` when the
     name claims a compression the file's first bytes lack.
     """
-    name = os.fspath(path)
-    if not os.path.isfile(name):
-        raise FileNotFoundError(f"no such data file: {name}")
+    name = data_file_name(path)
     spec = compression_of(name)
     if spec is None:
         return open(name, "rb")

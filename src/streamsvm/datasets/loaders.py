@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .files import data_file_name
 from .readers import (
     _check_float_dtype,
     _check_positive_int,
@@ -251,8 +252,7 @@ def iter_mnist(images, labels, *, chunk_size=10_000, dtype=np.float64) -> Iterat
     chunk_size = _check_positive_int(chunk_size, "chunk_size")
     dtype = _check_float_dtype(dtype)
     for path in (images, labels):
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"no such data file: {path}")
+        data_file_name(path)
     return _mnist_chunks(images, labels, chunk_size, dtype)
 
 

@@ -26,8 +26,8 @@ from ._common import (  # noqa: F401 - _check_*, _rechunk: imported from here by
     concat_chunks,
 )
 from .delimited import _iter_csv_bytes, iter_csv, load_csv  # noqa: F401
-from .files import DataFileError, open_data_file
-from .svmlight import iter_svmlight, load_svmlight
+from .files import DataFileError, data_file_name, open_data_file
+from .svmlight import IndexBaseWarning, iter_svmlight, load_svmlight
 
 __all__ = [
     "iter_svmlight",
@@ -38,6 +38,7 @@ __all__ = [
     "iter_npz",
     "concat_chunks",
     "DataFileError",
+    "IndexBaseWarning",
     "DEFAULT_BLOCK_SIZE",
     "DEFAULT_MAX_FEATURES",
 ]
@@ -127,9 +128,7 @@ def iter_npz(path, X_key="X", y_key="y", chunk_size=10_000) -> Iterator:
     [([[0.0, 1.0], [2.0, 3.0]], [1, -1]), ([[4.0, 5.0]], [1])]
     """
     chunk_size = _check_positive_int(chunk_size, "chunk_size")
-    name = os.fspath(path)
-    if not os.path.isfile(name):
-        raise FileNotFoundError(f"no such data file: {name}")
+    name = data_file_name(path)
     X = _npz_array(name, X_key)
     y = None if y_key is None else _npz_array(name, y_key)
     if X.ndim != 2:

@@ -19,6 +19,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import scipy.sparse as sp
+
+from .files import data_file_name
 from .generators import GENERATORS
 from .loaders import iter_dataset, list_datasets
 from .readers import _check_positive_int, iter_csv, iter_npz, iter_svmlight
@@ -29,6 +32,7 @@ __all__ = [
     "GENERATOR_SOURCES",
     "DataSourceError",
     "DataStream",
+    "ReaderOptionError",
     "UnknownSourceError",
     "open_stream",
 ]
@@ -50,6 +54,17 @@ _MAGIC = {b"\x1f\x8b": ".gz", b"BZh": ".bz2", b"\xfd7zXZ\x00": ".xz"}
 
 class UnknownSourceError(ValueError):
     """A source that is neither a file, a built-in dataset, a generator nor ``'-'``."""
+
+
+class ReaderOptionError(TypeError):
+    """A reader option that the source's reader does not take: ``option`` (the keyword) and
+    ``what`` (the source, as ``"a CSV file"``) are kept for callers that spell options their
+    own way (the command line)."""
+
+    def __init__(self, what, option, accepted):
+        self.what, self.option = what, option
+        super().__init__(f"{what} takes no option {option!r}; its options: "
+                         f"{', '.join(accepted)}")
 
 
 class DataSourceError(ValueError):
@@ -88,8 +103,12 @@ class DataStream(Iterator):
             raise DataSourceError(message) from exc
         if self._n_features is not None and X.shape[1] != self._n_features:
             self.close()
+            hint = ""
+            if y is not None and X.shape[1] + 1 == self._n_features and not sp.issparse(X):
+                hint = (" (one column is read as the labels; for rows without labels, "
+                        "label_column=None)")
             raise DataSourceError(f"{self.description} has {X.shape[1]} features; "
-                                  f"{self._n_features} were expected")
+                                  f"{self._n_features} were expected{hint}")
         if self._left is not None:
             if X.shape[0] > self._left:
                 X, y = X[: self._left], (None if y is None else y[: self._left])
@@ -176,7 +195,8 @@ def open_stream(source, *, format=None, subset="train", chunk_size=10_000, n_sam
             seed = random_state if subset != "test" else random_state + TEST_SEED_OFFSET
             chunks = generator(chunk_size=chunk_size, random_state=seed, **reader_options)
             common["n_samples"] = n_samples or DEFAULT_N_GENERATED
-            return DataStream(chunks, kind="generator", description=f"{source} (generated)",
+            part = "generated" if subset == "train" else f"generated, {subset}"
+            return DataStream(chunks, kind="generator", description=f"{source} ({part})",
                               **common)
         if source in list_datasets():
             _check_options(iter_dataset, f"dataset {source!r}", reader_options)
@@ -187,6 +207,8 @@ def open_stream(source, *, format=None, subset="train", chunk_size=10_000, n_sam
     elif not isinstance(source, os.PathLike):
         raise TypeError(f"source must be a string or a path; got {type(source).__name__}")
     path = os.fspath(source)
+    if os.path.isdir(path):
+        data_file_name(path)  # a folder: say so
     if not os.path.isfile(path):
         if isinstance(source, str) and not _looks_like_path(path):
             raise UnknownSourceError(
@@ -219,8 +241,7 @@ def _check_options(func, what, options):
                 if p.kind is p.KEYWORD_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD]
     for key in options:
         if key not in accepted or key in _SET_HERE:
-            raise TypeError(f"{what} takes no option {key!r}; its options: "
-                            f"{', '.join(a for a in accepted if a not in _SET_HERE)}")
+            raise ReaderOptionError(what, key, [a for a in accepted if a not in _SET_HERE])
 
 
 def _read_file(path, fmt, chunk_size, n_features, options):

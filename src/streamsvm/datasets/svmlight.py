@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -20,9 +20,9 @@ from ._common import (
     _token,
     concat_chunks,
 )
-from .files import DataFileError, line_blocks, open_data_file
+from .files import DataFileError, data_file_name, line_blocks, open_data_file
 
-__all__ = ["iter_svmlight", "load_svmlight"]
+__all__ = ["IndexBaseWarning", "iter_svmlight", "load_svmlight"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -33,6 +33,9 @@ def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_fe
     hint = None
     if status == _core.BAD_LABEL:
         what = f"label {token!r} is not a finite number"
+        if ":" in token:
+            what += (" (every svmlight line starts with its label: for rows without labels, "
+                     "write any number first, e.g. 0)")
     elif status == _core.BAD_INDEX:
         if re.fullmatch(r"-\d+", token):
             what = f"feature index {token!r} is negative"
@@ -50,6 +53,8 @@ def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_fe
     elif status == _core.INDEX_BELOW_ONE:
         what = ("feature index 0 in a one-based file (zero_based=False); "
                 "pass zero_based=True or 'auto' if the indices start at 0")
+    elif status == _core.NOT_INCREASING and token == str(aux):
+        what = f"feature index {token} appears twice"
     elif status == _core.NOT_INCREASING:
         what = f"feature indices are not in increasing order ({token} after {aux})"
     elif status in (_core.INDEX_TOO_LARGE, _core.INDEX_OVERFLOW):
@@ -90,6 +95,20 @@ def _scan_svmlight(name, block_size, raw_limit, max_features, allow_nan):
     return n_rows, nnz, min_raw, max_raw, line_base
 
 
+class IndexBaseWarning(UserWarning):
+    """An svmlight file read at a given width whose base could be either: no index 0 occurs,
+    so ``zero_based="auto"`` reads it as one-based, but its largest index also fits the width
+    read zero-based (a few rows of a zero-based file often lack feature 0). The features of
+    a zero-based file read as one-based shift by one column, without an error."""
+
+    def __init__(self, path, largest, n_features):
+        self.path, self.largest, self.n_features = path, int(largest), int(n_features)
+        super().__init__(
+            f"{path}: no feature index 0, so its indices are read as one-based (index 1 is "
+            f"the first of the {n_features} features); its largest index, {largest}, fits "
+            f"zero-based too: if the data were written from 0, pass zero_based=True")
+
+
 def iter_svmlight(path, *, chunk_size=10_000, n_features=None, zero_based="auto",
                   dtype=np.float64, max_features=DEFAULT_MAX_FEATURES, allow_nan=False,
                   block_size=DEFAULT_BLOCK_SIZE) -> Iterator:
@@ -107,7 +126,11 @@ def iter_svmlight(path, *, chunk_size=10_000, n_features=None, zero_based="auto"
     When ``n_features`` is None or ``zero_based="auto"``, the file is read once more
     before the first chunk (a cheap counting pass with the same parser) to find the
     largest index and whether index 0 occurs (then the file is zero-based, as in
-    scikit-learn's ``load_svmlight_file``); give both to read the file only once. Without
+    scikit-learn's ``load_svmlight_file``); give both to read the file only once. With
+    ``n_features`` given and ``"auto"``, a file without index 0 whose largest index is
+    below ``n_features`` could have either base: it is read as one-based with an
+    :class:`IndexBaseWarning` (give ``zero_based`` when the data's base is known, as when
+    predicting with a model trained on a zero-based file). Without
     ``n_features`` a file may not be wider than ``max_features`` (2**24 columns): one
     hostile index cannot declare a matrix of billions of columns.
 
@@ -139,9 +162,7 @@ def iter_svmlight(path, *, chunk_size=10_000, n_features=None, zero_based="auto"
         raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}")
     if not isinstance(allow_nan, bool | np.bool_):
         raise ValueError(f"allow_nan must be True or False; got {allow_nan!r}")
-    name = os.fspath(path)
-    if not os.path.isfile(name):
-        raise FileNotFoundError(f"no such data file: {name}")
+    name = data_file_name(path)
     return _svmlight_chunks(name, chunk_size, n_features, zero_based, dtype, max_features,
                             bool(allow_nan), block_size)
 
@@ -161,6 +182,8 @@ def _svmlight_chunks(name, chunk_size, n_features, zero_based, dtype, max_featur
             raise DataFileError(name, max(n_lines, 1), "the file contains no examples")
         if zero_based == "auto":
             zero_based = nnz > 0 and min_raw == 0
+            if not zero_based and given_n_features is not None and 0 < max_raw < n_features:
+                warnings.warn(IndexBaseWarning(name, max_raw, n_features), stacklevel=2)
         if n_features is None:
             n_features = max(max_raw + (1 if zero_based else 0), 0)
         rows_hint = n_rows
