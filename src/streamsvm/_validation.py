@@ -33,6 +33,8 @@ __all__ = [
     "check_one_example",
     "check_declared_classes",
     "check_row_norms",
+    "check_feature_names",
+    "feature_names_of",
     "first_bad_row",
     "refuse_non_finite_rows",
     "RowsRefused",
@@ -223,6 +225,60 @@ def refuse_non_finite_rows(X, sqnorms) -> None:
     row = X[bad].toarray().ravel() if sp.issparse(X) else X[bad]
     kind = "NaN" if np.isnan(row).any() else "infinity"
     raise ValueError(f"Input X contains {kind} (first at row {bad}); remove or impute it")
+
+
+def feature_names_of(X) -> np.ndarray | None:
+    """The column names of a table (a pandas or polars DataFrame: anything with ``columns``)
+    as an object array, when every one is a string; None for arrays, sparse matrices and
+    tables with other names (read by position, as scikit-learn does). Names that mix strings
+    and other values are a ``TypeError``, as in scikit-learn."""
+    if isinstance(X, np.ndarray) or sp.issparse(X):
+        return None
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    strings = [isinstance(name, str) for name in names]
+    if not names.size or not any(strings):
+        return None
+    if not all(strings):
+        raise TypeError("feature names are checked only when all are strings; got column "
+                        f"names of types {sorted({type(n).__name__ for n in names})}: convert "
+                        "them with X.columns = X.columns.astype(str)")
+    return names
+
+
+def check_feature_names(names, fitted, *, estimator_name: str) -> None:
+    """Refuse a table whose column names (``names``, from :func:`feature_names_of`) are not
+    the ``fitted`` ones in the same order: its columns would be read by position, so a
+    reordered table would feed every value to another feature, silently. A table with names
+    for a model fitted without them (or the reverse) only warns, as in scikit-learn."""
+    if fitted is None:
+        if names is not None:
+            warnings.warn(f"X has feature names, but {estimator_name} was fitted without "
+                          "feature names: its columns are read by position", UserWarning,
+                          stacklevel=4)
+        return
+    if names is None:
+        warnings.warn(f"X does not have valid feature names, but {estimator_name} was fitted "
+                      "with feature names: its columns are read by position", UserWarning,
+                      stacklevel=4)
+        return
+    if names.shape == fitted.shape and (names == fitted).all():
+        return
+    # scikit-learn's wording (its estimator checks match it)
+    message = (f"{estimator_name}: The feature names should match those that were passed "
+               "during fit.\n")
+    unexpected = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    for title, listed in (("Feature names unseen at fit time:", unexpected),
+                          ("Feature names seen at fit time, yet now missing:", missing)):
+        if listed:
+            message += title + "\n" + "".join(f"- {n}\n" for n in listed[:5])
+            message += "- ...\n" if len(listed) > 5 else ""
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
 
 
 def check_labels(y, n_samples: int) -> np.ndarray:

@@ -44,12 +44,14 @@ from ._threads import compiled_threads, for_each
 from ._validation import (
     RowsRefused,
     check_declared_classes,
+    check_feature_names,
     check_features,
     check_label_kind,
     check_labels,
     check_one_example,
     check_row_norms,
     csr_row_range,
+    feature_names_of,
     is_internal_dense,
     row_sqnorms,
     unique_labels,
@@ -65,6 +67,7 @@ from .calibration import (
 from .collapse import guard_collapse
 from .kernels.first_data import FirstDataRule
 from .kernels.spec import max_safe_sqnorm
+from .order import guard_order
 from .vocabulary import FeatureVocabulary, feature_value, integral_keys, is_dict_example
 from .weights import (
     ClassWeightsMixin,
@@ -305,6 +308,9 @@ class StreamClassifier(
     _finish_compiles: bool = False
     #: why this estimator takes no sample weights (the error's text)
     _weighting_refusal: str = "its algorithm has no weighted form implemented"
+    #: whether rows sorted by label make ``fit`` learn a much worse model (measured in
+    #: :mod:`streamsvm.order`): then ``fit`` warns when it gets them so
+    _order_sensitive: bool = False
 
     # ------------------------------------------------------------------ sklearn plumbing
     def __getstate__(self):
@@ -435,6 +441,29 @@ class StreamClassifier(
         y = check_labels(y, X.shape[0])
         return X, y, sqnorms
 
+    def _set_feature_names(self, names) -> None:
+        """Record the column names of the table a fresh model started on (scikit-learn's
+        ``feature_names_in_``; after :meth:`_start_checked`, which resets the model)."""
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
+
+    def _check_feature_names(self, names) -> None:
+        """Refuse a table whose column names are not the fitted ones in order, warn when only
+        one side has names (:func:`~streamsvm._validation.check_feature_names`). A model that
+        learnt from dicts (River) takes its keys, in column order, as the names a table must
+        have when they are all strings; arrays stay read by position there."""
+        fitted = self.__dict__.get("feature_names_in_")
+        if fitted is None and names is not None and self._dict_mode():
+            keys = list(self._vocabulary.keys)
+            if not all(isinstance(k, str) for k in keys):
+                return
+            fitted = np.asarray(keys, dtype=object)
+        if fitted is None and names is None:
+            return
+        check_feature_names(names, fitted, estimator_name=self._name)
+
     def _max_safe_sqnorm(self, kernel=None) -> float:
         """Largest squared norm a raw row may have: a quarter of the bound of ``kernel``
         (default: the model's own; :func:`~streamsvm.kernels.spec.max_safe_sqnorm`), so that
@@ -544,6 +573,7 @@ class StreamClassifier(
     def _fit_checked(self, X, y, sample_weight=None, row_pass: bool = True):
         """:meth:`_fit` after the parameter check; ``row_pass`` False: the learners check
         the rows (:attr:`_learners_check_rows`)."""
+        names = feature_names_of(X)
         X, y, sqnorms = (self._validate(X, y, first=True) if row_pass
                          else self._validate(X, y, first=True, row_pass=False))
         sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
@@ -559,7 +589,9 @@ class StreamClassifier(
                                   estimator_name=self._name)
         if sample_weight is not None and not (sample_weight > 0).any():
             raise ValueError(f"{self._name}: sample_weight is all zero: there is nothing to learn")
+        guard_order(self, y)
         X = self._start_checked(X, sqnorms)
+        self._set_feature_names(names)
         self._grow_classes(classes)
         self._count_labels(y, np.empty(0), labels)
         self._learn_reporting(X, y, whole_pass=True, sample_weight=sample_weight)
@@ -595,6 +627,9 @@ class StreamClassifier(
         first = not hasattr(self, "classes_")
         if first:
             check_params(self)
+        names = feature_names_of(X)
+        if not first:
+            self._check_feature_names(names)
         X, y, sqnorms = self._validate(X, y, first=first)
         sample_weight = check_sample_weight(sample_weight, X.shape[0], self._name)
         if not first:
@@ -631,6 +666,7 @@ class StreamClassifier(
                                   complete=declared is not None, estimator_name=self._name)
         if first:
             X = self._start_checked(X, sqnorms)
+            self._set_feature_names(names)
         else:
             self._check_row_norms(X, sqnorms)
             X = self._prepare_for_learning(X)
@@ -1109,6 +1145,7 @@ class StreamClassifier(
     def decision_function(self, X):
         """Scores: shape (n,) for two classes (positive means ``classes_[1]``), else (n, K)."""
         self._check_fitted()
+        self._check_feature_names(feature_names_of(X))
         X, sqnorms = check_features(
             X,
             n_features=self.n_features_in_,

@@ -46,6 +46,7 @@ import json
 import math
 import os
 import re
+import warnings
 import zipfile
 from collections.abc import Callable
 
@@ -805,13 +806,20 @@ def _check_model(model) -> None:
                 f"with their targets and signs for {classes.size} classes"
             )
         _check_against_fresh_learners(model)
+        names = model.__dict__.get("feature_names_in_")
+        if names is not None and (not isinstance(names, np.ndarray) or names.dtype != object
+                                  or names.shape != (n_features,)
+                                  or not all(isinstance(n, str) for n in names)):
+            raise _Problem(f"feature_names_in_ should hold {n_features} names (strings)")
         mean = model.__dict__.get("mean_")
         if mean is not None and (not isinstance(mean, np.ndarray) or mean.shape != (n_features,)
                                  or mean.dtype != np.float64):
             raise _Problem(f"mean_ should hold {n_features} float64 values")
     probe = np.zeros((2, n_features))
     try:
-        scores = np.asarray(model.decision_function(probe), dtype=float)
+        with warnings.catch_warnings():  # an array for a model fitted on a table: no names
+            warnings.simplefilter("ignore", UserWarning)
+            scores = np.asarray(model.decision_function(probe), dtype=float)
     except Exception as exc:  # noqa: BLE001 - a model that cannot answer is refused
         raise _Problem(f"the model cannot answer a query ({type(exc).__name__}: {exc})") from None
     if scores.shape[0] != 2 or not np.isfinite(scores).all():

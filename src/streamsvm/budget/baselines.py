@@ -360,6 +360,8 @@ class Forgetron(KernelStreamClassifier):
     True
     """
 
+    _order_sensitive = True  # sorted labels: streamsvm.order
+
     _learner_class = _ForgetronLearner
     _weighting_refusal = (
         "the Forgetron's shrinking schedule is derived for unit updates; a weighted form is not"
@@ -469,6 +471,8 @@ class BudgetPerceptron(KernelStreamClassifier):
     >>> int(model.n_support_.sum()) <= 50
     True
     """
+
+    _order_sensitive = True  # sorted labels: streamsvm.order
 
     _learner_class = _BudgetPerceptronLearner
     _weighting_refusal = (

@@ -201,6 +201,8 @@ class LASVM(_KernelSVMBase):
     True
     """
 
+    _order_sensitive = True  # sorted labels: streamsvm.order
+
     _finish_compiles = True  # LASVM's finishing step
 
     _learner_params = ()

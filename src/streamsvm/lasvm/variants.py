@@ -244,6 +244,8 @@ class LASVMI(LASVMNC):
     The first ``n_seed`` examples of each class seed the expansion and are never skipped.
     """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC
 
+    _order_sensitive = True  # sorted labels: streamsvm.order
+
     _algorithm = "i"
 
     @property

@@ -251,6 +251,8 @@ class Pegasos(LinearStreamClassifier):
     True
     """
 
+    _order_sensitive = True  # sorted labels: streamsvm.order
+
     _learner_class = _PegasosLearner
     _weighting_refusal = (
         "the weighted hinge loss (a step of w_i y_i x_i on a margin violation) is not "

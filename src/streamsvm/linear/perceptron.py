@@ -113,6 +113,8 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     True
     """
 
+    _order_sensitive = True  # sorted labels: streamsvm.order
+
     _learner_class = _PerceptronLearner
     _chunk_invariant = True  # the same stream gives the same model however it is chunked
     _bounded_memory = True

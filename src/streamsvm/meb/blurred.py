@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from .._params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
 from .._threads import compiled_threads
-from .._validation import check_features, check_labels
+from .._validation import check_features, check_labels, feature_names_of
 from ..base import BinaryLearner, StreamClassifier
 from ..kernels import (
     KERNEL_CODES,
@@ -584,6 +584,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
 
     def _decision(self, X, classifier):
         self._check_fitted()
+        self._check_feature_names(feature_names_of(X))
         X, sqnorms = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
                                     estimator_name=self._name, return_sqnorms=True)
         self._check_row_norms(X, sqnorms)

@@ -571,6 +571,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     True
     """
 
+    _order_sensitive = True  # sorted labels: streamsvm.order
+
     _learner_class = _StreamSVMLearner
     _weighting_refusal = MEB_WEIGHTING_REFUSAL
     _learner_params = ("C", "lookahead", "tol")
