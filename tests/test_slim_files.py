@@ -168,3 +168,28 @@ def test_a_damaged_capacity_is_refused(tmp_path):
     state["_spare_rows"] = {"values": [2**40, False]}
     with pytest.raises(ValueError, match="saved capacity of 'values'"):
         _Toy.__new__(_Toy).__setstate__(state)
+
+
+def test_blurred_ball_pool_is_saved_without_its_spare_capacity(tmp_path):
+    """The pool's Gram and rows are written for the points in use only (a pool grown to 512
+    slots held them all), padded back on load: the same bits, and resuming is exact."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1500, 20))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] + rng.normal(scale=0.5, size=1500) > 0, 1, -1)
+    model = streamsvm.BlurredBallSVM().partial_fit(X[:1000], y[:1000])
+    learner = model.learners_[0]
+    used, capacity = learner.n_pool, learner.pool_K.shape[0]
+    assert used < capacity
+    state = learner.__getstate__()
+    assert state["pool_K"].shape == (used, used) and state["pool_X"].shape == (used, 20)
+    streamsvm.save(model, tmp_path / "m.npz")
+    loaded = streamsvm.load(tmp_path / "m.npz")
+    restored = loaded.learners_[0]
+    assert restored.pool_K.tobytes() == learner.pool_K.tobytes()
+    assert restored.pool_X.tobytes() == learner.pool_X.tobytes()
+    for m in (model, loaded):
+        m.partial_fit(X[1000:], y[1000:]).finish()
+    assert loaded.decision_function(X).tobytes() == model.decision_function(X).tobytes()
+    state["pool_K"] = state["pool_K"][:-1, :-1]  # a damaged file: the block does not fit
+    with pytest.raises(ValueError, match="pool Gram does not fit"):
+        type(learner).__new__(type(learner)).__setstate__(state)

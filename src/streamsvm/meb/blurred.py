@@ -75,6 +75,9 @@ class _BlurredBallLearner(BinaryLearner):
     """
 
     _transient = ("_union",)
+    #: the pool's per-point arrays, saved up to ``n_pool`` (their later rows are written before
+    #: they are read); ``pool_K`` is saved as its ``n_pool`` x ``n_pool`` block likewise
+    _spare_capacity = ("pool_X", "pool_y", "pool_sq", "pool_self", "pool_index")
 
     def __init__(self, n_features, rng, *, epsilon, C, lookahead, tol, jit_kernel):
         super().__init__(n_features, rng)
@@ -113,7 +116,31 @@ class _BlurredBallLearner(BinaryLearner):
         self.max_core = 0
         self._union = None
 
+    def _rows_in_use(self) -> dict[str, int]:
+        return dict.fromkeys(self._spare_capacity, int(self.n_pool))
+
+    def _persist_state(self) -> dict:
+        """The base class's state, with the pool's Gram cut to the points in use (a file of a
+        pool of 380 points grown to 512 held 2 MB of it; 1.1 MB now)."""
+        state = super()._persist_state()
+        capacity, used = self.pool_K.shape[0], int(self.n_pool)
+        if used < capacity:
+            state["pool_K"] = self.pool_K[:used, :used].copy()
+            state["_pool_K_capacity"] = int(capacity)
+        return state
+
     def _restore_transient(self):
+        capacity = self.__dict__.pop("_pool_K_capacity", None)
+        super()._restore_transient()
+        if capacity is not None:
+            K = self.pool_K
+            if (not isinstance(capacity, int) or not isinstance(K, np.ndarray) or K.ndim != 2
+                    or K.shape[0] != K.shape[1] or K.shape[0] != self.n_pool
+                    or not K.shape[0] <= capacity <= self.pool_X.shape[0]):
+                raise ValueError("the saved pool Gram does not fit the saved pool")
+            full = np.zeros((capacity, capacity))
+            full[: K.shape[0], : K.shape[0]] = K
+            self.pool_K = full
         self._union = None
 
     def _check_restored(self) -> None:
