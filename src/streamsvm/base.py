@@ -280,7 +280,7 @@ class StreamClassifier(
     Fitted attributes: ``classes_``, ``n_features_in_``, ``n_seen_`` (examples learnt),
     ``learners_`` (one binary learner, or one per class for more than two classes),
     ``class_counts_`` (rows of each class learnt, which ``class_weight='balanced'`` reads),
-    ``model_nbytes_`` (bytes of model state: what a saved model holds, caches left out).
+    ``model_nbytes_`` (bytes of model state in memory, caches left out; a file may hold less).
 
     Weights (:mod:`streamsvm.weights`): ``_weighting`` says what the learners take: ``"rows"``
     (a weight per row: ``class_weight`` and ``sample_weight``, through
@@ -1240,7 +1240,9 @@ class StreamClassifier(
     # ------------------------------------------------------------------ introspection
     @property
     def model_nbytes_(self) -> int:
-        """Bytes of NumPy state the fitted model holds (learners and estimator arrays)."""
+        """Bytes of NumPy state the fitted model holds in memory (learners and estimator
+        arrays, caches left out); its file may hold less (no spare rows, no rebuildable
+        matrices: ``docs/contract.md``)."""
         self._check_fitted()
         return state_nbytes(self.learners_) + sum(
             state_nbytes(v) for k, v in vars(self).items() if k.endswith("_") and k != "learners_"
