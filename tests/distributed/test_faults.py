@@ -193,3 +193,31 @@ def test_crash_right_after_a_checkpoint_before_its_reply(tmp_path):
     assert layer.exchange([(0, "n_points", ())]) == [3]  # 3 points, none added twice
     layer.exchange([(0, "add_point", (3, np.array([3.0, 1.0]), 1.0))])
     assert layer.exchange([(0, "n_points", ())]) == [4]
+
+
+def test_checkpoint_folder_goes_with_the_model_without_a_warning():
+    """A model that is never closed (a search clones, fits and drops it) removes its
+    temporary checkpoint folder when collected, without a ResourceWarning; ``close`` removes
+    it at once."""
+    import gc
+    import os
+    import warnings
+
+    import streamsvm
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = streamsvm.DistributedL2SVM(n_sites=2, checkpoint_every=5).fit(X, y)
+    folder = model.tracker_.network.layer.checkpoint_dir
+    assert os.path.isdir(folder) and os.listdir(folder)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del model
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert not os.path.exists(folder)
+    model = streamsvm.DistributedL2SVM(n_sites=2, checkpoint_every=5).fit(X, y)
+    folder = model.tracker_.network.layer.checkpoint_dir
+    model.close()
+    assert not os.path.exists(folder)

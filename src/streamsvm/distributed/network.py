@@ -18,7 +18,9 @@ iterations of Figure 5.1).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+import weakref
 
 from .messages import LocalHandle, MessageLayer, SiteDown, SiteEndpoint, save_checkpoint
 
@@ -102,10 +104,13 @@ class SiteNetwork:
     name = "?"
 
     def _start_layer(self, sites, handles_from, transport, checkpoint_every, checkpoint_dir):
-        self._tmpdir = None
+        self._remove_checkpoints = None
         if checkpoint_every > 0 and checkpoint_dir is None:
-            self._tmpdir = tempfile.TemporaryDirectory(prefix="streamsvm-sites-")
-            checkpoint_dir = self._tmpdir.name
+            checkpoint_dir = tempfile.mkdtemp(prefix="streamsvm-sites-")
+            # removed by close(), or quietly when the network is collected (a model that a
+            # search clones and drops is never closed: no ResourceWarning, no folder left)
+            self._remove_checkpoints = weakref.finalize(self, shutil.rmtree, checkpoint_dir,
+                                                        ignore_errors=True)
         if checkpoint_every > 0:
             try:  # the initial checkpoints; a site that cannot be saved has none
                 for k, site in enumerate(sites):
@@ -141,9 +146,9 @@ class SiteNetwork:
         return dict(self.layer.counters)
 
     def close(self):
-        if self._tmpdir is not None:
-            self._tmpdir.cleanup()
-            self._tmpdir = None
+        if self._remove_checkpoints is not None:
+            self._remove_checkpoints()
+            self._remove_checkpoints = None
 
 
 class LocalNetwork(SiteNetwork):
