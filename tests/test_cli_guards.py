@@ -186,3 +186,23 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(runner, tmp_path, 
                                   "--n-samples", "10"])
     assert result.exit_code == 1
     assert "error" not in result.output.lower() and "Broken pipe" not in result.output
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["train", "Perceptron", "--data", "synthetic-a", "--chunk-size", "0"], EXIT_USAGE,
+     "error: Invalid value for '--chunk-size': 0 is not in the range x>=1. (see '"),
+    (["trian"], EXIT_USAGE, "error: No such command 'trian'."),
+    (["predict"], EXIT_USAGE, "error: Missing argument 'MODEL_PATH'."),
+    (["predict", "{model}", "--data", "synthetic-a", "--output", "{missing}"], EXIT_DATA,
+     "error: Could not open file"),
+])
+def test_clicks_own_errors_are_one_error_line(runner, tmp_path, args, code, message):
+    model_path = tmp_path / "m.npz"
+    assert runner.invoke(main, ["train", "Perceptron", "--data", "synthetic-a", "--n-samples",
+                                "200", "--save", str(model_path), "--quiet"]).exit_code == 0
+    args = [a.format(model=model_path, missing=tmp_path / "no" / "x.txt") for a in args]
+    result = runner.invoke(main, args, prog_name="streamsvm")
+    assert result.exit_code == code
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in " ".join(result.output.split())
+    assert "Usage:" not in result.output

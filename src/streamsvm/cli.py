@@ -283,14 +283,22 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 class _Main(click.Group):
-    """The ``streamsvm`` group: warnings shown as one line each, and a reader that stops
-    reading (``streamsvm predict ... | head``) ends the command quietly, as Unix tools do."""
+    """The ``streamsvm`` group: warnings shown as one line each; click's own errors (a bad
+    option value, a file ``--output`` cannot open) as one ``error:`` line like the others;
+    and a reader that stops reading (``streamsvm predict ... | head``) ends the command
+    quietly, as Unix tools do."""
 
     def invoke(self, ctx):
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             try:
                 return super().invoke(ctx)
+            except click.FileError as exc:
+                raise CLIError(exc.format_message()) from exc
+            except click.UsageError as exc:
+                command = exc.ctx.command_path if exc.ctx is not None else "streamsvm"
+                raise CLIError(f"{exc.format_message()} (see '{command} --help')",
+                               EXIT_USAGE) from exc
             except BrokenPipeError:
                 with contextlib.suppress(OSError, ValueError, AttributeError):
                     # nothing more can reach the reader: flushing at exit must not complain
