@@ -148,8 +148,9 @@ def estimators_table(estimators: dict[str, type]) -> Table:
 
 
 def metrics_table(title: str, metrics: dict[str, float], n_examples: int) -> Table:
-    """The table of ``evaluate``: the number of examples, then each metric to 4 decimals."""
-    table = Table(title=title)
+    """The table of ``evaluate``: the number of examples, then each metric to 4 decimals
+    (as wide as its title, which names the data: a path is not broken across lines)."""
+    table = Table(title=title, min_width=len(title))
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_row("examples", f"{n_examples:,}")
