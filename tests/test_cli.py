@@ -277,6 +277,7 @@ def test_estimators_lists_every_estimator_with_its_defaults(runner):
         assert f"│ {name} " in result.output
     # a cell may wrap between an option and its value; the exact text is checked below
     assert "--block-size" in text and "--verbose" in text
+    assert "``" not in text  # the docstrings' reST code marks are not shown
     # one owner: the same text as train --help
     [(name, options)] = streamsvm.report.estimator_parameters({"Pegasos": streamsvm.Pegasos})
     assert options == ("--alpha 0.01, --block-size 1, --fit-intercept true, --projection true, "

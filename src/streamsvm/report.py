@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 from rich.table import Table
@@ -143,7 +144,7 @@ def estimators_table(estimators: dict[str, type]) -> Table:
     for (name, options), cls in zip(estimator_parameters(estimators), estimators.values(),
                                     strict=True):
         summary = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-        table.add_row(name, summary, options)
+        table.add_row(name, escape(summary.replace("``", "")), options)  # reST code marks
     return table
 
 
