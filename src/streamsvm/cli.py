@@ -351,8 +351,22 @@ class _TrainCommand(click.Command):
     def format_epilog(self, ctx, formatter):
         from .registry import available_estimators
 
+        rows = report.estimator_parameters(available_estimators())
         with formatter.section("Estimators (parameters with their defaults)"):
-            formatter.write_dl(report.estimator_parameters(available_estimators()))
+            first = max(len(name) for name, _ in rows) + 2
+            width = max(formatter.width - formatter.current_indent - first, 30)
+            for name, options in rows:  # lines broken between options, never inside one
+                lines, line = [], ""
+                for option in options.split(", "):
+                    candidate = f"{line}, {option}" if line else option
+                    if line and len(candidate) + 1 > width:
+                        lines.append(line + ",")
+                        candidate = option
+                    line = candidate
+                lines.append(line)
+                for k, text in enumerate(lines):
+                    label = name if k == 0 else ""
+                    formatter.write(f"{'':>{formatter.current_indent}}{label:<{first}}{text}\n")
 
 
 @main.command(
