@@ -112,6 +112,8 @@ def test_predict_reads_csv_rows_without_labels(runner, tmp_path):
     (["--file", "{csv}", "--delimiter", ";;"], "--delimiter takes one character"),
     (["--file", "{csv}", "--subset", "test"], "--subset chooses a part of a --data set"),
     (["--data", "synthetic-a", "--delimiter", ";"], "--delimiter does not apply to generator"),
+    (["--shards", "{csv}", "--zero-based", "no"],
+     "--zero-based cannot be used with --shards"),
 ])
 def test_reading_options_that_do_not_apply_are_usage_errors(runner, tmp_path, args, message):
     csv = tmp_path / "d.csv"

@@ -432,6 +432,13 @@ def train(ctx, estimator, data, file, fmt, subset, zero_based, label_column, del
     if shards:
         if data is not None or file is not None or resume:
             raise CLIError("--shards replaces --data, --file and --resume", EXIT_USAGE)
+        given = [flag for flag, value in (("--subset", subset), ("--zero-based", zero_based),
+                                          ("--label-column", label_column),
+                                          ("--delimiter", delimiter)) if value is not None]
+        if given:
+            raise CLIError(f"{' and '.join(given)} cannot be used with --shards: the shards "
+                           "are read whole, and their scan finds their width and svmlight base "
+                           "(docs/sharded.md)", EXIT_USAGE)
         _train_sharded(model, shards, fmt=fmt, chunk_size=chunk_size, workers=workers or 2,
                        backend=backend or "local", quiet=quiet, save_path=save_path)
         return
