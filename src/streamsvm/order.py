@@ -4,11 +4,12 @@
 by label, each class in one block, are how many tables are stored (scikit-learn's
 ``load_iris``, ``load_wine``, ...) and how cross-validation folds keep them when they are not
 shuffled, and they are the worst order for the learners that follow the last rows: the model
-sees one class for a long time, then the other. Training accuracy in the order given against
-one shuffle (defaults; measured 2026-11-27):
+sees one class for a long time, then the other. Training accuracy with the rows sorted by
+label / shuffled once (defaults; measured 2026-11-27):
 
 =================  ===========================  ======================================
-estimator          iris, class 2 vs the rest    ``make_classification(600, 5)``, sorted
+estimator          iris, class 2 vs the rest    ``make_classification(600, 5,
+                                                random_state=0)``
 =================  ===========================  ======================================
 Perceptron         33.3% / 90.7%                68.5% / 96.0%
 Pegasos            33.3% / 66.7%                58.8% / 95.0%
