@@ -472,3 +472,16 @@ def test_every_registered_estimator_round_trips_fitted_and_mid_stream(tmp_path, 
     first.partial_fit(X[18:], y[18:])
     second.partial_fit(X[18:], y[18:])
     np.testing.assert_array_equal(second.decision_function(X), first.decision_function(X))
+
+
+def test_a_calibration_count_past_int64_arithmetic_is_refused(tmp_path):
+    """A saved count that the ring's slot arithmetic cannot hold in int64 (a damaged or
+    edited file) is refused on load, not met as an OverflowError at the next chunk."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = streamsvm.Pegasos().fit(X, y)
+    model.learners_[0].calibration.n_rows_kept = 2**70
+    streamsvm.save(model, tmp_path / "m.npz")
+    with pytest.raises(ModelFileError, match="calibration window's arrays or counts"):
+        streamsvm.load(tmp_path / "m.npz")

@@ -212,6 +212,9 @@ def agree_with_scores(proba, predicted) -> np.ndarray:
     return proba
 
 
+#: saved counts at or above this are damage: slot arithmetic on them must stay in int64
+_MAX_COUNT = 2**62
+
 class CsrRows:
     """Rows in CSR form, copied out of their source as the three arrays (no scipy object is
     built until they are written out), waiting to be written into a calibrator's ring:
@@ -514,7 +517,8 @@ class PlattCalibrator:
         """Raise ValueError unless the saved window (e.g. read from a model file) is one
         :meth:`record` and :meth:`keep_rows` could have written: matching 1-D arrays, labels
         ±1 (0 where nothing was recorded yet), finite non-negative weights, counts that are
-        non-negative ints, kept rows of at most :data:`MAX_RESCORED_WIDTH` columns."""
+        non-negative ints below 2**62 (the ring's slots are computed from them in int64),
+        kept rows of at most :data:`MAX_RESCORED_WIDTH` columns."""
         scores, labels, weights = self.scores, self.labels, self.weights
         window = scores.shape[0] if isinstance(scores, np.ndarray) and scores.ndim == 1 else 0
         ok = (
@@ -525,7 +529,7 @@ class PlattCalibrator:
                                      and weights.shape == (window,)
                                      and weights.dtype == np.float64
                                      and (weights >= 0).all()))
-            and all(type(v) is int and v >= 0
+            and all(type(v) is int and 0 <= v < _MAX_COUNT
                     for v in (self.per_chunk, self.n_recorded, self.n_learned,
                               self.n_rows_kept))
             and self.per_chunk >= 1

@@ -134,7 +134,8 @@ class _BlurredBallLearner(BinaryLearner):
         super()._restore_transient()
         if capacity is not None:
             K = self.pool_K
-            if (not isinstance(capacity, int) or not isinstance(K, np.ndarray) or K.ndim != 2
+            if (type(capacity) is not int or not isinstance(K, np.ndarray) or K.ndim != 2
+                    or K.dtype != np.float64
                     or K.shape[0] != K.shape[1] or K.shape[0] != self.n_pool
                     or not K.shape[0] <= capacity <= self.pool_X.shape[0]):
                 raise ValueError("the saved pool Gram does not fit the saved pool")
