@@ -2,6 +2,7 @@
 from the model's, a save path that cannot be written, options that belong elsewhere, the
 part of a dataset a command reads, and a reader that stops reading."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -67,8 +68,10 @@ def test_a_file_whose_base_is_unclear_is_flagged_and_zero_based_reads_it(
 def test_svmlight_reader_warns_only_when_either_base_fits(tmp_path):
     path = tmp_path / "f.svm"
     path.write_text("1 1:1 3:2\n-1 2:1\n")
-    with pytest.warns(IndexBaseWarning, match="largest index, 3, fits zero-based too"):
+    with pytest.warns(IndexBaseWarning, match="largest index, 3, fits zero-based too") as got:
         X, _ = next(iter_svmlight(path, n_features=5))
+    warning = got[0].message
+    assert str(pickle.loads(pickle.dumps(warning))) == str(warning)  # from a worker process
     assert X.toarray()[0].tolist() == [1.0, 0.0, 2.0, 0.0, 0.0]  # read one-based
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -4,6 +4,7 @@ import bz2
 import gzip
 import io
 import os
+import pickle
 import sys
 
 import numpy as np
@@ -74,8 +75,11 @@ def test_options_reach_the_reader_and_caps_apply(files):
     assert y is None and X.tolist() == [[1, 2, -1], [3, 4.5, 1]]
     chunks = list(open_stream(str(files["a.svm"]), chunk_size=2, n_samples=3))
     assert [X.shape[0] for X, _ in chunks] == [2, 1]
-    with pytest.raises(TypeError, match="takes no option 'noise'.*label_column"):
+    with pytest.raises(TypeError, match="takes no option 'noise'.*label_column") as refused:
         open_stream(str(files["b.csv"]), noise=0.1)
+    assert (refused.value.option, refused.value.what) == ("noise", "a CSV file")
+    copy = pickle.loads(pickle.dumps(refused.value))
+    assert (type(copy), str(copy)) == (type(refused.value), str(refused.value))
     with pytest.raises(DataSourceError, match="has 2 features; 3 were expected"):
         list(open_stream(str(files["b.csv"]), n_features=3))
 

@@ -62,9 +62,12 @@ class ReaderOptionError(TypeError):
     own way (the command line)."""
 
     def __init__(self, what, option, accepted):
-        self.what, self.option = what, option
+        self.what, self.option, self.accepted = what, option, list(accepted)
         super().__init__(f"{what} takes no option {option!r}; its options: "
-                         f"{', '.join(accepted)}")
+                         f"{', '.join(self.accepted)}")
+
+    def __reduce__(self):  # pickled whole, e.g. from a worker process
+        return type(self), (self.what, self.option, self.accepted)
 
 
 class DataSourceError(ValueError):

@@ -108,6 +108,9 @@ class IndexBaseWarning(UserWarning):
             f"the first of the {n_features} features); its largest index, {largest}, fits "
             f"zero-based too: if the data were written from 0, pass zero_based=True")
 
+    def __reduce__(self):  # pickled whole, e.g. from a worker process
+        return type(self), (self.path, self.largest, self.n_features)
+
 
 def iter_svmlight(path, *, chunk_size=10_000, n_features=None, zero_based="auto",
                   dtype=np.float64, max_features=DEFAULT_MAX_FEATURES, allow_nan=False,
