@@ -37,6 +37,7 @@ from pathlib import Path
 
 import click
 import numpy as np
+from click.core import ParameterSource
 from rich.console import Console
 from rich.markup import escape
 
@@ -74,8 +75,19 @@ def _one_line(exc: BaseException) -> str:
         # the readers' hint names a Python argument; the estimators refuse non-finite values
         text = text.replace(f"({NONFINITE_HINT})", "(the estimators take finite values only: "
                             "fix or drop that value)")
-    text = text.replace("label_column=None", "--label-column none")
-    return " ".join(text.split()) or type(exc).__name__
+    return _in_cli_terms(text) or type(exc).__name__
+
+
+#: hints of the readers that name a Python argument, and the command line's option for it
+_CLI_SPELLING = {"label_column=None": "--label-column none",
+                 "pass zero_based=True": "give --zero-based yes"}
+
+
+def _in_cli_terms(text: str) -> str:
+    """``text`` on one line, its hints spelled as the command line's options."""
+    for python, option in _CLI_SPELLING.items():
+        text = text.replace(python, option)
+    return " ".join(text.split())
 
 
 def _errors_as_one_line(func):
@@ -160,8 +172,8 @@ def data_options(subset: str):
                      help="a data file (svmlight, CSV, .npz; .gz/.bz2/.xz) or - for stdin"),
         click.option("--format", "fmt", type=click.Choice(["svmlight", "csv", "npz"]),
                      help="file format (default: from the suffix; for stdin, its first line)"),
-        click.option("--subset", type=click.Choice(["train", "test", "all"]), default=None,
-                     help=f"the part of a --data set or generator to read [default: {subset}]"),
+        click.option("--subset", type=click.Choice(["train", "test", "all"]), default=subset,
+                     show_default=True, help="the part of a --data set or generator to read"),
         click.option("--zero-based", "zero_based", type=click.Choice(["auto", "yes", "no"]),
                      default=None,
                      help="svmlight files: whether feature indices start at 0 [default: auto, "
@@ -216,15 +228,20 @@ def _reader_options(source_options: dict) -> dict:
     return options
 
 
-def _open(source_options: dict, n_features=None, *, subset: str = "train"):
-    """The stream ``--data``/``--file`` name; an unknown name is a usage error. ``subset``
-    is the command's part of a dataset when ``--subset`` is not given."""
+def _given(name: str) -> bool:
+    """Whether the running command's option ``name`` was given, not left at its default."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not None and source is not ParameterSource.DEFAULT
+
+
+def _open(source_options: dict, n_features=None):
+    """The stream ``--data``/``--file`` name; an unknown name is a usage error."""
     from .datasets import ReaderOptionError, UnknownSourceError, open_stream
 
     data, file = source_options["data"], source_options["file"]
     if (data is None) == (file is None):
         raise CLIError("give exactly one of --data NAME or --file PATH", EXIT_USAGE)
-    if file is not None and source_options["subset"] is not None:
+    if file is not None and _given("subset"):
         raise CLIError("--subset chooses a part of a --data set or generator; a --file is "
                        "read whole", EXIT_USAGE)
     source = data if data is not None else file
@@ -232,7 +249,7 @@ def _open(source_options: dict, n_features=None, *, subset: str = "train"):
         source = Path(file)  # --file is always a path, even when it spells a dataset's name
     try:
         return open_stream(source, format=source_options["fmt"],
-                           subset=source_options["subset"] or subset,
+                           subset=source_options["subset"],
                            chunk_size=source_options["chunk_size"],
                            n_samples=source_options["n_samples"], n_features=n_features,
                            random_state=source_options["seed"],
@@ -273,13 +290,8 @@ def _metrics(y_true, y_pred, scores, classes) -> dict[str, float]:
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Python warnings as one ``warning:`` line, with the command line's spelling of the
     readers' hints."""
-    from .datasets import IndexBaseWarning
-
-    text = " ".join(str(message).split())
-    if issubclass(category, IndexBaseWarning):
-        text = text.replace("pass zero_based=True", "give --zero-based yes")
-    err_console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False,
-                      soft_wrap=True)
+    err_console.print(f"[bold yellow]warning:[/] {escape(_in_cli_terms(str(message)))}",
+                      highlight=False, soft_wrap=True)
 
 
 class _Main(click.Group):
@@ -432,9 +444,9 @@ def train(ctx, estimator, data, file, fmt, subset, zero_based, label_column, del
     if shards:
         if data is not None or file is not None or resume:
             raise CLIError("--shards replaces --data, --file and --resume", EXIT_USAGE)
-        given = [flag for flag, value in (("--subset", subset), ("--zero-based", zero_based),
-                                          ("--label-column", label_column),
-                                          ("--delimiter", delimiter)) if value is not None]
+        given = [f"--{name.replace('_', '-')}" for name in ("subset", "zero_based",
+                                                              "label_column", "delimiter")
+                 if _given(name)]
         if given:
             raise CLIError(f"{' and '.join(given)} cannot be used with --shards: the shards "
                            "are read whole, and their scan finds their width and svmlight base "
@@ -515,7 +527,7 @@ def _train_sharded(model, shards, *, fmt, chunk_size, workers, backend, quiet, s
 def predict(model_path, output, **source_options):
     """Predict a label for every example of a stream."""
     model = _load_model(model_path)
-    for X, _y in _open(source_options, model.n_features_in_, subset="test"):
+    for X, _y in _open(source_options, model.n_features_in_):
         output.writelines(f"{label}\n" for label in _as_written(model.predict(X)))
 
 
@@ -534,7 +546,7 @@ def _as_written(labels: np.ndarray) -> np.ndarray:
 def evaluate(model_path, **source_options):
     """Metrics of a saved model on a labelled stream (binary: g-means, AUC, PRBEP too)."""
     model = _load_model(model_path)
-    stream = _open(source_options, model.n_features_in_, subset="test")
+    stream = _open(source_options, model.n_features_in_)
     labels, predictions, scores = [], [], []
     for X, y in stream:
         if y is None:

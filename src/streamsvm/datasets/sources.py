@@ -210,15 +210,13 @@ def open_stream(source, *, format=None, subset="train", chunk_size=10_000, n_sam
     elif not isinstance(source, os.PathLike):
         raise TypeError(f"source must be a string or a path; got {type(source).__name__}")
     path = os.fspath(source)
-    if os.path.isdir(path):
-        data_file_name(path)  # a folder: say so
     if not os.path.isfile(path):
         if isinstance(source, str) and not _looks_like_path(path):
             raise UnknownSourceError(
                 f"unknown dataset {path!r} (not a file, a built-in dataset or a generator); "
                 f"datasets: {', '.join(list_datasets())}; "
                 f"generators: {', '.join(GENERATOR_SOURCES)}")
-        raise FileNotFoundError(f"no such data file: {path}")
+        data_file_name(path)  # raises: a folder, or nothing there
     chunks = _read_file(path, format or _format_from_suffix(path), chunk_size, n_features,
                         reader_options)
     return DataStream(chunks, kind="file", description=path, **common)

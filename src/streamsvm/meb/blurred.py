@@ -120,24 +120,21 @@ class _BlurredBallLearner(BinaryLearner):
         return dict.fromkeys(self._spare_capacity, int(self.n_pool))
 
     def _persist_state(self) -> dict:
-        """The base class's state, with the pool's Gram cut to the points in use (a file of a
-        pool of 380 points grown to 512 held 2 MB of it; 1.1 MB now)."""
+        """The base class's state (the pool's arrays cut to the ``n_pool`` points in use),
+        with the pool's Gram cut likewise to its ``n_pool`` x ``n_pool`` block; loading pads
+        it back to the capacity of ``pool_X``."""
         state = super()._persist_state()
-        capacity, used = self.pool_K.shape[0], int(self.n_pool)
-        if used < capacity:
+        used = int(self.n_pool)
+        if used < self.pool_K.shape[0]:
             state["pool_K"] = self.pool_K[:used, :used].copy()
-            state["_pool_K_capacity"] = int(capacity)
         return state
 
     def _restore_transient(self):
-        capacity = self.__dict__.pop("_pool_K_capacity", None)
         super()._restore_transient()
-        if capacity is not None:
-            K = self.pool_K
-            if (type(capacity) is not int or not isinstance(K, np.ndarray) or K.ndim != 2
-                    or K.dtype != np.float64
-                    or K.shape[0] != K.shape[1] or K.shape[0] != self.n_pool
-                    or not K.shape[0] <= capacity <= self.pool_X.shape[0]):
+        K, X = self.pool_K, self.pool_X
+        capacity = X.shape[0] if isinstance(X, np.ndarray) and X.ndim == 2 else 0
+        if isinstance(K, np.ndarray) and K.ndim == 2 and K.shape[0] < capacity:
+            if K.dtype != np.float64 or K.shape != (self.n_pool, self.n_pool):
                 raise ValueError("the saved pool Gram does not fit the saved pool")
             full = np.zeros((capacity, capacity))
             full[: K.shape[0], : K.shape[0]] = K
