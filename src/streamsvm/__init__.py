@@ -5,7 +5,12 @@ Every estimator is a scikit-learn classifier (``fit``, ``partial_fit``, ``predic
 over the same state. Models are saved and resumed mid-stream with :func:`save` / :func:`load`.
 """
 
+from pathlib import Path as _Path
+
+from ._compiled_cache import refresh as _refresh_compiled_cache
 from ._version import __version__
+
+_refresh_compiled_cache(_Path(__file__).parent)  # before any compiled loop is loaded
 from .active import ActiveLearner, ActiveSampler, ActiveSVM  # noqa: E402
 from .budget import (  # noqa: E402
     BudgetPerceptron,
