@@ -16,8 +16,10 @@ for a value of the wrong type, so callers catch one exception) worded the same w
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -30,6 +32,8 @@ __all__ = [
     "IsNone",
     "IsInstance",
     "LabelPair",
+    "MAX_MEMORY_MB",
+    "MemoryMB",
     "N_JOBS",
     "Options",
     "RANDOM_STATE",
@@ -206,6 +210,57 @@ class WeightDict(Constraint):
         return f"a dict label -> {self.weight.describe()}"
 
 
+#: the largest memory budget (MB) a parameter may ask for where the machine's memory cannot be
+#: read (``os.sysconf`` missing, as on Windows): 1 TiB
+MAX_MEMORY_MB = float(2**20)
+_MB = float(2**20)
+
+
+@functools.cache
+def physical_memory_bytes() -> int | None:
+    """The machine's physical memory in bytes (``os.sysconf``, read once), or ``None`` where
+    it cannot be read cheaply."""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return pages * page_size if pages > 0 and page_size > 0 else None
+
+
+def _in_bytes(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.3g} bytes"
+
+
+class MemoryMB(Constraint):
+    """A memory budget in MB (1 MB = 2**20 bytes), such as ``cache_size``: a float > 0 and at
+    most the machine's physical memory (a larger budget is never useful and ends in a
+    ``MemoryError``), or at most :data:`MAX_MEMORY_MB` where the memory cannot be read."""
+
+    @staticmethod
+    def limit_mb() -> float:
+        memory = physical_memory_bytes()
+        return memory / _MB if memory else MAX_MEMORY_MB
+
+    def accepts(self, value) -> bool:
+        return Interval(numbers.Real, 0, self.limit_mb(), closed="right").accepts(value)
+
+    def describe(self) -> str:
+        limit = self.limit_mb()
+        where = ("this machine's memory" if physical_memory_bytes()
+                 else "the bound where the machine's memory cannot be read")
+        return f"a float in (0, {limit:.6g}] MB ({where}, {_in_bytes(limit * _MB)})"
+
+    def explain(self, value) -> str | None:
+        """What a refused value would ask for, when it is a number too large."""
+        if (isinstance(value, numbers.Real) and not _is_bool(value) and math.isfinite(value)
+                and value > self.limit_mb()):
+            return f"{value:g} MB would ask for {_in_bytes(value * _MB)}"
+        return None
+
+
 class LabelPair(Constraint):
     """Two distinct labels (a list, tuple or 1-D array), negative class first."""
 
@@ -250,7 +305,9 @@ def check_param_values(constraints: dict, values: dict, owner: str) -> None:
             continue
         if not any(constraint.accepts(value) for constraint in allowed):
             parts = [part for constraint in allowed for part in constraint.parts()]
-            raise param_error(owner, name, value, _either(parts))
+            why = [text for constraint in allowed
+                   if (text := getattr(constraint, "explain", lambda v: None)(value))]
+            raise param_error(owner, name, value, "; ".join([_either(parts), *why]))
 
 
 def check_params(estimator) -> None:

@@ -83,8 +83,9 @@ class ActiveSVM(_KernelSVMBase):
         ``window`` (then, with confidence ``1 - eta``, fewer than a fraction
         ``-ln(eta) / (L * window)`` of the unlabelled examples, 0.05% for the defaults, is
         still inside the margin), 1 = only the newest, 0 = no check (the count alone).
-    max_labels : int or None, default=None
-        Label budget of each binary problem: selection stops once this many are spent.
+    max_labels : int >= 1 or None, default=None
+        Label budget of each binary problem: selection stops once this many are spent (0 is
+        refused: no label, no model).
     class_weight : None, "balanced" or dict, default=None
         Per-class C (the paper's DC baseline; with ``pool_size=1`` it is DC in LASVM).
         "balanced" gives the minority class ``C`` times the imbalance ratio of the labels
@@ -145,7 +146,7 @@ class ActiveSVM(_KernelSVMBase):
         "window": [Interval(numbers.Integral, 1, None)],
         "tolerance": [Interval(numbers.Real, 0, None)],
         "margin_span": [IsNone(), Interval(numbers.Integral, 0, None)],
-        "max_labels": [IsNone(), Interval(numbers.Integral, 0, None)],
+        "max_labels": [IsNone(), Interval(numbers.Integral, 1, None)],  # 0: no model at all
         "class_weight": [IsNone(), Options("balanced"),
                          WeightDict(Interval(numbers.Real, 0, None, closed="neither"))],
         "finishing": [Boolean()],

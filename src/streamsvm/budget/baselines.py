@@ -426,8 +426,9 @@ class BudgetPerceptron(KernelStreamClassifier):
         than 8 pt below ``SVC()``, against 80.2% and 5 with 100, in less CPU time (6.6 s
         against 10.3 s over the study: a larger budget removes less often); no collapse at
         either. The same default as :class:`RandomBudgetSVM` and :class:`Forgetron`.
-    beta : float, default=0.0
-        Margin below which an example is added.
+    beta : float >= 0, default=0.0
+        Margin below which an example is added (``y f(x) <= beta``). A negative value is
+        refused: the empty model's f is 0, so no example would ever be added.
     removal : {"window_errors", "errors", "margin"}, default="window_errors"
         Which stored example leaves a full budget. ``"margin"``: the paper's rule, the one
         whose margin without itself is largest, ``argmax_i y_i (f(x_i) - a_i K(x_i, x_i))``
@@ -487,7 +488,7 @@ class BudgetPerceptron(KernelStreamClassifier):
     _parameter_constraints = {
         "verbose": VERBOSE,
         "budget": [Interval(Integral, 1, None)],
-        "beta": [Interval(Real)],
+        "beta": [Interval(Real, 0, None)],  # < 0: the empty model (f = 0) never updates
         "removal": [Options("window_errors", "errors", "margin")],
         "window": [Interval(Integral, 1, None)],
         **KernelStreamClassifier._kernel_constraints,

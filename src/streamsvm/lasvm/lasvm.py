@@ -7,7 +7,16 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import N_JOBS, RANDOM_STATE, VERBOSE, Boolean, Interval, IsNone, Options
+from .._params import (
+    N_JOBS,
+    RANDOM_STATE,
+    VERBOSE,
+    Boolean,
+    Interval,
+    IsNone,
+    MemoryMB,
+    Options,
+)
 from ..base import StreamClassifier
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..support import SupportVectorsMixin
@@ -44,7 +53,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
         **kernel_parameter_constraints(),
         "tau": [Interval(Real, 0, None, closed="neither")],
         "epochs": [Interval(Integral, 1, None)],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [MemoryMB()],  # at most the machine's memory: never a MemoryError
         "shuffle": [Boolean()],
         "random_state": RANDOM_STATE,
         "class_weight": CLASS_WEIGHT,
@@ -169,7 +178,8 @@ class LASVM(_KernelSVMBase):
         Lin 2005, as LIBSVM does): on Banana (C = 316) 80 thousand pair steps instead of
         870 thousand. The online REPROCESS is always first-order.
     cache_size : float, default=100
-        Kernel cache budget in MB (per binary problem).
+        Kernel cache budget in MB (per binary problem), at most the machine's physical
+        memory (refused above it, naming the bytes it would ask for).
     shuffle : bool, default=False
         Visit the examples of each ``fit`` epoch in a random order (the paper shuffles);
         False keeps the given order.

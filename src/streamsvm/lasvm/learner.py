@@ -233,10 +233,16 @@ class _Learner(BinaryLearner):
 
     def _ensure_cache(self):
         capacity = self.perm.shape[0]
-        if self.cache is None:
-            self.cache = KernelCache(self.cache_size, n_columns=capacity,
-                                     n_ids=max(self.n_store, 1))
-        self.cache.grow(n_columns=capacity, n_ids=max(self.n_store, 1))
+        n_ids = max(self.n_store, 1)
+        try:
+            if self.cache is None:
+                self.cache = KernelCache(self.cache_size, n_columns=capacity, n_ids=n_ids)
+            self.cache.grow(n_columns=capacity, n_ids=n_ids)
+        except ValueError as exc:  # its table of ids (8 bytes each) is over the budget
+            raise ValueError(
+                f"cache_size={self.cache_size:g} MB is too small for {n_ids} stored examples: "
+                f"the kernel cache's table of them alone needs {8 * n_ids / 2**20:.3g} MB; "
+                "raise cache_size") from exc
 
     def _grow_expansion_arrays(self, capacity=None) -> int:
         """Double (or raise to ``capacity``) the capacity of every per-member array of S

@@ -100,7 +100,8 @@ _COMMON_DOC = """
     epochs : int, default=1
         Passes ``fit`` makes (the paper makes one).
     cache_size : float, default=100
-        Kernel cache budget in MB (per binary problem).
+        Kernel cache budget in MB (per binary problem), at most the machine's physical
+        memory (refused above it, naming the bytes it would ask for).
     shuffle : bool, default=False
         Random order in each ``fit`` epoch; False keeps the given order.
     random_state : int or None

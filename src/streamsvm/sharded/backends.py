@@ -229,4 +229,4 @@ def make_backend(backend, workers: int | None, max_retries: int) -> tuple[Backen
                          f"{backend!r}")
     if backend == "serial":
         return SerialBackend(max_retries=max_retries), True
-    return BACKENDS[backend](workers or 2, max_retries=max_retries), True
+    return BACKENDS[backend](2 if workers is None else workers, max_retries=max_retries), True

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import time
+from numbers import Integral
 
 from ..budget.incremental import IncrementalSVM
 from ..lasvm.lasvm import LASVM
@@ -58,7 +59,7 @@ def fit_sharded(estimator, shards, *, backend="local", workers=None, chunk_size=
     backend : ``"local"`` (spawned processes, the default), ``"ray"`` (Ray tasks on the
         cluster ``ray.init`` connected to; a local Ray is started otherwise), ``"serial"``
         (this process), or a :class:`~streamsvm.sharded.backends.Backend`.
-    workers : processes of the local backend (default 2).
+    workers : processes of the local backend, at least 1 (default None: 2).
     chunk_size : rows a worker reads at a time.
     format : ``'svmlight'``, ``'csv'`` or ``'npz'`` (default: from the files' suffixes).
     weighting : ``'rows'`` or ``'uniform'``: the shards' weights when averaging.
@@ -81,6 +82,10 @@ def fit_sharded(estimator, shards, *, backend="local", workers=None, chunk_size=
     2000
     """
     method = sharded_method(estimator)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, Integral)
+                                or workers < 1):
+        raise ValueError(f"workers must be an integer of at least 1 (or None: 2); got "
+                         f"{workers!r}")
     if method != "averaging" and mixing_rounds != 1:
         raise ValueError(f"mixing_rounds applies to averaging; {type(estimator).__name__} is "
                          f"learnt by {method}")
