@@ -308,6 +308,11 @@ def check_labels(y, n_samples: int) -> np.ndarray:
         _refuse_empty_labels(y, "y")
     if y.dtype.kind in "iubUS":  # discrete by construction: skip sklearn's full scan
         return y
+    if y.dtype.kind == "f" and np.any(np.abs(y) >= 2.0**63) and np.all(y == np.round(y)):
+        big = y[np.flatnonzero(np.abs(y) >= 2.0**63)[0]]  # (sklearn: "continuous")
+        raise ValueError(f"y holds whole-number labels beyond int64's range, such as {big:.17g}: "
+                         "class labels this large are not told apart exactly as numbers; "
+                         "number the classes with smaller integers, or give them as text")
     target = type_of_target(y, input_name="y")
     if target not in ("binary", "multiclass"):
         raise ValueError(

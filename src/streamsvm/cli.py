@@ -270,6 +270,18 @@ def _load_model(path):
         raise CLIError(_one_line(exc)) from exc
 
 
+def _load_fitted(path):
+    """The model saved in ``path``, which must have learnt (``predict``, ``evaluate``): a
+    file saved before any example (or during ``learn_one``'s warm-up, rows buffered but no
+    model yet) is refused naming the file, not left to fail on a missing attribute."""
+    model = _load_model(path)
+    if not model.__sklearn_is_fitted__() or not hasattr(model, "n_features_in_"):
+        raise CLIError(f"the model in {path} was never fitted (it was saved before it learnt "
+                       f"from any example); train it first, e.g. 'streamsvm train --resume "
+                       f"{path} --file DATA --save {path}'")
+    return model
+
+
 def _model_bytes(model) -> int | None:
     return getattr(model, "model_nbytes_", None)
 
@@ -468,6 +480,10 @@ def train(ctx, estimator, data, file, fmt, subset, zero_based, label_column, del
                                         quiet=quiet)
     with bar, _heartbeat(f"{name}: first use", enabled=first and not quiet) as compiling:
         for X, y in stream:
+            if y is None:
+                raise CLIError(f"{stream.description} has no labels to learn from "
+                               "(--label-column none): train needs a label per example",
+                               EXIT_USAGE)
             model.partial_fit(X, y)
             compiling.stop()
             seen += X.shape[0]
@@ -526,7 +542,7 @@ def _train_sharded(model, shards, *, fmt, chunk_size, workers, backend, quiet, s
 @_errors_as_one_line
 def predict(model_path, output, **source_options):
     """Predict a label for every example of a stream."""
-    model = _load_model(model_path)
+    model = _load_fitted(model_path)
     for X, _y in _open(source_options, model.n_features_in_):
         output.writelines(f"{label}\n" for label in _as_written(model.predict(X)))
 
@@ -534,9 +550,13 @@ def predict(model_path, output, **source_options):
 def _as_written(labels: np.ndarray) -> np.ndarray:
     """Labels as a data file writes them: whole-number floats (svmlight's labels are read as
     floats) as integers, ``-1`` rather than ``-1.0``; any other labels as they are."""
-    if labels.dtype.kind == "f" and np.all(np.isfinite(labels)) and np.all(labels % 1 == 0):
+    if (labels.dtype.kind == "f" and np.all(np.isfinite(labels)) and np.all(labels % 1 == 0)
+            and np.all(np.abs(labels) < _INT64_BOUND)):  # beyond int64 a cast wraps around
         return labels.astype(np.int64)
     return labels
+
+
+_INT64_BOUND = 2.0**63
 
 
 @main.command()
@@ -545,7 +565,7 @@ def _as_written(labels: np.ndarray) -> np.ndarray:
 @_errors_as_one_line
 def evaluate(model_path, **source_options):
     """Metrics of a saved model on a labelled stream (binary: g-means, AUC, PRBEP too)."""
-    model = _load_model(model_path)
+    model = _load_fitted(model_path)
     stream = _open(source_options, model.n_features_in_)
     labels, predictions, scores = [], [], []
     for X, y in stream:

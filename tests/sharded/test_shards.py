@@ -78,8 +78,9 @@ def test_shared_gamma_and_mean_are_those_of_the_union():
 def test_scan_sums_are_numpys_column_sums_bit_for_bit_and_refuse_nan_only():
     """The scan's one compiled read per chunk: column sums chunk after chunk equal NumPy's
     ``X.sum(axis=0)`` per chunk bit for bit (so the centring mean is unchanged), entry sums
-    and squares those of the union; NaN and infinity are refused, finite values whose squares
-    overflow are not."""
+    and squares those of the union; NaN and infinity are refused, and so is a row whose
+    squared norm overflows (the estimators refuse it), but not a column's sum of squares
+    that alone overflows."""
     rng = np.random.default_rng(2)
     X = rng.normal(size=(130, 5)) * 10.0 ** rng.integers(-3, 4, size=5)
     y = np.where(X[:, 0] > 0, 1, -1)
@@ -103,8 +104,11 @@ def test_scan_sums_are_numpys_column_sums_bit_for_bit_and_refuse_nan_only():
         with pytest.raises(ShardError, match="array shard 0: the shard holds NaN or infinite"):
             scan_shard(resolve_shards([(X_bad, y)])[0], 40)
     X_big = X.copy()
-    X_big[5, 2] = 1e200  # its square overflows: a finite shard all the same
-    assert scan_shard(resolve_shards([(X_big, y)])[0], 40).entry_sqsum == np.inf
+    X_big[5, 2] = 1e200  # finite, but its row's squared norm overflows: every estimator
+    with pytest.raises(ShardError, match="array shard 0, row 6: the row is too large"):
+        scan_shard(resolve_shards([(X_big, y)])[0], 40)  # refuses it: so does the scan
+    X_wide = np.full((40, 1), 1e154)  # rows within range, their column's square sum is not
+    assert scan_shard(resolve_shards([(X_wide, y[:40])])[0], 40).entry_sqsum == np.inf
 
 
 def test_sparse_array_shards_are_not_centred():

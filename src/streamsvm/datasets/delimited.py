@@ -47,8 +47,10 @@ def iter_csv(path, *, chunk_size=10_000, label_column=-1, delimiter=",", header=
     fields are ignored, quoting is not supported, at most ``max_features`` feature columns.
 
     Labels are kept as written and must not be empty. The first label fixes their kind:
-    numbers (int64 when the first chunk's are all written as integers, else float64) or
-    text; a label of the other kind later is refused. ``header="auto"`` skips the first
+    numbers (int64 when the first chunk's are all written as integers within int64's range,
+    read exactly however large: 9007199254740993 is not ...992; else float64) or text; a
+    label of the other kind later is refused. A UTF-8 byte-order mark at the start of the
+    file is skipped. ``header="auto"`` skips the first
     line only when one of its feature cells is text that is not a NaN/infinity spelling
     (so a first row holding ``nan`` is data).
 
@@ -86,6 +88,8 @@ def iter_csv(path, *, chunk_size=10_000, label_column=-1, delimiter=",", header=
 
 
 _EXACT_INTEGER = 2.0**53
+_INT64 = (-(2**63), 2**63 - 1)
+_BOM = b"\xef\xbb\xbf"
 _FIRST_ROWS = 1 << 16  # a chunk's rows start at this many values and double up to chunk_size
 
 
@@ -133,6 +137,8 @@ def _csv_first_line(buf, stop, name, delimiter, strip, header, label_column, max
     """
     data = bytes(buf[:stop])
     pos = line = 0
+    if line_base == 0 and data.startswith(_BOM):  # a UTF-8 byte-order mark is no text
+        pos = len(_BOM)
     while pos < stop:
         nl = data.find(b"\n", pos)
         line_end = stop if nl < 0 else nl
@@ -172,9 +178,6 @@ def _csv_labels(chunk, name, kind):
     n = chunk.n_rows
     numeric, integral = chunk.numeric[:n], chunk.integral[:n]
     values = chunk.values[:n]
-    if kind is None:  # integers only while exact in float64
-        exact = integral.all() and np.all(np.abs(values) <= _EXACT_INTEGER)
-        kind = "str" if not numeric[0] else "int" if exact else "float"
 
     def text(row):
         return _token(chunk.bytes, chunk.start[row], chunk.end[row])
@@ -182,6 +185,20 @@ def _csv_labels(chunk, name, kind):
     def refuse(row, problem):
         return DataFileError(name, chunk.line[row], f"label {text(row)!r} {problem}")
 
+    large = numeric & (np.abs(values) >= _EXACT_INTEGER)  # beyond float64's exact integers
+    exact = {}  # row -> the integer its text spells, for the large ones written as integers
+
+    def spelled(rows):
+        for row in rows:
+            if row not in exact:
+                exact[row] = int(text(row))
+        return [exact[row] for row in rows]
+
+    if kind is None:  # int64 when all are written as integers within int64, read exactly
+        kind = "str" if not numeric[0] else "float"
+        if numeric[0] and integral.all() and all(
+                _INT64[0] <= v <= _INT64[1] for v in spelled(np.flatnonzero(large))):
+            kind = "int"
     if kind == "str":
         bad = np.flatnonzero(numeric)
         if bad.size:
@@ -193,11 +210,17 @@ def _csv_labels(chunk, name, kind):
         raise refuse(bad[0], "is not a finite number, but the first label is a number "
                              "(numbers and text are not mixed as classes)")
     if kind == "int":
-        off = np.flatnonzero((values != np.round(values)) | (np.abs(values) > _EXACT_INTEGER))
-        if off.size:
-            raise refuse(off[0], "is not an integer below 2**53, but the labels of the first "
-                                 "chunk all were")
-        return values.astype(np.int64), kind
+        off = (values != np.round(values)) | (large & ~integral)
+        for row in np.flatnonzero(large & integral):
+            off[row] |= not _INT64[0] <= spelled([row])[0] <= _INT64[1]
+        if off.any():
+            raise refuse(np.flatnonzero(off)[0], "is not an integer below 2**63 in magnitude "
+                                                 "(int64), but the labels of the first chunk "
+                                                 "all were")
+        labels = np.where(large, 0.0, values).astype(np.int64)
+        for row in np.flatnonzero(large):  # exact: 9007199254740993 is not ...992
+            labels[row] = spelled([row])[0]
+        return labels, kind
     return values.copy(), kind
 
 

@@ -62,10 +62,14 @@ def compression_of(path):
 
 def data_file_name(path) -> str:
     """``path`` as a string, once it names a file: ``FileNotFoundError`` when nothing is
-    there, ``IsADirectoryError`` for a folder."""
+    there, ``IsADirectoryError`` for a folder, ``OSError`` for something that is not a
+    regular file (``/dev/null``, a named pipe: stream it through standard input)."""
     name = os.fspath(path)
     if os.path.isdir(name):
         raise IsADirectoryError(f"{name} is a folder, not a data file")
+    if os.path.exists(name) and not os.path.isfile(name):
+        raise OSError(f"{name} is not a regular file (a device, pipe or socket); give a data "
+                      "file, or send the data through standard input ('-')")
     if not os.path.isfile(name):
         raise FileNotFoundError(f"no such data file: {name}")
     return name

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 
 import numpy as np
@@ -82,9 +83,34 @@ def _array_chunks(X, y, chunk_size):
         yield X[start:stop], (None if y is None else y[start:stop])
 
 
+#: what reading a damaged ``.npz`` raises: zipfile's, the decompressor's, the .npy header's
+_NPZ_DAMAGE = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError,
+               struct.error, ValueError)
+
+
 def _npz_array(path, key):
-    """Array ``key`` of an ``.npz``: memory-mapped when stored uncompressed, else loaded."""
+    """Array ``key`` of an ``.npz``: memory-mapped when stored uncompressed, else loaded.
+    A file that is not a zip archive (another format, or an ``.npz`` cut short: its
+    directory is at the end) or a damaged member raises :class:`DataFileError`."""
     name = os.fspath(path)
+    try:
+        return _read_npz_array(name, key)
+    except DataFileError:
+        raise
+    except _NPZ_DAMAGE as exc:
+        if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):
+            raise
+        if isinstance(exc, zipfile.BadZipFile) and "not a zip file" in str(exc).lower():
+            raise DataFileError(name, 1, "not an .npz file: it is not a zip archive (a file "
+                                         "cut short, or one of another format)") from exc
+        if type(exc) is ValueError and "has no array" in str(exc):
+            raise
+        detail = str(exc) or type(exc).__name__
+        raise DataFileError(name, 1, f"array {key!r} of the .npz file is damaged or cut "
+                                     f"short: {detail}") from exc
+
+
+def _read_npz_array(name, key):
     with zipfile.ZipFile(name) as archive:
         members = [m[:-4] for m in archive.namelist() if m.endswith(".npy")]
         try:

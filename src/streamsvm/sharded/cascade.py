@@ -17,11 +17,13 @@ Passes repeat, the root's support vectors fed back to every shard, until one of:
   least the root's, and the next root's problem contains that node's support set);
 * ``max_passes``.
 
-The model returned is the root of largest dual objective. Two details make the nodes exact
-where LASVM's one pass is not: a first-layer node refits (with all its epochs) its support
-rows, the fed-back rows and the rows of its shard that break the last root's conditions;
-and a row met twice (a fed-back row in its own shard, or in two support sets being merged)
-is learnt once — the union of sets, not a multiset, as the dual problem of the union needs;
+The model returned is the root of largest dual objective. Three details make the nodes
+exact where LASVM's one pass is not: a first-layer node refits (with all its epochs) its
+support rows, the fed-back rows and the rows of its shard that break the last root's
+conditions; a first-layer node that meets one class only (a shard of one class, as
+label-sorted shards are, before any feedback) has no support vectors and hands all its rows
+up, as a node of the tree does with rows of one class; and a row met twice (a fed-back row
+in its own shard, or in two support sets being merged) is learnt once — the union of sets, not a multiset, as the dual problem of the union needs;
 rows are told apart by their shard and position (:mod:`streamsvm.sharded.rows`), so equal
 rows of the data stay examples of their own. The Cascade is as exact as its node solver:
 LASVM with ``epochs >= 2`` and a small ``tau`` matches ``SVC``; one epoch is LASVM's own
@@ -37,6 +39,7 @@ from sklearn.base import clone
 
 from ..budget.incremental import IncrementalSVM
 from .rows import as_layout, stack_rows, unique_rows
+from .shards import ShardError
 from .worker import NodeTask, TrainTask
 
 __all__ = ["cascade"]
@@ -51,6 +54,18 @@ def _node_estimator(primed):
     return estimator
 
 
+def _node_rows(pair):
+    """The rows of a node: its two sets, a row met in both once. A set of one class (a
+    one-class shard's rows, handed up whole) would put the node's rows in label order,
+    which an online learner (LASVM) learns badly: then the rows are shuffled, in a fixed
+    order (as :func:`~streamsvm.sharded.worker.support_rows` orders a support set)."""
+    X, y, ids = unique_rows(*stack_rows(pair))
+    if any(np.unique(np.asarray(part[1])).shape[0] < 2 for part in pair):
+        order = np.random.default_rng(y.shape[0]).permutation(y.shape[0])
+        X, y, ids = X[order], y[order], ids[order]
+    return X, y, ids
+
+
 def _tree(backend, primed, sets, n_pass):
     """``(root model, its support set, its dual objective)``, merging ``sets`` pairwise
     layer by layer."""
@@ -58,7 +73,7 @@ def _tree(backend, primed, sets, n_pass):
     while True:
         layer += 1
         pairs = [sets[i : i + 2] for i in range(0, len(sets), 2)]
-        tasks = [NodeTask(_node_estimator(primed), *unique_rows(*stack_rows(pair)),
+        tasks = [NodeTask(_node_estimator(primed), *_node_rows(pair),
                           name=f"cascade pass {n_pass}, layer {layer}, node {k + 1}",
                           gamma=primed.gamma)
                  for k, pair in enumerate(pairs)]
@@ -90,6 +105,8 @@ def cascade(backend, primed, shards, layout, chunk_size: int, *, max_passes: int
         if root is not None and n_violators == 0:  # the root is optimal on every row
             return best_root, n_pass, True
         root, (X_root, y_root, ids_root), objective = _tree(backend, primed, sets, n_pass)
+        if root is None:  # a root of one class: cannot happen when the union has two
+            raise ShardError(f"cascade pass {n_pass}: the root's rows hold one class only")
         if objective > best:
             best_root = root
         X_root = as_layout(X_root, layout.sparse)

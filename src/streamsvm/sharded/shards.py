@@ -86,13 +86,20 @@ def resolve_shards(shards, *, format=None) -> list[Shard]:
     the order given is the combining order), or a list of ``(X, y)`` pairs."""
     if isinstance(shards, str | os.PathLike):
         shards = [shards]
-    shards = list(shards)
+    if isinstance(shards, tuple) and len(shards) == 2 and not isinstance(
+            shards[0], str | os.PathLike | tuple):
+        raise ShardError("shards is a list of shards: give one (X, y) pair as [(X, y)]")
+    try:
+        shards = list(shards)
+    except TypeError:
+        raise ShardError(f"shards must be a path, a glob, or a list of paths, globs or (X, y) "
+                         f"pairs; got {type(shards).__name__}") from None
     if not shards:
         raise ShardError("no shards given")
     out: list[Shard] = []
     for item in shards:
         if isinstance(item, tuple) and len(item) == 2:
-            X, y = item
+            X, y = _array_shard(len(out), *item)
             out.append(Shard(len(out), f"array shard {len(out)}", X=X, y=y))
             continue
         if not isinstance(item, str | os.PathLike):
@@ -103,13 +110,43 @@ def resolve_shards(shards, *, format=None) -> list[Shard]:
         if not paths:
             raise ShardError(f"no file matches the shard pattern {text!r}")
         for path in paths:
-            if not os.path.isfile(path):
-                raise ShardError(f"shard {path}: no such data file")
+            _check_shard_file(path)
             fmt = format or _format_from_suffix(path)
             out.append(Shard(len(out), path, path=path, format=fmt))
     if len({s.path is None for s in out}) > 1:
         raise ShardError("shards are all files or all arrays, not a mix")
     return out
+
+
+def _check_shard_file(path: str) -> None:
+    """A shard path must name a regular file: a folder, a device (``/dev/null``) or nothing
+    is refused, saying which."""
+    if os.path.isdir(path):
+        raise ShardError(f"shard {path} is a folder, not a data file (a glob such as "
+                         f"{os.path.join(path, '*')} names the files in it)")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise ShardError(f"shard {path} is not a regular file (a device, pipe or socket); "
+                         "shards are data files")
+    if not os.path.isfile(path):
+        raise ShardError(f"shard {path}: no such data file")
+
+
+def _array_shard(index: int, X, y):
+    """``(X, y)`` of an array shard, checked: X 2-D (rows, features), y one label per row."""
+    name = f"array shard {index}"
+    if not hasattr(X, "shape"):  # a list of rows (arrays and tables are kept as given)
+        X = np.asarray(X)
+    if len(X.shape) != 2:
+        raise ShardError(f"{name}: X must be 2-D (rows, features); got shape {X.shape}"
+                         + (" (one example? X.reshape(1, -1); one feature? X.reshape(-1, 1))"
+                            if len(X.shape) == 1 else ""))
+    if not hasattr(y, "shape"):
+        y = np.asarray(y)
+    if len(y.shape) != 1:
+        raise ShardError(f"{name}: y must be 1-D (one label per row); got shape {y.shape}")
+    if X.shape[0] != y.shape[0]:
+        raise ShardError(f"{name}: X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    return X, y
 
 
 def _chunks(shard: Shard, chunk_size: int, *, n_features=None, zero_based=None):
@@ -149,9 +186,10 @@ def scan_shard(shard: Shard, chunk_size: int = 10_000) -> ShardSummary:
         sums, squares, smallest = chunk_sums(X)
         if sp.issparse(X):
             out.uses_index_zero |= smallest == 0
-        if not np.all(np.isfinite(squares)) and not np.all(np.isfinite(
-                X.data if sp.issparse(X) else X)):  # else: finite values whose squares overflow
-            raise ShardError(f"{shard.name}: the shard holds NaN or infinite values")
+        if not np.all(np.isfinite(squares)):
+            if not np.all(np.isfinite(X.data if sp.issparse(X) else X)):
+                raise ShardError(f"{shard.name}: the shard holds NaN or infinite values")
+            _refuse_overflowing_rows(shard, X, out.n_rows)
         if out.column_sums.shape[0] < sums.shape[0]:
             out.column_sums = np.pad(out.column_sums, (0, sums.shape[0] - out.column_sums.size))
             sqsums = np.pad(sqsums, (0, sums.shape[0] - sqsums.size))
@@ -166,6 +204,20 @@ def scan_shard(shard: Shard, chunk_size: int = 10_000) -> ShardSummary:
     out.entry_sqsum = float(sqsums.sum())
     out.labels = np.unique(np.concatenate(labels))
     return out
+
+
+def _refuse_overflowing_rows(shard: Shard, X, first_row: int) -> None:
+    """Finite values whose squares overflow: the row whose squared norm does is refused, as
+    every estimator refuses it (a column's sum of squares that alone overflows is let
+    through: the gamma rule says so, naming ``gamma``)."""
+    with np.errstate(over="ignore"):
+        sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+              else np.square(X).sum(axis=1))
+    bad = np.flatnonzero(~np.isfinite(sq))
+    if bad.size:
+        raise ShardError(f"{shard.name}, row {first_row + int(bad[0]) + 1}: the row is too "
+                         "large: its squared norm overflows float64 (the estimators refuse "
+                         "it); rescale the features")
 
 
 def reconcile(shards: list[Shard], summaries: list[ShardSummary]) -> Layout:

@@ -126,9 +126,17 @@ def _train(task: TrainTask):
     skipped = []  # shard rows also in the head: learnt once (a set union)
     violators = []
     cascade = task.support_only or task.head is not None or task.root is not None  # row ids
+    # a Cascade node that meets one class only (a shard of one class, as label-sorted shards
+    # are, and no feedback yet) has no support vectors: its rows go up whole, as a node of
+    # the tree does with rows of one class (_node), so that the node above learns them
+    one_class = [] if task.support_only else None
+    labels_seen = np.empty(0)
     if task.head is not None and task.head[1].shape[0]:
         model.partial_fit(task.head[0], task.head[1])
         head_ids = task.head[2]
+        labels_seen = np.unique(task.head[1])
+        if labels_seen.shape[0] >= 2:  # the fed-back rows hold both classes
+            one_class = None
     for done, (X, y) in enumerate(read_shard(task.shard, task.layout, task.chunk_size)):
         _maybe_die(task, done)
         y = np.asarray(y)
@@ -139,6 +147,9 @@ def _train(task: TrainTask):
             if known.any():
                 skipped.append(np.flatnonzero(known) + n_rows)
                 X, y, ids = X[~known], y[~known], ids[~known]
+        if one_class is not None and labels_seen.shape[0] < 2:
+            labels_seen = np.unique(np.concatenate([labels_seen, np.unique(y)]))
+            one_class = one_class + [(X, y, ids)] if labels_seen.shape[0] < 2 else None
         if y.shape[0]:
             if task.root is not None:  # margin y f(x) < 1 off the support set: not optimal
                 signs = np.where(y == task.root.classes_[1], 1.0, -1.0)
@@ -154,6 +165,9 @@ def _train(task: TrainTask):
     model.finish()
     if not task.support_only:
         return model, n_rows
+    if one_class is not None:  # the head's rows and the shard's, in stream order
+        parts = [task.head] if head_ids.shape[0] else []
+        return stack_rows(parts + one_class), n_rows, sum(v[1].shape[0] for v in violators)
     rows = support_rows(model, _learnt_ids(task.shard.index, head_ids, skipped,
                                            model.support_))
     n_violators = sum(v[1].shape[0] for v in violators)
