@@ -467,8 +467,9 @@ def prefetch_fill(ids, slots, m, block, store, kern, svs, cache, cnt):
         cnt[KEVALS] += prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol,
                                                   perm, panel, kern, rows)
     else:
-        cnt[KEVALS] += prefetch_columns(store, sparse, block, sq, ids, slots, m, 0, ncol, perm,
-                                        panel, kern, rows)
+        # np.int64(0), not a literal 0: one compiled _panel_columns below
+        cnt[KEVALS] += prefetch_columns(store, sparse, block, sq, ids, slots, m, np.int64(0),
+                                        ncol, perm, panel, kern, rows)
     mark_prefetched(ids, slots, m, store, svs, cache, cnt)
 
 

@@ -241,7 +241,7 @@ def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, 
     for a in range(m):
         ready[a] = False
         kdiag[a] = kd[max(perm[a], 0)]
-    partner_known = False
+    partner_known = np.bool_(False)  # not a literal: one compiled _block_steps
     while True:
         i, gmax, j, gmin, steps, need = _block_steps(i, gmax, j, gmin, m, steps, stop, tau,
                                                      second_order, partner_known, q, ready,
