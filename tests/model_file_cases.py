@@ -10,7 +10,12 @@ numbers, so both draw from the same space of damaged files:
 - ``edit_header``: the JSON header with one entry replaced by a hostile value or removed,
   re-zipped so that the zip checksums are valid;
 - ``replace_array``: one array swapped for NaNs, a wrong shape or a wrong dtype, with or
-  without the header's declaration updated to match (a consistent forgery).
+  without the header's declaration (dtype, shape and digest) updated to match (a consistent
+  forgery);
+- ``edit_array``: values of one array edited in place (an entry made absurdly large, zero or
+  negative, the array negated or scaled, its last row or column dropped), with or without
+  the header's declaration and digest rewritten to match: the consistently edited files of
+  issue 40, which load into a model that works or are refused.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import zipfile
 import numpy as np
 
 import streamsvm
+from streamsvm.persistence import array_digest
 
 HEADER = "__streamsvm_header__.npy"
 
@@ -34,6 +40,9 @@ HOSTILE_VALUES = [
     {"__csr__": [], "shape": [1]}, {"__generator__": {"bit_generator": "PCG64"}},
     {"__generator__": {"bit_generator": "PCG64", "state": {"state": -1, "inc": 3}}},
 ]
+
+#: kinds of ``random_case`` whose files may legitimately describe another valid model
+MAY_DIFFER = ("edit header", "edit array, declared")
 
 OUTCOMES = ("equal", "edited", "refused", "wrong exception", "crash", "silently wrong")
 
@@ -170,18 +179,76 @@ def replace_array(data: bytes, which: int, how: int, declare: bool) -> bytes:
         b = a[:0]
     else:
         b = np.float64(3.0)
-    members[name] = npy_bytes(np.asarray(b))
+    return _with_array(data, members, name, np.asarray(b), declare)
+
+
+def declaration(a: np.ndarray) -> dict:
+    """What a header of today's format declares for array ``a``."""
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "sha256": array_digest(a)}
+
+
+def _with_array(data: bytes, members: dict, name: str, b: np.ndarray, declare: bool) -> bytes:
+    """``members`` with member ``name`` holding ``b``; ``declare``: the header's declaration
+    of it rewritten to match (dtype, shape and, in formats that have one, digest)."""
+    members[name] = npy_bytes(b)
     header = read_header(data)
     if declare and "arrays" in header:
-        header["arrays"][name[:-4]] = {"dtype": b.dtype.str, "shape": list(np.shape(b))}
+        spec = header["arrays"][name[:-4]]
+        header["arrays"][name[:-4]] = {k: v for k, v in declaration(b).items()
+                                       if k in spec or k != "sha256"}
     return with_header(members, header)
+
+
+#: how ``edit_array`` edits values (each keeps the array's dtype)
+EDITS = ("huge entry", "negative huge entry", "zero entry", "minus one entry", "negated",
+         "scaled by 1e6", "last row dropped", "last column dropped", "entry plus one")
+
+
+def edit_array(data: bytes, which: int, how: int, position: int, declare: bool = True) -> bytes:
+    """Edit the values of array number ``which`` (``how``: one of :data:`EDITS`, at entry
+    ``position`` modulo its size), keeping its dtype; ``declare`` rewrites the header's
+    declaration and digest to match (a consistent edit, as a user's script would make)."""
+    members = zip_members(data)
+    names = sorted(name for name in members if name != HEADER)
+    if not names:
+        return data
+    name = names[which % len(names)]
+    a = np.load(io.BytesIO(members[name]), allow_pickle=False)
+    edit = EDITS[how % len(EDITS)]
+    b = np.array(a, copy=True)
+    if a.dtype.kind == "U" or (a.size == 0 and edit not in ("last row dropped",
+                                                            "last column dropped")):
+        b = a[:0] if a.ndim else a.reshape(1)
+    elif edit == "last row dropped":
+        b = a[:-1] if a.ndim and a.shape[0] else np.zeros((1,) + a.shape[1:], a.dtype)
+    elif edit == "last column dropped":
+        b = a[..., :-1] if a.ndim >= 2 and a.shape[-1] else a[:0] if a.ndim else a.reshape(1)
+    else:
+        flat = b.reshape(-1)
+        k = position % flat.size
+        kind = a.dtype.kind
+        if edit in ("huge entry", "negative huge entry"):
+            sign = 1 if edit == "huge entry" else -1
+            huge = (min(1e300, float(np.finfo(a.dtype).max) / 2) if kind == "f"
+                    else np.iinfo(a.dtype).max // 2 if kind in "iu" else 1)
+            flat[k] = 0 if kind == "u" and sign < 0 else sign * huge if kind != "b" else huge
+        elif edit == "zero entry":
+            flat[k] = 0
+        elif edit == "minus one entry":
+            flat[k] = -1 if kind in "fi" else 0
+        elif edit == "negated":
+            flat[:] = -flat if kind in "fi" else ~flat if kind == "b" else flat
+        elif edit == "scaled by 1e6":
+            flat[:] = flat * 1e6 if kind == "f" else flat
+        else:
+            flat[k] = flat[k] + 1 if kind in "fiu" else ~flat[k]
+    return _with_array(data, members, name, b, declare)
 
 
 def random_case(rng: np.random.Generator, data: bytes) -> tuple[str, bytes]:
     """One damaged file drawn from ``rng``: (kind of mutation, bytes)."""
-    kind = ["random bytes", "flip bytes", "truncate", "edit header", "replace array"][
-        int(rng.integers(5))
-    ]
+    kind = ["random bytes", "flip bytes", "truncate", "edit header", "replace array",
+            "edit array"][int(rng.integers(6))]
     if kind == "random bytes":
         return kind, random_bytes(int(rng.integers(2**31)), int(rng.integers(0, 2000)))
     if kind == "flip bytes":
@@ -192,6 +259,11 @@ def random_case(rng: np.random.Generator, data: bytes) -> tuple[str, bytes]:
         return kind, truncate(data, int(rng.integers(0, len(data))))
     if kind == "edit header":
         return kind, edit_header(data, int(rng.integers(10**6)), int(rng.integers(10**6)))
+    if kind == "edit array":
+        declare = bool(rng.integers(2))
+        return ("edit array, declared" if declare else kind), edit_array(
+            data, int(rng.integers(10**6)), int(rng.integers(len(EDITS))),
+            int(rng.integers(10**6)), declare)
     return kind, replace_array(data, int(rng.integers(10**6)), int(rng.integers(7)),
                                bool(rng.integers(2)))
 
@@ -207,16 +279,20 @@ def outcome(path, original, query, X_next, y_next, *, may_differ: bool) -> tuple
         return "refused", str(exc)[-120:]
     except Exception as exc:  # noqa: BLE001 - counting what escapes
         return "wrong exception", f"{type(exc).__name__}: {str(exc)[:120]}"
+    proba = hasattr(loaded, "predict_proba")
     try:
         scores = np.asarray(loaded.decision_function(query), dtype=float)
         expected = original.decision_function(query)
         labels, expected_labels = loaded.predict(query), original.predict(query)
+        p = loaded.predict_proba(query) if proba else np.zeros(1)
+        loaded.score(X_next, y_next)
         loaded.partial_fit(X_next, y_next)
         after = np.asarray(loaded.decision_function(query), dtype=float)
+        p_after = loaded.predict_proba(query) if proba else np.zeros(1)
     except Exception as exc:  # noqa: BLE001 - loaded, then failed when used
         return "crash", f"failed when used: {type(exc).__name__}: {str(exc)[:120]}"
-    if not (np.isfinite(scores).all() and np.isfinite(after).all()):
-        return "silently wrong", "non-finite decisions"
+    if not all(np.isfinite(v).all() for v in (scores, after, p, p_after)):
+        return "silently wrong", "non-finite decisions or probabilities"
     same = (
         scores.shape == expected.shape
         and np.array_equal(scores, expected)

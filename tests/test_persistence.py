@@ -187,17 +187,19 @@ def with_array(data, key, array, declare=False):
     members = cases.zip_members(data)
     members[f"{key}.npy"] = cases.npy_bytes(array)
     header = cases.read_header(data)
-    if declare:
-        header["arrays"][key] = {"dtype": array.dtype.str, "shape": list(array.shape)}
+    if declare:  # a consistent forgery: the declaration and its digest rewritten to match
+        header["arrays"][key] = cases.declaration(array)
     return cases.with_header(members, header)
 
 
 def test_header_declares_every_array(perceptron_file):
     model, data, _ = perceptron_file
     header = cases.read_header(data)
-    assert header["format_version"] == FORMAT_VERSION == 6
+    assert header["format_version"] == FORMAT_VERSION == 7
     key = coef_key(data)
-    assert header["arrays"][key] == {"dtype": "<f8", "shape": [3]}
+    assert header["arrays"][key] == {"dtype": "<f8", "shape": [3],
+                                     "sha256": cases.declaration(model.learners_[0].coef)[
+                                         "sha256"]}
 
 
 @pytest.mark.parametrize("declare", [False, True])
@@ -217,7 +219,7 @@ def test_array_of_the_wrong_dtype_is_refused(perceptron_file, tmp_path, dtype):
 @pytest.mark.parametrize("value", [np.nan, np.inf])
 def test_non_finite_array_is_refused(perceptron_file, tmp_path, value):
     _, data, _ = perceptron_file
-    damaged = with_array(data, coef_key(data), np.array([1.0, value, 0.0]))
+    damaged = with_array(data, coef_key(data), np.array([1.0, value, 0.0]), declare=True)
     assert_refused(tmp_path, damaged, "NaN" if np.isnan(value) else "infinite")
 
 
@@ -309,7 +311,7 @@ def test_small_zip_inflating_to_a_gigabyte_is_refused_before_inflating(
     assert zlib.decompressobj(-zlib.MAX_WBITS).decompress(bomb, 2**16)[:128] == npy_head
     header = cases.read_header(data)
     if declare:
-        header["arrays"][key] = {"dtype": "<f8", "shape": [n]}
+        header["arrays"][key] = {"dtype": "<f8", "shape": [n], "sha256": "0" * 64}
     blob = np.frombuffer(__import__("json").dumps(header).encode(), dtype=np.uint8)
     entries = [(name, raw, 0, len(raw), zlib.crc32(raw)) for name, raw in members.items()
                if name != f"{key}.npy" and name != f"{_HEADER}.npy"]
@@ -359,7 +361,7 @@ def test_unreferenced_and_reused_arrays_are_refused(perceptron_file, tmp_path):
     members = cases.zip_members(data)
     header = cases.read_header(data)
     members["extra.npy"] = cases.npy_bytes(np.zeros(2))
-    header["arrays"]["extra"] = {"dtype": "<f8", "shape": [2]}
+    header["arrays"]["extra"] = cases.declaration(np.zeros(2))
     assert_refused(tmp_path, cases.with_header(members, header), "nothing refers to")
     header = cases.read_header(data)
     header["state"]["learners_"][0]["state"]["extra"] = {"__array__": coef_key(data)}

@@ -27,7 +27,9 @@ to the scores of the models along the stream is too flat or too steep for the la
 prequential window gave 1.4-5.6 times ``SVC(kernel='linear', probability=True)``'s log-loss).
 For a model whose scores are linear in its features (no kernel, or ``kernel='linear'``) of at
 most :data:`MAX_RESCORED_WIDTH` columns, the calibrator also keeps the most recent
-``RESCORED_ROWS`` = 500 rows it was handed (float32, with their labels and weights), and the
+``RESCORED_ROWS`` = 500 rows it was handed (float32, with their labels and weights; float64
+once a row beyond float32's range is kept, rather than scaled: the rows are rescored by the
+model as they are, and only models fed such rows pay the double width), and the
 sigmoid is fitted to the decision values of the **current** model on those rows, refitted
 whenever the model has changed (new rows learnt, ``finish``). These scores are in-sample: a
 linear model of ``d`` weights fitted to ``n >> d`` rows moves little with any one of them,
@@ -211,6 +213,9 @@ def agree_with_scores(proba, predicted) -> np.ndarray:
             proba[r] /= proba[r].sum(axis=1, keepdims=True)
     return proba
 
+
+#: the largest float32: kept rows with a larger entry turn the ring float64
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 #: saved counts at or above this are damage: slot arithmetic on them must stay in int64
 _MAX_COUNT = 2**62
@@ -458,6 +463,11 @@ class PlattCalibrator:
         """Rows whose first one is the ``first``-th kept, into their slots of the ring."""
         capacity = self.rows.shape[0]
         slots = (first + np.arange(rows.shape[0])) % capacity
+        if (self.rows.dtype == np.float32 and rows.size
+                and not np.abs(rows).max() <= _FLOAT32_MAX):
+            # rows beyond float32's range (the contract accepts rows up to about 1e50) would
+            # be kept as infinities: the ring keeps float64 from now on (module doc)
+            self.rows = self.rows.astype(np.float64)
         self.rows[slots] = rows
         self.row_labels[slots] = signs
         if weights is not None or self.row_weights is not None:
@@ -466,7 +476,8 @@ class PlattCalibrator:
             self.row_weights[slots] = 1.0 if weights is None else weights
 
     def held_rows(self):
-        """``(rows, labels, weights)`` of every row kept so far (float32 rows; weights None
+        """``(rows, labels, weights)`` of every row kept so far (float32 rows, or float64
+        once a row beyond float32's range was kept; weights None
         when all are 1), the queue written out first; None when no rows are kept."""
         if self.rows is None:
             return None
@@ -543,7 +554,8 @@ class PlattCalibrator:
         if rows is None:
             return labels is None and weights is None and self.n_rows_kept == 0
         return (
-            isinstance(rows, np.ndarray) and rows.ndim == 2 and rows.dtype == np.float32
+            isinstance(rows, np.ndarray) and rows.ndim == 2
+            and rows.dtype in (np.float32, np.float64)
             and 1 <= rows.shape[0] and 1 <= rows.shape[1] <= MAX_RESCORED_WIDTH
             and isinstance(labels, np.ndarray) and labels.shape == (rows.shape[0],)
             and labels.dtype == np.int8 and np.isin(labels, (-1, 0, 1)).all()

@@ -8,14 +8,18 @@ header (the array ``__streamsvm_header__``):
     {"format": "streamsvm-model", "format_version": 2, "library_version": "0.1.0",
      "estimator": "streamsvm.linear.perceptron.Perceptron",
      "params": {...}, "state": {...},
-     "arrays": {"a0": {"dtype": "<f8", "shape": [3]}, ...}}
+     "arrays": {"a0": {"dtype": "<f8", "shape": [3], "sha256": "9f86d0..."}, ...}}
 
 ``state`` mirrors the model's attributes: numbers, strings and lists are stored as JSON,
 arrays as references ``{"__array__": "a3"}`` into the archive, sparse matrices as their
 three arrays, random generators as their bit-generator state, and the library's own state
 objects (binary learners, kernels, caches) as ``{"__object__": "streamsvm....", "state": {...}}``.
 ``arrays`` declares each array's dtype and shape (format version 2; version 1 files, written
-by streamsvm 0.1.0, lack it and are still read).
+by streamsvm 0.1.0, lack it and are still read) and, from format version 7, its SHA-256
+digest (:func:`array_digest`), so that an array rewritten without its header is refused
+naming the entry (files of earlier versions have none and still load). Dicts whose keys are
+not all strings (``class_weight={0: 1, 1: 3}``) are saved as ``{"__items__": [[key, value],
+...]}``, their keys typed (NumPy scalars as ``{"__scalar__": [dtype, value]}``).
 
 Loading only ever instantiates classes defined in the ``streamsvm`` package, found by name
 in its modules, without calling their constructors: a file cannot make the loader run any
@@ -24,9 +28,12 @@ and keys; each zip member's size in the zip directory against the array it shoul
 (before any byte is read, so a small file cannot inflate to gigabytes, and no fixed cap
 refuses a large honest model); every array's dtype and shape against the header; finiteness
 of float arrays (±inf only in attributes a class lists in ``_may_hold_infinity``); each saved
-object's own invariants (its ``_check_restored`` method, where its compiled loops trust index
-arrays); the model's consistency (classes, learners matching those it builds today, feature
-counts, parameters); and finally that the built model answers a query. A file is a usable
+object's own invariants (its ``_check_restored`` method: index arrays its compiled loops
+trust, lengths that agree, values its state can hold); the model's consistency (classes,
+learners matching those it builds today, each learner's configuration equal to the one its
+parameters give, feature counts, parameters, kept calibration rows its learners can score);
+and finally that the built model answers a query. So even a consistently edited file (its
+digests rewritten to match) loads into a model that works or is refused. A file is a usable
 model or a :class:`ModelFileError` naming the file and the first problem (design page,
 "Model files").
 
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import importlib
 import io
 import json
@@ -72,8 +80,11 @@ FORMAT = "streamsvm-model"
 #: saved without caches and spare capacity, IncrementalSVM's Gram matrix rebuilt on load;
 #: 4: Pegasos has a bias (``fit_intercept``); 5: the Twin Vector Machine merges same-label
 #: twins first, the BudgetPerceptron removes by errors, LASVM-NC/-I seed S (new parameters
-#: whose old behaviour files of version < 5 keep); 6: the Forgetron's ``gamma_factor``.
-FORMAT_VERSION = 6
+#: whose old behaviour files of version < 5 keep); 6: the Forgetron's ``gamma_factor``;
+#: 7: each array's declaration holds its SHA-256 digest, dicts with keys other than strings
+#: (``class_weight={0: 1, 1: 3}``) are saved as ``{"__items__": [[key, value], ...]}``, and a
+#: calibrator's kept rows may be float64 (rows beyond float32's range).
+FORMAT_VERSION = 7
 _HEADER = "__streamsvm_header__"
 
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
@@ -126,7 +137,12 @@ ADDED_PARAMETERS: dict[tuple[int, str], dict] = {
 
 _HEADER_KEYS_V1 = {"format", "format_version", "library_version", "estimator", "params", "state"}
 _HEADER_KEYS = {1: _HEADER_KEYS_V1, 2: _HEADER_KEYS_V1 | {"arrays"}}
-_HEADER_KEYS[3] = _HEADER_KEYS[4] = _HEADER_KEYS[5] = _HEADER_KEYS[6] = _HEADER_KEYS[2]
+for _version in range(3, FORMAT_VERSION + 1):
+    _HEADER_KEYS[_version] = _HEADER_KEYS[2]
+#: the first format version whose array declarations hold a digest
+_DIGEST_VERSION = 7
+#: numpy scalar kinds a dict key may be (bool, ints, unsigned ints, floats, strings)
+_KEY_KINDS = "biufU"
 _ARRAY_KINDS = "biufU"  # bool, ints, unsigned ints, floats, unicode strings
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _CLASS_PATH = re.compile(r"streamsvm(\.[A-Za-z_][A-Za-z0-9_]*)+")
@@ -158,6 +174,24 @@ class _Encoder:
         self.arrays[key] = a
         return {"__array__": key}
 
+    @staticmethod
+    def key(key, where: str):
+        """A dict key as JSON that :meth:`_Loader.key` reads back with its type: None, bool,
+        int, float (non-finite ones as ``{"__float__": ...}``) and str as themselves, a NumPy
+        scalar (a label taken from an array) as ``{"__scalar__": [dtype, value]}``."""
+        if key is None or type(key) in (bool, int, str):
+            return key
+        if type(key) is float:
+            return key if math.isfinite(key) else {"__float__": repr(key)}
+        if isinstance(key, np.generic) and key.dtype.kind in _KEY_KINDS:
+            value = key.item()
+            if isinstance(value, float) and not math.isfinite(value):
+                value = {"__float__": repr(value)}
+            return {"__scalar__": [key.dtype.str, value]}
+        raise TypeError(f"cannot save {where}: a dict key of type {type(key).__name__} "
+                        f"({key!r}); keys may be None, bool, int, float, str or NumPy scalars "
+                        "of those")
+
     def encode(self, value, where: str):
         if value is None or isinstance(value, bool | str):
             return value
@@ -181,9 +215,11 @@ class _Encoder:
             items = [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
             return items if isinstance(value, list) else {"__tuple__": items}
         if isinstance(value, dict):
-            if not all(isinstance(k, str) for k in value):
-                raise TypeError(f"cannot save {where}: a dict with non-string keys")
-            return {"__dict__": {k: self.encode(v, f"{where}[{k!r}]") for k, v in value.items()}}
+            if all(type(k) is str for k in value):
+                return {"__dict__": {k: self.encode(v, f"{where}[{k!r}]")
+                                     for k, v in value.items()}}
+            return {"__items__": [[self.key(k, where), self.encode(v, f"{where}[{k!r}]")]
+                                  for k, v in value.items()]}
         cls = type(value)
         if cls.__module__.startswith("streamsvm.") and hasattr(value, "__dict__"):
             skip = set(getattr(value, "_transient", ()))
@@ -244,7 +280,8 @@ def save(model, path) -> None:
         },
     }
     header["arrays"] = {
-        key: {"dtype": a.dtype.str, "shape": list(a.shape)} for key, a in encoder.arrays.items()
+        key: {"dtype": a.dtype.str, "shape": list(a.shape), "sha256": array_digest(a)}
+        for key, a in encoder.arrays.items()
     }
     blob = np.frombuffer(json.dumps(header, allow_nan=False).encode("utf-8"), dtype=np.uint8)
     buffer = io.BytesIO()
@@ -260,6 +297,12 @@ def save(model, path) -> None:
             os.remove(tmp)
         raise type(exc)(f"cannot write the model to {os.fspath(path)}: "
                         f"{exc.strerror or exc}") from exc
+
+
+def array_digest(a: np.ndarray) -> str:
+    """The SHA-256 digest (hex) that a model file's header declares for array ``a``: of its
+    bytes in C order, in its own dtype (byte order included)."""
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
 
 
 def check_writable(path) -> None:
@@ -349,6 +392,7 @@ class _Loader:
             header = self._read_header()
             self.version = header["format_version"]
             self.declared = self._declared(header)
+            self.digests: dict[str, str] = {}
             self.arrays = {k: self._read_array(k) for k in self.declared}
         self.used: set[str] = set()
         return self._build(header)
@@ -410,6 +454,9 @@ class _Loader:
         with f:
             data = self._read_bytes(f, nbytes, key)
         a = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+        declared = self.declared[key]
+        if declared is not None and "sha256" in declared:  # compared where it is used
+            self.digests[key] = array_digest(a)
         if not dtype.isnative:
             a = a.astype(dtype.newbyteorder("="))
         return a
@@ -469,10 +516,12 @@ class _Loader:
                 f"the header declares the arrays {sorted(arrays)[:5]}, the archive holds "
                 f"{sorted(keys)[:5]}"
             )
+        fields = {"dtype", "shape"} | ({"sha256"} if self.version >= _DIGEST_VERSION else set())
         for key, spec in arrays.items():
             ok = (
                 isinstance(spec, dict)
-                and set(spec) == {"dtype", "shape"}
+                and set(spec) == fields
+                and isinstance(spec.get("sha256", ""), str)
                 and isinstance(spec["dtype"], str)
                 and isinstance(spec["shape"], list)
                 and all(type(n) is int and n >= 0 for n in spec["shape"])
@@ -491,6 +540,9 @@ class _Loader:
             raise _Problem(f"{where} reuses the array {key!r}")
         self.used.add(key)
         a = self.arrays[key]
+        if key in self.digests and self.digests[key] != self.declared[key]["sha256"]:
+            raise _Problem(f"{where}: array {key!r} does not match its digest in the header "
+                           "(the file was damaged or edited)")
         if a.dtype.kind == "f":
             if not allow_nan and np.isnan(a).any():
                 raise _Problem(f"{where}: array {key!r} holds NaN")
@@ -508,6 +560,7 @@ class _Loader:
             "__float__": ({"__float__"},),
             "__tuple__": ({"__tuple__"},),
             "__dict__": ({"__dict__"},),
+            "__items__": ({"__items__"},),
             "__csr__": ({"__csr__", "shape"},),
             "__generator__": ({"__generator__"},),
             "__object__": ({"__object__", "state"},),
@@ -542,11 +595,58 @@ class _Loader:
             if not isinstance(body, dict):
                 raise _Problem(f"{where}: a dict entry holds a {type(body).__name__}")
             return {k: self.decode(v, f"{where}[{k!r}]", allow_inf) for k, v in body.items()}
+        if tag == "__items__":
+            return self._items(body, where, allow_inf)
         if tag == "__csr__":
             return self._csr(value, where)
         if tag == "__generator__":
             return self._generator(body, where)
         return self._object(value, where)
+
+    def _items(self, body, where: str, allow_inf: bool) -> dict:
+        """A dict saved as ``[[key, value], ...]`` (keys that are not all strings)."""
+        if not isinstance(body, list) or not all(
+                isinstance(item, list) and len(item) == 2 for item in body):
+            raise _Problem(f"{where}: a dict's items are not [key, value] pairs")
+        out = {}
+        for i, (key, value) in enumerate(body):
+            key = self.key(key, f"{where}: key {i}")
+            if key in out:
+                raise _Problem(f"{where}: the key {key!r} is repeated")
+            out[key] = self.decode(value, f"{where}[{key!r}]", allow_inf)
+        return out
+
+    @staticmethod
+    def key(value, where: str):
+        """A dict key written by :meth:`_Encoder.key`."""
+        if value is None or isinstance(value, bool | int | float | str):
+            return value
+        if isinstance(value, dict) and set(value) == {"__float__"}:
+            if value["__float__"] not in _NONFINITE_FLOATS:
+                raise _Problem(f"{where}: {value['__float__']!r} is not a special float")
+            return _NONFINITE_FLOATS[value["__float__"]]
+        if isinstance(value, dict) and set(value) == {"__scalar__"}:
+            body = value["__scalar__"]
+            if isinstance(body, list) and len(body) == 2 and isinstance(body[0], str):
+                dtype_str, item = body
+                if isinstance(item, dict) and set(item) == {"__float__"}:
+                    item = _NONFINITE_FLOATS.get(item["__float__"], item)
+                try:
+                    dtype = np.dtype(dtype_str)
+                    ok = (dtype.kind in _KEY_KINDS and dtype.names is None
+                          and not dtype.hasobject
+                          and isinstance(item, bool | int | float | str))
+                    if ok:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("error")
+                            scalar = np.array(item, dtype=dtype)[()]
+                        if scalar.item() == item or (isinstance(item, float)
+                                                     and math.isnan(item)):
+                            return scalar
+                except (TypeError, ValueError, OverflowError, RuntimeWarning):
+                    pass
+            raise _Problem(f"{where}: {value!r} is not a NumPy scalar key")
+        raise _Problem(f"{where}: a dict key cannot be {type(value).__name__}")
 
     def _csr(self, value: dict, where: str):
         parts, shape = value["__csr__"], value["shape"]
@@ -859,6 +959,86 @@ def _check_against_fresh_learners(model) -> None:
         for name, value in vars(fresh[0]).items():
             if isinstance(value, bool | int | float | str):
                 check_copy_of_parameter(name, vars(learner)[name], value)
+        saved, wanted = _configuration(learner), _configuration(fresh[0])
+        for name, value in wanted.items():
+            if saved.get(name) != value:
+                raise _Problem(f"learner {i}.{name} is {saved.get(name)!r}; the estimator's "
+                               f"parameters give {value!r} (the learner was not built by "
+                               f"this {type(model).__name__})")
+    _check_kept_rows(model)
+
+
+#: The configuration of each kind of learner: attributes its constructor sets from the
+#: estimator's parameters and that learning never changes, by class path (subclasses
+#: included). A saved learner's must equal those of the learner the estimator builds today
+#: (a LASVM file whose learner runs FullSVM's algorithm, a copy of ``cache_size`` edited to
+#: 1e8, are refused). Nested state (the budget machine's kernel, TVM's options) is read by
+#: :func:`_configuration`.
+_CONFIGURATION: dict[str, tuple[str, ...]] = {
+    "streamsvm.lasvm.learner._Learner": (
+        "algorithm", "variant", "C", "code", "gamma", "degree", "coef0", "tau", "cache_size",
+        "epochs", "shuffle", "selection", "n_candidates", "n_seed", "delta_max", "finishing",
+        "shrink_every", "second_order", "s", "clean_every", "max_non_sv"),
+    "streamsvm.active.learner._ActiveLearner": (
+        "pool_size", "stopping", "rule", "window", "tolerance", "span", "max_labels"),
+    "streamsvm.meb.blurred._BlurredBallLearner": (
+        "epsilon", "inv_C", "lookahead", "tol", "code", "gamma", "degree", "coef0",
+        "normalized", "linear"),
+    "streamsvm.budget.baselines._KernelPerceptronLearner": ("budget",),
+    "streamsvm.budget.baselines._BudgetPerceptronLearner": ("beta",),
+    "streamsvm.budget.baselines._BudgetPerceptronWindowLearner": ("window",),
+    "streamsvm.budget.baselines._RandomLearner": ("budget",),
+    "streamsvm.linear.pegasos._PegasosLearner": (
+        "alpha", "block_size", "projection", "fit_intercept"),
+    "streamsvm.linear.perceptron._PerceptronLearner": ("fit_intercept",),
+    "streamsvm.meb.streamsvm._StreamSVMLearner": ("inv_C", "tol", "lookahead"),
+}
+
+
+def _configuration(learner) -> dict:
+    """``name -> value`` of the learner's configuration (:data:`_CONFIGURATION`), with the
+    kernel of its budget machine and TVM's options where it has them."""
+    out = {}
+    for cls in type(learner).__mro__:
+        for name in _CONFIGURATION.get(f"{cls.__module__}.{cls.__qualname__}", ()):
+            out[name] = vars(learner).get(name)
+    machine = vars(learner).get("machine")
+    if type(machine).__name__ == "Machine" and isinstance(getattr(machine, "m", None), tuple):
+        from .budget import _state as st
+
+        fs, ist = machine.m[st.M_FS], machine.m[st.M_IST]
+        out.update({"machine gamma": float(fs[st.F_GAMMA]),  # not C: TVM rescales it
+                    "machine coef0": float(fs[st.F_COEF0]), "machine tol": float(fs[st.F_TOL]),
+                    "machine kernel": int(ist[st.I_CODE]),
+                    "machine degree": int(ist[st.I_DEGREE])})
+    if type(learner).__name__ == "_TVMLearner":
+        from .budget import _state as st
+
+        out.update({"opts": tuple(learner.opts.tolist()), "fpar": tuple(learner.fpar.tolist()),
+                    "C times the budget": float(learner.tw[st.TW_FS][st.TF_CPROD])})
+    return out
+
+
+def _check_kept_rows(model) -> None:
+    """The rows a linear model's calibrators keep are rescored by their learner when
+    probabilities are asked for: one of them must score (a column missing made
+    ``predict_proba`` fail on shapes)."""
+    scores = getattr(model, "_learner_scores", None)
+    for i, learner in enumerate(model.learners_):
+        calibrator = getattr(learner, "calibration", None)
+        rows = getattr(calibrator, "rows", None)
+        if rows is None or scores is None:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                score = np.asarray(scores(learner, rows[:1].astype(np.float64)), dtype=float)
+            ok = score.shape == (1,)
+        except Exception:  # noqa: BLE001 - rows the learner cannot score are refused
+            ok = False
+        if not ok:
+            raise _Problem(f"learner {i}.calibration.rows holds rows of {rows.shape[1]} "
+                           "columns, which the learner cannot score")
 
 
 def _compare(saved, fresh, wider, where: str) -> None:
@@ -901,6 +1081,10 @@ def _compare(saved, fresh, wider, where: str) -> None:
         missing = sorted(set(vars(fresh)) - set(vars(saved)) - transient)
         if missing:
             raise _Problem(f"{where} lacks the attributes {missing[:5]}")
+        nan_ok = set(getattr(type(fresh), "_may_hold_nan", ()))
         for name, value in vars(fresh).items():
+            if name in nan_ok and type(vars(saved)[name]) is float and math.isnan(
+                    vars(saved)[name]):
+                continue
             if name not in transient:
                 _compare(vars(saved)[name], value, vars(wider).get(name), f"{where}.{name}")

@@ -10,6 +10,11 @@ from . import _incremental_core as core
 from . import _state as state
 
 
+#: no entry of a machine learnt from rows within the contract (squared norms up to
+#: ``ROW_SQNORM_LIMIT``) comes near this; products of two such entries stay finite
+_MAGNITUDE = 1e150
+
+
 class Machine:
     """State of one exact incremental C-SVM over stored examples (dense rows).
 
@@ -94,6 +99,37 @@ class Machine:
         )
         if not ok:
             raise ValueError("the machine's counts, sets or parameters are out of range")
+        self._check_values(n, P)
+
+    def _check_values(self, n: int, P: int) -> None:
+        """The stored examples' values (e.g. an edited file): labels ±1, positive weights,
+        squared norms that are the rows' and
+        within the contract's bound, no coefficient, gradient, bias or entry of the inverse
+        bordered matrix past a magnitude no model learnt within the contract reaches (1e300
+        there gave NaN decisions after the next ``partial_fit``). (Coefficients are not held
+        to their box ``[0, s_i C]``: rows near the contract's bound leave them outside it by
+        rounding, and such a file must load.)"""
+        from ..base import ROW_SQNORM_LIMIT
+
+        m = self.m
+        X, sq, y = m[state.M_X][:n], m[state.M_SQ][:n], m[state.M_Y][:n]
+        weight, alpha, g = m[state.M_WEIGHT][:n], m[state.M_ALPHA][:n], m[state.M_G][:n]
+        C = float(m[state.M_FS][state.F_C])
+        with np.errstate(over="ignore", invalid="ignore"):
+            rows_sq = np.einsum("ij,ij->i", X, X)
+            ok = (
+                ((y == 1.0) | (y == -1.0)).all()
+                and (weight > 0).all() and np.isfinite(weight * C).all()
+                and (np.abs(alpha) <= _MAGNITUDE).all()
+                and (sq <= ROW_SQNORM_LIMIT).all()
+                and np.allclose(sq, rows_sq, rtol=1e-9, atol=0.0)
+                and (np.abs(m[state.M_R][: P + 1, : P + 1]) <= _MAGNITUDE).all()
+                and (np.abs(g) <= _MAGNITUDE).all()
+                and abs(float(m[state.M_FS][state.F_B])) <= _MAGNITUDE
+            )
+        if not ok:
+            raise ValueError("the machine's labels, weights, coefficients, norms or "
+                             "gradients are out of range")
 
     # ------------------------------------------------------------------ files and pickles
     def _persist_state(self) -> dict:

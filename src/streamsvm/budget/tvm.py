@@ -70,6 +70,18 @@ class _TVMLearner(BinaryLearner):
         )
         if not ok:
             raise ValueError("the twins' counts or indices are out of range")
+        weights = (tw[state.TW_WEIGHT_POS], tw[state.TW_WEIGHT_NEG])
+        total = float(tw[state.TW_FS][state.TF_TOTAL])
+        with np.errstate(over="ignore", invalid="ignore"):
+            ok = (  # weights count examples: >= 0 and finite (negated ones divided by zero)
+                all(np.isfinite(w).all() and (w >= 0).all() for w in weights)
+                and math.isfinite(total) and total >= 0
+                and np.isfinite(tw[state.TW_PIVOTS]).all()
+                and np.isfinite(tw[state.TW_PIVOT_SQ]).all()
+                and np.isfinite(tw[state.TW_FS]).all()
+            )
+        if not ok:
+            raise ValueError("the twins' weights or pivots are out of range")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):

@@ -611,7 +611,8 @@ class _Learner(BinaryLearner):
             type(d) is int and type(n) is int and 0 <= n <= rows
             and self.sparse in (None, True, False)
             and all(getattr(self, name).shape == (rows,)
-                    for name in ("kd", "ys", "pos_of", "row_gen"))
+                    for name in ("kd", "ys", "pos_of", "row_gen", "stream_pos"))
+            and type(self.stream_offset) is int and self.stream_offset >= 0
             and self.Xd.shape == ((rows if dense else 0), d)
             and self.indptr.shape[0] == (rows + 1 if self.sparse else 1)
             and self.indices.shape == self.data.shape and self.data.ndim == 1
@@ -645,6 +646,19 @@ class _Learner(BinaryLearner):
         )
         if not ok:
             raise ValueError("the expansion's positions and store indices disagree")
+        alpha, lo, hi = self.alpha[:n_cols], self.lo[:n_cols], self.hi[:n_cols]
+        ys = self.ys[:n]
+        live = perm >= 0
+        signs = ys[perm[live]]
+        ok = (  # labels ±1 (0: not known yet); each box holds its coefficient (the ramp
+                # variants shift the boxes, so not always 0); free positions hold zeros
+            ((ys == 1.0) | (ys == -1.0) | (ys == 0.0)).all()
+            and signs.shape == alpha[live].shape
+            and (lo[live] <= alpha[live]).all() and (alpha[live] <= hi[live]).all()
+            and not alpha[~live].any() and not lo[~live].any() and not hi[~live].any()
+        )
+        if not ok:
+            raise ValueError("the labels, coefficients or their boxes are out of range")
         generation = int(self.layout_meta[0])
         sizes = self.layout_meta[1:].reshape(_expansion.N_GENERATIONS, 2)
         ok = (

@@ -30,6 +30,9 @@ class _PegasosLearner(LinearLearner):
     fit_intercept = False
     _feature_arrays = ("v",)  # its bias, with fit_intercept, is v[-1]
     _pending_rows = ("pending_X",)  # rows of a block not full yet (block_size > 1)
+    #: ``||v||^2`` overflows to NaN when ``v`` nears float64's range (``alpha=1e-300``): only
+    #: the projection reads it, and a file the library wrote must load (issue 40)
+    _may_hold_nan = ("sqnorm_v",)
 
     def __init__(self, n_features, rng, *, alpha, block_size, projection, fit_intercept):
         super().__init__(n_features, rng)
@@ -54,7 +57,7 @@ class _PegasosLearner(LinearLearner):
                 else getattr(self.pending_X, "shape", None))
         ok = (
             self.v.shape == (self.n_features + int(self.fit_intercept),)
-            and self.scale > 0 and self.sqnorm_v >= 0
+            and self.scale > 0 and not self.sqnorm_v < 0
             and 0 <= pending < self.block_size
             and (rows is None if pending == 0 else rows == (pending, self.n_features))
         )

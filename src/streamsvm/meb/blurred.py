@@ -169,6 +169,36 @@ class _BlurredBallLearner(BinaryLearner):
         if (ptr[0] != 0 or (np.diff(ptr) < 0).any() or nnz > self.ball_slot.shape[0]
                 or ((slots < 0) | (slots >= self.n_pool)).any()):
             raise ValueError("the balls point at pool slots that do not exist")
+        self._check_pool_values(nnz)
+
+    def _check_pool_values(self, nnz: int) -> None:
+        """The pool's values (e.g. an edited file): labels ±1, the balls' coefficients
+        finite and >= 0, and the pool's augmented Gram block and squared norms those of
+        its rows (an edited row or Gram entry made the next ``partial_fit`` find G not
+        positive semi-definite), within rounding."""
+        n = int(self.n_pool)
+        X, y = self.pool_X[:n], self.pool_y[:n]
+        coef = self.ball_coef[:nnz]
+        if not (((y == 1.0) | (y == -1.0)).all() and np.isfinite(coef).all()
+                and (coef >= 0).all()):
+            raise ValueError("the pool's labels or the balls' coefficients are out of range")
+        if n == 0:
+            return
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = self.kernel().matrix(X) if not self.linear else X @ X.T
+            G = (y[:, None] * y[None, :]) * (K + 1.0)  # as augmented_cross, without counting
+            G[np.diag_indices(n)] += self.inv_C
+            sq = np.einsum("ij,ij->i", X, X)
+            scale = np.sqrt(np.abs(np.diag(G)))
+            slack = 1e-7 * np.outer(scale, scale) + 1e-300
+            ok = (
+                np.isfinite(G).all()
+                and (np.abs(self.pool_K[:n, :n] - G) <= slack).all()
+                and np.allclose(self.pool_sq[:n], sq, rtol=1e-9, atol=0.0)
+            )
+        if not ok:
+            raise ValueError("the pool's Gram block or squared norms are not those of its "
+                             "rows")
 
     # ------------------------------------------------------------------ kernel helpers
     def kernel(self) -> Kernel:
