@@ -360,12 +360,23 @@ def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypat
 def test_warmup_reports_a_failed_step_and_runs_the_others(runner, monkeypatch):
     from streamsvm import warmup
 
-    # a sigmoid kernel far from positive semi-definite: the ball solver refuses its Gram matrix
-    # (gamma = 1: the default C = 3 adds 1/C to the diagonal, which absorbs gamma = 0.1)
-    monkeypatch.setattr(warmup, "SIGMOID_GAMMA", 1.0)
+    # the dense steps' problem holds a NaN, which every estimator refuses: each dense step
+    # fails (BlurredBallSVM refuses the sigmoid kernel in its parameter check, so there is no
+    # step of a kernel its solver would refuse)
+    tiny = warmup._tiny_problem
+
+    def nan_when_dense(layout):
+        X, y = tiny(layout)
+        if layout == "dense":
+            X = X.copy()
+            X[0, 0] = np.nan
+        return X, y
+
+    monkeypatch.setattr(warmup, "_tiny_problem", nan_when_dense)
     result = runner.invoke(main, ["warmup", "BlurredBallSVM"])
     assert result.exit_code == EXIT_DATA, result.output
-    assert "BlurredBallSVM kernel=sigmoid (dense): failed: ValueError: " in result.output
+    assert "BlurredBallSVM kernel=linear (dense): failed: ValueError: " in result.output
     for kernel in ("linear", "rbf", "poly"):
         assert f"BlurredBallSVM kernel={kernel} (csr): " in result.output
+    assert "kernel=sigmoid" not in result.output
     assert "warmup step(s) failed (above)" in result.output

@@ -5,7 +5,10 @@ touched, so that a rejected call leaves the model exactly as it was. The checks 
 the one internal layout the jitted loops are compiled for:
 
 * dense input -> C-contiguous ``float64``;
-* sparse input -> CSR with sorted indices, ``float64`` data and ``int32`` index arrays.
+* sparse input -> CSR in scipy's canonical format (sorted indices, no duplicate entries),
+  ``float64`` data and ``int32`` index arrays. A row holding one column twice means the sum
+  of its entries, as in scipy (``X.sum_duplicates()``, done on a copy: the caller's matrix is
+  never changed), for every estimator alike.
 
 Error messages name the problem (and where possible the row), because a stream that fails
 after an hour should say which example broke it.
@@ -88,7 +91,8 @@ def _is_internal_dense(X) -> bool:
 
 def _is_internal_csr(X) -> bool:
     """Whether ``X`` is already a non-empty CSR matrix in the internal layout (float64 data,
-    int32 indices, sorted): a stream's chunks usually are, and then the conversion is skipped."""
+    int32 indices, sorted, no duplicate entries: scipy's canonical format): a stream's chunks
+    usually are, and then the conversion is skipped."""
     return (
         type(X) is sp.csr_matrix
         and X.data.dtype == DTYPE
@@ -99,14 +103,19 @@ def _is_internal_csr(X) -> bool:
         and X.indptr.flags.c_contiguous
         and X.shape[0] >= 1
         and X.shape[1] >= 1
-        and X.has_sorted_indices
+        and X.has_canonical_format
     )
 
 
 def _as_internal_csr(X) -> sp.csr_matrix:
+    """``X`` as an internal CSR matrix (:func:`_is_internal_csr`). Duplicate entries of a
+    row are summed, as scipy reads them (``X @ w``, ``X.toarray()``): the compiled loops
+    merge sorted indices and would otherwise read such a row otherwise than scipy does. The
+    caller's matrix is not changed (the sum is made on a copy)."""
     X = sp.csr_matrix(X)
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
+    if not X.has_canonical_format:
+        X = X.copy()  # csr_matrix(X) shares the caller's arrays; sum_duplicates is in place
+        X.sum_duplicates()
     if X.nnz >= np.iinfo(INDEX_DTYPE).max:
         raise ValueError("sparse X has more than 2**31 stored values; split it into chunks")
     return sp.csr_matrix(
@@ -179,15 +188,19 @@ def check_features(
             "if it fits in memory"
         )
     if not (_is_internal_dense(X) or _is_internal_csr(X)):
-        X = check_array(
-            X,
-            accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
-            dtype=DTYPE,
-            order="C",
-            ensure_all_finite=False,
-            ensure_min_samples=1,
-            input_name="X",
-        )
+        try:
+            X = check_array(
+                X,
+                accept_sparse=["csr", "csc", "coo"] if accept_sparse else False,
+                dtype=DTYPE,
+                order="C",
+                ensure_all_finite=False,
+                ensure_min_samples=1,
+                input_name="X",
+            )
+        except (ValueError, np.exceptions.DTypePromotionError) as error:
+            refuse_non_numbers(X, error)
+            raise
     if sp.issparse(X) and X.shape[1] > MAX_SPARSE_FEATURES:
         raise ValueError(
             f"X is a sparse matrix of {X.shape[1]:,} columns; estimators keep arrays of one "
@@ -208,6 +221,55 @@ def check_features(
             f"{n_features} features as input"
         )
     return (X, sqnorms) if return_sqnorms else X
+
+
+def refuse_non_numbers(X, error: BaseException) -> None:
+    """Raise a ValueError naming ``X``'s dtype and its first entry that is not a number when
+    converting ``X`` to float64 failed (``error``) because it holds text (strings, bytes, or
+    an object array of them): NumPy's own errors (``could not convert string to float``,
+    ``DTypePromotionError``) name neither X nor where the text is. Returns when ``X`` holds
+    no text (the caller re-raises ``error``)."""
+    if sp.issparse(X):
+        return
+    try:
+        columns = getattr(X, "columns", None)
+        dtypes = getattr(X, "dtypes", None)
+        values = np.asarray(X, dtype=object) if columns is not None else np.asarray(X)
+    except Exception:  # noqa: BLE001 - not array-like: the original error says more
+        return
+    if values.dtype.kind not in "OUSV":
+        return
+    flat = values.reshape(values.shape[0], -1) if values.ndim >= 2 else values.reshape(1, -1)
+    for position, value in enumerate(flat.ravel()):
+        if not _is_number(value):
+            row, column = divmod(position, max(flat.shape[1], 1))
+            value = value.item() if isinstance(value, np.generic) else value
+            break
+    else:
+        return
+    if columns is not None and dtypes is not None and column < len(columns):
+        where = f"row {row}, column {list(columns)[column]!r} of dtype {list(dtypes)[column]}"
+        dtype = "a table"
+    else:
+        where = f"row {row}, column {column}"
+        dtype = f"an array of dtype {values.dtype}"
+    raise ValueError(
+        f"X is {dtype} holding values that are not numbers (first at {where}: {value!r}); "
+        "streamsvm estimators take numeric features: encode text columns first (e.g. with "
+        "sklearn.preprocessing.OneHotEncoder or OrdinalEncoder) or convert the array with "
+        f"X.astype(float). ({type(error).__name__}: {error})"
+    ) from error
+
+
+def _is_number(value) -> bool:
+    """Whether ``float(value)`` is a number NumPy takes (strings of numbers are)."""
+    if isinstance(value, bytes | np.bytes_):
+        value = value.decode("ascii", "replace")
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def refuse_non_finite_rows(X, sqnorms) -> None:
@@ -386,6 +448,13 @@ def check_one_example(x, *, feature_names: list | None, n_features: int | None):
         raise ValueError(
             f"learn_one/predict_one take one example (a 1-D array or a dict); got shape {row.shape}"
         )
+    if row.dtype.kind == "c":
+        raise ValueError("the example holds complex numbers; features are real numbers")
+    try:  # float64 now, so that learn_one's warm-up never gathers text to fail on later
+        row = np.asarray(row, dtype=DTYPE)
+    except (ValueError, np.exceptions.DTypePromotionError) as error:
+        refuse_non_numbers(row[None, :], error)
+        raise
     return row[None, :], feature_names
 
 

@@ -195,6 +195,12 @@ class BinaryLearner:
         self._restore_transient()
 
 
+def _put_back(model, before: dict) -> None:
+    """Give ``model`` back the attributes ``before`` (a copy of its ``__dict__``)."""
+    model.__dict__.clear()
+    model.__dict__.update(before)
+
+
 #: the largest capacity a saved array may claim (a damaged file must not allocate without end)
 _MAX_SPARE_ROWS = 2**31
 
@@ -560,15 +566,20 @@ class StreamClassifier(
 
     def _fit(self, X, y, sample_weight=None):
         check_params(self)
-        # sample weights of 0 leave rows out of the loops, which must still be checked
-        if self._learners_check_rows and sample_weight is None and is_internal_dense(X):
-            before = dict(self.__dict__)
-            try:
-                return self._fit_checked(X, y, sample_weight, row_pass=False)
-            except RowsRefused:
-                self.__dict__.clear()
-                self.__dict__.update(before)
-        return self._fit_checked(X, y, sample_weight)
+        # A refused or failed fit keeps the previous model: fit makes fresh learners and
+        # leaves the old ones untouched, so putting the attributes back puts back everything.
+        before = dict(self.__dict__)
+        try:
+            # sample weights of 0 leave rows out of the loops, which must still be checked
+            if self._learners_check_rows and sample_weight is None and is_internal_dense(X):
+                try:
+                    return self._fit_checked(X, y, sample_weight, row_pass=False)
+                except RowsRefused:
+                    _put_back(self, before)
+            return self._fit_checked(X, y, sample_weight)
+        except BaseException:
+            _put_back(self, before)
+            raise
 
     def _fit_checked(self, X, y, sample_weight=None, row_pass: bool = True):
         """:meth:`_fit` after the parameter check; ``row_pass`` False: the learners check
@@ -622,8 +633,22 @@ class StreamClassifier(
 
     def _partial_fit(self, X, y, classes=None, sample_weight=None):
         self._forget_row_state()
-        if self._warmup_y:  # learn_one's gathered first examples come first
-            self._learn_warmup()
+        if hasattr(self, "classes_") and not self._warmup_y:
+            return self._partial_fit_chunk(X, y, classes, sample_weight)
+        # A fresh model (perhaps holding learn_one's warm-up examples): a refused call, or one
+        # whose learning fails, leaves it unfitted with its warm-up examples, as it was. Its
+        # learners are all made by this call, so putting the attributes back is enough.
+        before = dict(self.__dict__)
+        try:
+            if self._warmup_y:  # learn_one's gathered first examples come first
+                self._learn_warmup()
+            return self._partial_fit_chunk(X, y, classes, sample_weight)
+        except BaseException:
+            _put_back(self, before)
+            raise
+
+    def _partial_fit_chunk(self, X, y, classes=None, sample_weight=None):
+        """:meth:`_partial_fit` of one chunk, after the warm-up examples are learnt."""
         first = not hasattr(self, "classes_")
         if first:
             check_params(self)

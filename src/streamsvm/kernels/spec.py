@@ -20,10 +20,12 @@ __all__ = [
     "KERNEL_PARAMETER_CONSTRAINTS",
     "KERNEL_VALUE_LIMIT",
     "Kernel",
+    "PSD_KERNELS",
     "PreparedBlock",
     "dense_blocks",
     "kernel_parameter_constraints",
     "max_safe_sqnorm",
+    "psd_kernel_rule",
     "resolve_gamma",
     "uses_gamma",
     "validate_kernel_params",
@@ -54,17 +56,67 @@ KERNEL_PARAMETER_CONSTRAINTS = {
 }
 
 
+#: The named kernels whose Gram matrices are positive semi-definite for every allowed
+#: parameter value (poly: with ``coef0 >= 0``, see :func:`psd_kernel_rule`). The sigmoid
+#: kernel ``tanh(gamma x·z + coef0)`` is not a Mercer kernel: its Gram matrices can have
+#: negative eigenvalues for every gamma > 0.
+PSD_KERNELS = ("linear", "rbf", "poly")
+
+
+class PsdKernelOptions(Options):
+    """The named kernels of an estimator that needs a positive semi-definite Gram matrix;
+    the refusal says why (``why``: what needs it)."""
+
+    def __init__(self, *choices, why: str):
+        super().__init__(*choices)
+        self.why = why
+
+    def parts(self) -> list[str]:
+        parts = super().parts()
+        refused = [name for name in KERNEL_CODES if name not in self.choices]
+        parts[-1] += (f" (the positive semi-definite kernels, which {self.why}; "
+                      + " and ".join(repr(name) for name in refused)
+                      + (" is not one" if len(refused) == 1 else " are not")
+                      + ": its Gram matrices can have negative eigenvalues)")
+        return parts
+
+
 def kernel_parameter_constraints(kernels=tuple(KERNEL_CODES), *, callable_kernel=False,
-                                 names=("kernel", "gamma", "degree", "coef0")) -> dict:
+                                 names=("kernel", "gamma", "degree", "coef0"),
+                                 psd_why: str | None = None) -> dict:
     """The entries ``names`` of :data:`KERNEL_PARAMETER_CONSTRAINTS` for an estimator whose
-    ``kernel`` may be one of ``kernels`` (and a callable if ``callable_kernel``)."""
+    ``kernel`` may be one of ``kernels`` (and a callable if ``callable_kernel``).
+
+    ``psd_why``: the estimator needs a positive semi-definite Gram matrix (``psd_why`` says
+    what needs it, for the error): ``kernels`` are cut to :data:`PSD_KERNELS`, the refusal
+    of another names the reason, and the estimator lists :func:`psd_kernel_rule` in its
+    ``_parameter_rules`` (poly with ``coef0 < 0`` is not positive semi-definite either)."""
     table = {name: list(KERNEL_PARAMETER_CONSTRAINTS[name]) for name in names}
     if "kernel" in table:
         unknown = set(kernels) - set(KERNEL_CODES)
         if unknown:
             raise ValueError(f"unknown kernel names {sorted(unknown)}")
-        table["kernel"] = [Options(*kernels)] + ([IsCallable()] if callable_kernel else [])
+        if psd_why is None:
+            choice = Options(*kernels)
+        else:
+            choice = PsdKernelOptions(*(k for k in kernels if k in PSD_KERNELS), why=psd_why)
+        table["kernel"] = [choice] + ([IsCallable()] if callable_kernel else [])
     return table
+
+
+def psd_kernel_rule(model):
+    """A ``_parameter_rules`` entry (:mod:`streamsvm._params`) of the estimators that need a
+    positive semi-definite Gram matrix: ``kernel='poly'`` with ``coef0 < 0`` is refused
+    (``(gamma x·z + coef0)^degree`` with a negative ``coef0`` has Gram matrices with negative
+    eigenvalues, e.g. degree 1 on two equal rows of small norm)."""
+    coef0 = getattr(model, "coef0", 0.0)
+    if (getattr(model, "kernel", None) == "poly" and isinstance(coef0, numbers.Real)
+            and coef0 < 0):
+        return "coef0", ("a float >= 0 with kernel='poly': with a negative coef0 the "
+                         "polynomial kernel is not positive semi-definite, and "
+                         f"{type(model).__name__}'s solves need a positive semi-definite "
+                         "Gram matrix")
+    return None
 
 
 def validate_kernel_params(kernel, *, gamma="scale", degree=3, coef0=0.0, normalized=False):

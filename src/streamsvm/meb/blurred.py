@@ -42,6 +42,7 @@ from ..kernels import (
     dense_blocks,
     kernel_parameter_constraints,
 )
+from ..kernels.spec import psd_kernel_rule
 from ..qp import augmented_gram, meb_of_balls_and_points, meb_of_points
 from . import _blurred_core
 from .streamsvm import MEB_WEIGHTING_REFUSAL, _CentredOnFirstChunk, map_rows
@@ -500,11 +501,13 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         two are within a point: IJCNN 90.83 → 90.68%, raw Adult 83.06 → 83.11%, w3a
         97.40 → 98.04%, MNIST 8 vs 9 97.80 → 97.85%. The paper's tables pin
         ``classifier="blurred"``.
-    kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
+    kernel : {"linear", "rbf", "poly"}, default="linear"
         ``gamma`` (default ``'scale'``, fixed from the raw features of the first chunk,
-        before centring: ``docs/design.md``), ``degree``, ``coef0`` as in scikit-learn.
-        poly and sigmoid are normalised (``normalize``) so that k(x, x) is constant, as the
-        MEB equivalence needs.
+        before centring: ``docs/design.md``), ``degree``, ``coef0`` (>= 0) as in
+        scikit-learn. poly is normalised (``normalize``) so that k(x, x) is constant, as the
+        MEB equivalence needs. The balls are solved over the pool's Gram matrix, which must
+        be positive semi-definite: ``'sigmoid'``, and ``'poly'`` with ``coef0 < 0``, are
+        refused by the parameter check.
     normalize : bool, default=True
         Scale rows to unit norm (linear kernel; the other kernels are normalised in kernel
         space).
@@ -552,11 +555,13 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         "C": [Interval(Real, 0, math.inf, closed="right")],
         "lookahead": [Interval(Integral, 0, None)],
         "classifier": [Options(*CLASSIFIERS)],
-        **kernel_parameter_constraints(),
+        **kernel_parameter_constraints(
+            psd_why="the enclosing-ball solves over the pool's Gram matrix need"),
         "normalize": [Boolean()],
         "center": [Options("auto", True, False)],
         "tol": [IsNone(), Interval(Real, 0, 1, closed="neither")],
     }
+    _parameter_rules = (psd_kernel_rule,)
     # Memory is bounded in ε, not by a fixed budget: each new ball is at least
     # sqrt(1 + ε²(2+ε)²/(4(1+ε)²)) times the newest one (tests/meb/test_blurred.py) and radii are
     # at most κ, so the number of updates is bounded independently of n, but the cover grows
