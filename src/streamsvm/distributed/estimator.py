@@ -47,11 +47,13 @@ from .._params import (
 from .._river import RiverClassifier
 from .._validation import (
     check_declared_classes,
+    check_feature_names,
     check_features,
     check_label_kind,
     check_labels,
     check_one_example,
     check_row_norms,
+    feature_names_of,
 )
 from ..base import state_nbytes
 from ..calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels
@@ -60,6 +62,7 @@ from ..kernels.spec import max_safe_sqnorm
 from ..progress import Progress
 from ..vocabulary import FeatureVocabulary, integral_keys
 from .events import iter_events
+from .network import checkpoint_dir_in_use
 from .objective import KernelSpace, SquaredNorm
 from .protocol import UPDATE_METHODS, Tracker
 
@@ -230,7 +233,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         if np.ndim(x) == 1 and np.size(x):
             self._check_rows(x.reshape(1, -1))
         if not hasattr(self, "tracker_"):
-            check_params(self)
+            self._check_start()
             width = np.asarray(x).size
             if width == 0:
                 raise ValueError("x is empty")
@@ -240,7 +243,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         else:
             label = self._label(y)
             if self.__sklearn_is_fitted__() and np.ndim(x) == 1:
-                self._calibrator().record(self.decision_function(x.reshape(1, -1)), [label])
+                self._calibrator().record(self._decision_function(x.reshape(1, -1)), [label])
             record = self.tracker_.add(site, x, label, point_id)
         if np.ndim(x) == 1:
             self._keep_rows(np.reshape(x, (1, -1)), np.array([label], dtype=np.float64))
@@ -264,8 +267,11 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     def fit(self, X, y=None, *, sites=None):
         """Reset, then add the rows of X (array or CSR) in order, row i at site ``sites[i]``
         (default ``i mod n_sites``). For two-class, y holds two labels (sorted: the first
-        → −1, unless ``classes`` says otherwise)."""
-        check_params(self)
+        → −1, unless ``classes`` says otherwise). A table's column names (all strings) are
+        kept as ``feature_names_in_``: later tables must have the same columns in the same
+        order, as for every estimator."""
+        self._check_start()
+        names = feature_names_of(X)
         X = self._check_X(X, first=True)
         y = self._check_y(X, y)
         sites = self._check_sites(sites, X.shape[0])
@@ -281,6 +287,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         for name in ("_vocabulary", "_warmup_rows", "_warmup_labels", "_warned_new_keys"):
             self.__dict__.pop(name, None)
         self._start(X.shape[1], X)
+        self._set_feature_names(names)
         self.n_seen_ = 0
         self._classes_declared = self.classes is not None
         if classes is not None:
@@ -293,18 +300,39 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
 
         ``classes``: the two labels the stream will hold (a label outside them is then an
         error); without them, labels are added as they appear (at most two). ``sites`` as in
-        :meth:`fit`. Everything is checked before the first row is added."""
-        if self.__dict__.get("_warmup_labels"):  # learn_one's gathered examples come first
-            self._learn_warmup()
+        :meth:`fit`. Everything is checked before the first row is added; a refused first
+        call (after ``learn_one``'s warm-up examples, too) leaves the model unfitted with
+        its warm-up examples, as it was."""
+        if hasattr(self, "tracker_") and not self.__dict__.get("_warmup_labels"):
+            return self._partial_fit_chunk(X, y, classes, sites)
+        before = dict(self.__dict__)
+        try:
+            if self.__dict__.get("_warmup_labels"):  # learn_one's examples come first
+                self._learn_warmup()
+            return self._partial_fit_chunk(X, y, classes, sites)
+        except BaseException:
+            tracker = self.__dict__.get("tracker_")
+            if tracker is not None and tracker is not before.get("tracker_"):
+                tracker.close()  # made by this call: its sites and folder go with it
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    def _partial_fit_chunk(self, X, y, classes, sites):
+        """:meth:`partial_fit` of one chunk, after the warm-up examples are added."""
         first = not hasattr(self, "tracker_")
         if first:
-            check_params(self)
+            self._check_start()
+        names = feature_names_of(X)
+        if not first:
+            self._check_feature_names(names)
         X = self._check_X(X, first=first)
         y = self._check_y(X, y, first=first)
         sites = self._check_sites(sites, X.shape[0])
         new_classes, declared, flip = self._next_classes(y, classes, first)
         if first:
             self._start(X.shape[1], X)
+            self._set_feature_names(names)
             self.n_seen_ = 0
         if new_classes is not None:
             self.classes_ = new_classes
@@ -332,7 +360,7 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             self.partial_fit(row, None if y is None else [y], sites=[site])
             return self
         if not self.__dict__.get("_warmup_labels"):
-            check_params(self)
+            self._check_start()
             if isinstance(x, Mapping):
                 self._vocabulary = FeatureVocabulary()
             self._warmup_rows, self._warmup_labels = [], []
@@ -422,6 +450,41 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         return self
 
     # ------------------------------------------------------------------ checks
+
+    def _check_start(self):
+        """The parameter check of a fresh start (:func:`~streamsvm._params.check_params`),
+        and the checkpoint folder's: an explicit ``checkpoint_dir`` that another live model's
+        sites use is refused (each model owns its folder)."""
+        check_params(self)
+        if self.checkpoint_dir is not None and self.checkpoint_every > 0:
+            tracker = self.__dict__.get("tracker_")
+            taken = checkpoint_dir_in_use(self.checkpoint_dir,
+                                          None if tracker is None else tracker.network)
+            if taken:
+                raise ValueError(f"{type(self).__name__}: {taken}")
+
+    def _set_feature_names(self, names) -> None:
+        """Record the column names of the table a fresh model started on
+        (``feature_names_in_``), or forget them (arrays)."""
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
+
+    def _check_feature_names(self, names) -> None:
+        """Refuse a table whose column names are not the fitted ones in order; warn when
+        only one side has names (:func:`~streamsvm._validation.check_feature_names`, as
+        :class:`~streamsvm.base.StreamClassifier` does). A model that learnt from dicts takes
+        their keys, in column order, as the names a table must have when all are strings."""
+        fitted = self.__dict__.get("feature_names_in_")
+        if fitted is None and names is not None and "_vocabulary" in self.__dict__:
+            keys = list(self._vocabulary.keys)[: self.n_features_in_]
+            if not all(isinstance(k, str) for k in keys):
+                return
+            fitted = np.asarray(keys, dtype=object)
+        if fitted is None and names is None:
+            return
+        check_feature_names(names, fitted, estimator_name=type(self).__name__)
 
     def _check_X(self, X, *, first):
         X, sqnorms = check_features(X, n_features=None if first else self.n_features_in_,
@@ -532,10 +595,10 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         before = self.__sklearn_is_fitted__() and calibrator.n_learned > 0
         if before:
             head = slice(0, min(X.shape[0], calibrator.per_chunk))
-            calibrator.record(self.decision_function(X[head]), signs[head])
+            calibrator.record(self._decision_function(X[head]), signs[head])
         self._add_rows(X, signs, sites)
         if not before and X.shape[0] > 1 and self.__sklearn_is_fitted__():
-            calibrator.record(self.decision_function(X[tail]), signs[tail])
+            calibrator.record(self._decision_function(X[tail]), signs[tail])
         self._keep_rows(X[max(0, X.shape[0] - RESCORED_ROWS):],
                         signs[max(0, X.shape[0] - RESCORED_ROWS):])
         calibrator.n_learned += X.shape[0]
@@ -606,6 +669,12 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         """Decision values as held by ``site`` (no communication, section 4.4); X is an
         array or a CSR matrix (densified ``block`` rows at a time)."""
         self._check_fitted()
+        self._check_feature_names(feature_names_of(X))
+        return self._decision_function(X, site, block)
+
+    def _decision_function(self, X, site=0, block=4096):
+        """:meth:`decision_function` without the column-name check (the rows the model is
+        learning, already validated)."""
         X, sqnorms = check_features(X, n_features=self.n_features_in_, accept_sparse=True,
                                     estimator_name=type(self).__name__, return_sqnorms=True)
         self._check_rows(X, sqnorms)

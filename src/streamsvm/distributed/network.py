@@ -20,11 +20,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
 import weakref
 
 from .messages import LocalHandle, MessageLayer, SiteDown, SiteEndpoint, save_checkpoint
 
-__all__ = ["CommStats", "EventRecord", "LocalNetwork", "SiteNetwork"]
+__all__ = ["CommStats", "EventRecord", "LocalNetwork", "SiteNetwork", "checkpoint_dir_holder",
+           "checkpoint_dir_in_use"]
 
 _COUNTERS = ("messages", "vectors", "scalars", "bytes", "vector_broadcasts", "rounds",
              "membership_problems")
@@ -89,6 +91,32 @@ class CommStats:
         return out
 
 
+#: explicit checkpoint folders in use, by real path: a weak reference to the network that
+#: writes its sites' checkpoints there (two live networks writing ``site-k.npz`` to one folder
+#: would restart each other's sites from the wrong checkpoint)
+_CLAIMED: dict[str, weakref.ref] = {}
+
+
+def checkpoint_dir_holder(path):
+    """The live (not closed, not collected) network whose checkpoints go to the folder
+    ``path``, or None."""
+    ref = _CLAIMED.get(os.path.realpath(os.fspath(path)))
+    holder = None if ref is None else ref()
+    return None if holder is None or holder._closed else holder
+
+
+def checkpoint_dir_in_use(path, owner=None) -> str:
+    """The error's text when a network other than ``owner`` holds the folder ``path``, or
+    ``""`` when it is free."""
+    holder = checkpoint_dir_holder(path)
+    if holder is None or holder is owner:
+        return ""
+    return (f"checkpoint_dir={os.fspath(path)!r} is already used by another live model's "
+            "sites: two models writing their checkpoints to one folder would restart each "
+            "other's sites from the wrong state. Give each model its own folder, leave "
+            "checkpoint_dir=None (a temporary folder per model), or close() the other model")
+
+
 class SiteNetwork:
     """Sites behind the message layer (:mod:`~streamsvm.distributed.messages`): the driver's
     ``call`` / ``call_many`` become numbered requests, acknowledged, resent and deduplicated;
@@ -98,13 +126,30 @@ class SiteNetwork:
     :class:`~streamsvm.distributed.faults.FaultyTransport` injects faults);
     ``checkpoint_every``: requests to a site between its checkpoints (0: none, and a crash
     ends the run); ``checkpoint_dir``: where the sites' checkpoints go (default: a temporary
-    directory removed with the network).
+    directory removed with the network). Each network owns its folder: an explicit
+    ``checkpoint_dir`` that another live network uses is refused (ValueError), and
+    ``private_if_taken`` takes a temporary folder instead (copies and loaded models, whose
+    state is checkpointed anew there).
     """
 
     name = "?"
+    _closed = False
 
-    def _start_layer(self, sites, handles_from, transport, checkpoint_every, checkpoint_dir):
+    def _start_layer(self, sites, handles_from, transport, checkpoint_every, checkpoint_dir,
+                     private_if_taken=False):
         self._remove_checkpoints = None
+        if checkpoint_every > 0 and checkpoint_dir is not None:
+            taken = checkpoint_dir_in_use(checkpoint_dir)
+            if taken and not private_if_taken:
+                raise ValueError(taken)
+            if taken:
+                warnings.warn(f"checkpoint_dir={os.fspath(checkpoint_dir)!r} is already used "
+                              "by another live model's sites; this copy of the model keeps its "
+                              "checkpoints in a temporary folder of its own",
+                              UserWarning, stacklevel=5)
+                checkpoint_dir = None
+            else:
+                _CLAIMED[os.path.realpath(os.fspath(checkpoint_dir))] = weakref.ref(self)
         if checkpoint_every > 0 and checkpoint_dir is None:
             checkpoint_dir = tempfile.mkdtemp(prefix="streamsvm-sites-")
             # removed by close(), or quietly when the network is collected (a model that a
@@ -146,6 +191,7 @@ class SiteNetwork:
         return dict(self.layer.counters)
 
     def close(self):
+        self._closed = True
         if self._remove_checkpoints is not None:
             self._remove_checkpoints()
             self._remove_checkpoints = None
@@ -156,9 +202,10 @@ class LocalNetwork(SiteNetwork):
 
     name = "local"
 
-    def __init__(self, sites, *, transport=None, checkpoint_every=0, checkpoint_dir=None):
+    def __init__(self, sites, *, transport=None, checkpoint_every=0, checkpoint_dir=None,
+                 private_if_taken=False):
         self._start_layer(list(sites), self._handles, transport, checkpoint_every,
-                          checkpoint_dir)
+                          checkpoint_dir, private_if_taken)
 
     @staticmethod
     def _handles(sites, layer):

@@ -140,11 +140,15 @@ class Tracker:
         self._threshold = 0.0
         self._next_id = 0
 
-    def _make_network(self, sites):
+    def _make_network(self, sites, *, private_if_taken=False):
+        """The network of ``sites``; ``private_if_taken``: a copy or a loaded tracker, which
+        checkpoints its sites anew in a temporary folder of its own when its
+        ``checkpoint_dir`` is in use by another live model (a new one is refused)."""
         options = {"transport": getattr(self, "_transport", None),
                    # files saved before the message layer lack these two
                    "checkpoint_every": getattr(self, "checkpoint_every", 100),
-                   "checkpoint_dir": getattr(self, "checkpoint_dir", None)}
+                   "checkpoint_dir": getattr(self, "checkpoint_dir", None),
+                   "private_if_taken": private_if_taken}
         if self.backend == "ray":
             from .ray_backend import RayNetwork
 
@@ -170,7 +174,23 @@ class Tracker:
         self._wire = {int(p): int(w) for p, w in zip(table[0], table[2], strict=True)}
         self._user = {w: p for p, w in self._wire.items()}
         self.stats.events = [EventRecord(e) for e in self.stats.events]
-        self.network = self._make_network(self.__dict__.pop("_sites"))
+        self.network = self._make_network(self.__dict__.pop("_sites"), private_if_taken=True)
+
+    # Copies (copy.deepcopy, pickle) are made as files are: the sites' states, from which the
+    # copy starts a network of its own, checkpointed anew in a folder of its own (a copy that
+    # shared the original's folder lost its checkpoints when the original was dropped, and
+    # the two overwrote each other's). The message layer's counters carry over.
+    def __getstate__(self) -> dict:
+        state = self._persist_state()
+        state["_layer_counters"] = self.network.counters()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        counters = state.pop("_layer_counters", None)
+        self.__dict__.update(state)
+        self._restore_transient()
+        if counters is not None:
+            self.network.layer.counters.update(counters)
 
     # ------------------------------------------------------------------ validation
 

@@ -97,8 +97,9 @@ class RayNetwork(SiteNetwork):
     name = "ray"
 
     def __init__(self, sites, *, actor_options=None, ray_init_kwargs=None, transport=None,
-                 checkpoint_every=0, checkpoint_dir=None):
-        """``sites``: :class:`Site` objects whose states the actors start from."""
+                 checkpoint_every=0, checkpoint_dir=None, private_if_taken=False):
+        """``sites``: :class:`Site` objects whose states the actors start from
+        (``private_if_taken``: see :class:`SiteNetwork`)."""
         try:
             import ray
         except ImportError as exc:
@@ -121,7 +122,8 @@ class RayNetwork(SiteNetwork):
             return [_RayHandle(ray, remote_site, site, layer.checkpoint_path(k))
                     for k, site in enumerate(sites)]
 
-        self._start_layer(list(sites), handles, transport, checkpoint_every, checkpoint_dir)
+        self._start_layer(list(sites), handles, transport, checkpoint_every, checkpoint_dir,
+                          private_if_taken)
 
     @property
     def actors(self):
