@@ -155,15 +155,23 @@ def edit_header(data: bytes, entry: int, value: int) -> bytes:
     return with_header(members, header)
 
 
-def replace_array(data: bytes, which: int, how: int, declare: bool) -> bytes:
-    """Swap array number ``which`` for a damaged one (``how``: NaNs, one row fewer, one column
-    more, float32, int64, empty, a scalar); ``declare`` also updates the header's declaration."""
+def pick_array(data: bytes, which: int):
+    """``(members, name, array)`` of array number ``which`` (modulo their count) of a model
+    file; ``name`` is None in a file without arrays."""
     members = zip_members(data)
     names = sorted(name for name in members if name != HEADER)
     if not names:
-        return data
+        return members, None, None
     name = names[which % len(names)]
-    a = np.load(io.BytesIO(members[name]), allow_pickle=False)
+    return members, name, np.load(io.BytesIO(members[name]), allow_pickle=False)
+
+
+def replace_array(data: bytes, which: int, how: int, declare: bool) -> bytes:
+    """Swap array number ``which`` for a damaged one (``how``: NaNs, one row fewer, one column
+    more, float32, int64, empty, a scalar); ``declare`` also updates the header's declaration."""
+    members, name, a = pick_array(data, which)
+    if name is None:
+        return data
     how %= 7
     if how == 0:
         b = np.full(a.shape, np.nan) if a.dtype.kind == "f" else np.full(a.shape, -(2**40))
@@ -208,12 +216,9 @@ def edit_array(data: bytes, which: int, how: int, position: int, declare: bool =
     """Edit the values of array number ``which`` (``how``: one of :data:`EDITS`, at entry
     ``position`` modulo its size), keeping its dtype; ``declare`` rewrites the header's
     declaration and digest to match (a consistent edit, as a user's script would make)."""
-    members = zip_members(data)
-    names = sorted(name for name in members if name != HEADER)
-    if not names:
+    members, name, a = pick_array(data, which)
+    if name is None:
         return data
-    name = names[which % len(names)]
-    a = np.load(io.BytesIO(members[name]), allow_pickle=False)
     edit = EDITS[how % len(EDITS)]
     b = np.array(a, copy=True)
     if a.dtype.kind == "U" or (a.size == 0 and edit not in ("last row dropped",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import streamsvm
-from streamsvm import ActiveSVM, BudgetPerceptron, LASVM, Pegasos
+from streamsvm import LASVM, ActiveSVM, BudgetPerceptron, Pegasos
 from streamsvm._params import MAX_MEMORY_MB, MemoryMB, check_params, physical_memory_bytes
 from streamsvm.sharded import fit_sharded
 

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 import streamsvm
-from streamsvm.persistence import FORMAT_VERSION, ModelFileError, array_digest
+from streamsvm.persistence import FORMAT_VERSION, array_digest
 from streamsvm.registry import ESTIMATORS, get_estimator
+
 from tests import model_file_cases as cases
+from tests.test_persistence import assert_refused as refused
 
 WEIGHTED = sorted(name for name in ESTIMATORS
                   if "class_weight" in get_estimator(name)().get_params())
@@ -20,15 +22,6 @@ def data(n=60, d=3, seed=0, scale=1.0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     return X * scale, (X[:, 0] + 0.4 * X[:, 1] > 0).astype(int)
-
-
-def refused(tmp_path, raw: bytes, match: str) -> str:
-    path = tmp_path / "edited.npz"
-    path.write_bytes(raw)
-    with pytest.raises(ModelFileError, match=match) as info:
-        streamsvm.load(path)
-    assert "edited.npz" in str(info.value)
-    return str(info.value)
 
 
 # ---------------------------------------------------------------- item 12: dict keys
@@ -301,6 +294,8 @@ def midstream():
                         ("IncrementalSVM", streamsvm.IncrementalSVM(C=10.0)),
                         ("TwinVectorMachine", streamsvm.TwinVectorMachine(budget=6)),
                         ("RandomBudgetSVM", streamsvm.RandomBudgetSVM(budget=8)),
+                        ("Forgetron", streamsvm.Forgetron(budget=8)),
+                        ("BudgetPerceptron", streamsvm.BudgetPerceptron(budget=8)),
                         ("Perceptron", streamsvm.Perceptron()),
                         ("Pegasos", streamsvm.Pegasos()),
                         ("BlurredBallSVM", streamsvm.BlurredBallSVM(epsilon=0.01))]:
@@ -408,8 +403,32 @@ def test_negated_twin_weights_are_refused(midstream, tmp_path, slot):
     refused(tmp_path, consistent(raw, edit), "twins' weights")
 
 
+@pytest.mark.parametrize(("name", "entry", "value", "match"), [
+    ("Forgetron", "sigma", 1e300, "sigma is outside"),  # found by the model-file fuzz
+    ("Forgetron", "sigma", -0.5, "sigma is outside"),
+    ("Forgetron", "labels", 3.0, "label is not"),
+    ("BudgetPerceptron", "coef", 1e300, "coefficient is not its label"),
+    ("BudgetPerceptron", "Vsq", 7.0, "squared norms"),
+])
+def test_kernel_perceptron_weights_out_of_their_range_are_refused(midstream, tmp_path, name,
+                                                                  entry, value, match):
+    """A consistent edit of the Forgetron's weights (products of shrinking factors, in
+    [0, 1]) or labels, or of the budget perceptron's coefficients (its examples' labels) or
+    norms: refused (a Forgetron weight of 1e300 loaded and gave non-finite probabilities)."""
+    models, _, _ = midstream
+    raw = saved(models[name], tmp_path)
+
+    def edit(header, arrays):
+        key = learner_state(header)[entry]["__array__"]
+        arrays[key] = arrays[key].copy()
+        arrays[key][0] = value
+
+    refused(tmp_path, consistent(raw, edit), match)
+
+
 @pytest.mark.parametrize("name", ["LASVM", "IncrementalSVM", "TwinVectorMachine",
-                                  "RandomBudgetSVM", "Perceptron", "BlurredBallSVM"])
+                                  "RandomBudgetSVM", "Forgetron", "BudgetPerceptron",
+                                  "Perceptron", "BlurredBallSVM"])
 def test_every_valid_file_still_loads_and_resumes_as_the_model(midstream, tmp_path, name):
     """The invariants refuse no file the library writes: each of these models, saved
     mid-stream, loads and resumes exactly as the model itself."""

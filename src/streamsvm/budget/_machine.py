@@ -9,7 +9,6 @@ from ..kernels import KERNEL_NAMES, Kernel
 from . import _incremental_core as core
 from . import _state as state
 
-
 #: no entry of a machine learnt from rows within the contract (squared norms up to
 #: ``ROW_SQNORM_LIMIT``) comes near this; products of two such entries stay finite
 _MAGNITUDE = 1e150

@@ -175,6 +175,9 @@ class _KernelPerceptronLearner(BinaryLearner):
         )
         if not ok:
             raise ValueError("the stored examples and counters do not fit the budget")
+        if not np.allclose(np.einsum("ij,ij->i", self.V, self.V), self.Vsq, rtol=1e-12,
+                           atol=0.0):
+            raise ValueError("the stored squared norms are not those of the stored examples")
 
     def _coefficients(self):
         raise NotImplementedError
@@ -210,6 +213,12 @@ class _ForgetronLearner(_KernelPerceptronLearner):
         if (int(self.state[3]) != self.budget or self.fstate.shape != (1,)
                 or ((self.order < 0) | (self.order > self.budget)).any()):
             raise ValueError("the ring of slots does not fit the budget")
+        # each weight starts at 1 and is only ever shrunk (phi in (0, 1]); labels are +-1
+        # (0 in slots never used)
+        if ((self.sigma < 0.0) | (self.sigma > 1.0)).any():
+            raise ValueError("a stored example's weight sigma is outside [0, 1]")
+        if not np.isin(self.labels, (-1.0, 0.0, 1.0)).all():
+            raise ValueError("a stored example's label is not -1 or +1")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):
@@ -249,6 +258,9 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
         super()._check_restored()
         if int(self.state[1]) != self.budget:
             raise ValueError("the stored budget does not match the learner's")
+        # a stored example's coefficient is its label (0 in slots never used)
+        if not np.isin(self.coef, (-1.0, 0.0, 1.0)).all():
+            raise ValueError("a stored example's coefficient is not its label, -1 or +1")
 
     def partial_fit(self, X, y):
         for dense, labels in dense_blocks(X, y):

@@ -23,9 +23,10 @@ support rows, the fed-back rows and the rows of its shard that break the last ro
 conditions; a first-layer node that meets one class only (a shard of one class, as
 label-sorted shards are, before any feedback) has no support vectors and hands all its rows
 up, as a node of the tree does with rows of one class; and a row met twice (a fed-back row
-in its own shard, or in two support sets being merged) is learnt once — the union of sets, not a multiset, as the dual problem of the union needs;
-rows are told apart by their shard and position (:mod:`streamsvm.sharded.rows`), so equal
-rows of the data stay examples of their own. The Cascade is as exact as its node solver:
+in its own shard, or in two support sets being merged) is learnt once — the union of sets,
+not a multiset, as the dual problem of the union needs; rows are told apart by their shard
+and position (:mod:`streamsvm.sharded.rows`), so equal rows of the data stay examples of
+their own. The Cascade is as exact as its node solver:
 LASVM with ``epochs >= 2`` and a small ``tau`` matches ``SVC``; one epoch is LASVM's own
 approximation, node by node.
 """
