@@ -88,7 +88,7 @@ def layouts_of(cls):
     return ["dense", "csr"] if getattr(cls, "_accepts_sparse", True) else ["dense"]
 
 
-def first_fits(names, breakdown):
+def first_fits(names, breakdown, layouts, progress=None):
     from streamsvm.registry import available_estimators
 
     rows = []
@@ -96,11 +96,14 @@ def first_fits(names, breakdown):
         if names and name not in names:
             continue
         for layout in layouts_of(cls):
+            if layout not in layouts:
+                continue
             with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
                 extra = ["breakdown"] if name in breakdown and layout == "dense" else []
                 cold = json.loads(_child(_FIRST_FIT, [name, layout, *extra], cache))
                 warm = json.loads(_child(_FIRST_FIT, [name, layout], cache))
-            row = {"estimator": name, "layout": layout, "cold_s": cold["fit_s"],
+            row = {"estimator": name, "layout": layout, "load": os.getloadavg()[0],
+                   "cold_s": cold["fit_s"],
                    "cold_cpu_s": cold["fit_cpu_s"], "warm_s": warm["fit_s"],
                    "import_s": warm["import_s"]}
             if extra:
@@ -108,6 +111,8 @@ def first_fits(names, breakdown):
             rows.append(row)
             print(f"{name:18s} {layout:5s} cold {row['cold_s']:7.1f} s  warm "
                   f"{row['warm_s']:6.2f} s", flush=True)
+            if progress is not None:
+                progress(rows)
     return rows
 
 
@@ -127,14 +132,18 @@ def report(result, before):
         "that finds the cache (warm: numba loads). Wall seconds of the `fit` call; the budget "
         "of issue 36 is 15 s cold for each, 90 s for the whole `streamsvm warmup`.",
         "",
-        "| estimator | layout | cold s | cold CPU s | warm s |"
+        "The load average of the machine (1 minute) after each cold run is beside it: above 2 "
+        "on this 2-core machine, other work shared the cores and the wall seconds are "
+        "inflated; the CPU seconds much less.",
+        "",
+        "| estimator | layout | cold s | cold CPU s | warm s | load |"
         + (" cold s before |" if before else ""),
-        "|---|---|---:|---:|---:|" + ("---:|" if before else ""),
+        "|---|---|---:|---:|---:|---:|" + ("---:|" if before else ""),
     ]
     for r in result["first_fit"]:
         prev = old.get((r["estimator"], r["layout"]))
         lines.append(f"| {r['estimator']} | {r['layout']} | {r['cold_s']:.1f} | "
-                     f"{r['cold_cpu_s']:.1f} | {r['warm_s']:.2f} |"
+                     f"{r['cold_cpu_s']:.1f} | {r['warm_s']:.2f} | {r.get('load', 0):.1f} |"
                      + (f" {prev['cold_s']:.1f} |" if prev else (" |" if before else "")))
     if "warmup" in result:
         w = result["warmup"]
@@ -159,6 +168,7 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="comma-separated estimator names")
     parser.add_argument("--breakdown", default="LASVM",
                         help="comma-separated estimators whose compile timers are listed")
+    parser.add_argument("--layouts", default="dense,csr", help="dense, csr or both")
     parser.add_argument("--no-warmup", action="store_true", help="skip the whole warmup")
     parser.add_argument("--before", type=Path, help="an earlier run's JSON to show beside")
     parser.add_argument("--output", default="compile",
@@ -166,19 +176,25 @@ def main(argv=None):
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n]
     breakdown = [n for n in args.breakdown.split(",") if n]
-    result = {"date": time.strftime("%Y-%m-%d"), "first_fit": first_fits(names, breakdown)}
-    if not args.no_warmup:
-        result["warmup"] = whole_warmup()
     before = json.loads(args.before.read_text()) if args.before else None
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{args.output}.json").write_text(json.dumps(result, indent=1) + "\n")
-    sys.path.insert(0, str(HERE.parent))
-    from _common import write_markdown
-
     command = "PYTHONPATH=src python benchmarks/compile/bench_compile.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
-    write_markdown(f"{args.output}.md", "First use: compile seconds per estimator",
-                   report(result, before) + ["", f"Regenerate: `{command.strip()}`."])
+    result = {"date": time.strftime("%Y-%m-%d"), "first_fit": []}
+
+    def write(rows):  # after every measurement, so that a long run interrupted keeps its rows
+        result["first_fit"] = rows
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / f"{args.output}.json").write_text(json.dumps(result, indent=1) + "\n")
+        sys.path.insert(0, str(HERE.parent))
+        from _common import write_markdown
+
+        write_markdown(f"{args.output}.md", "First use: compile seconds per estimator",
+                       report(result, before) + ["", f"Regenerate: `{command.strip()}`."])
+
+    write(first_fits(names, breakdown, args.layouts.split(","), progress=write))
+    if not args.no_warmup:
+        result["warmup"] = whole_warmup()
+        write(result["first_fit"])
 
 
 if __name__ == "__main__":
