@@ -53,6 +53,11 @@ def test_an_unfitted_model_file_is_one_error_line(runner, tmp_path, svm_file, ma
     streamsvm.save(make(), path)
     result = runner.invoke(main, [command, str(path), "--file", str(svm_file[0])])
     _one_error(result, EXIT_DATA, f"the model in {path} was never fitted")
+    assert result.exit_code == EXIT_DATA and not isinstance(result.exception, AttributeError)
+    # the same file, once trained, predicts and evaluates
+    trained = make().fit(svm_file[1], svm_file[2])
+    streamsvm.save(trained, path)
+    assert runner.invoke(main, [command, str(path), "--file", str(svm_file[0])]).exit_code == 0
 
 
 def test_a_model_saved_during_learn_one_warm_up_is_refused_then_resumes(runner, tmp_path,

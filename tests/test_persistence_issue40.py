@@ -230,7 +230,9 @@ def test_a_malformed_digest_declaration_is_refused(perceptron_file, tmp_path, fi
     raw, _ = perceptron_file
     header = cases.read_header(raw)
     header["arrays"][coef_key(raw)][field] = value
-    refused(tmp_path, cases.with_header(cases.zip_members(raw), header), "malformed")
+    message = refused(tmp_path, cases.with_header(cases.zip_members(raw), header), "malformed")
+    assert coef_key(raw) in message  # the declaration named
+    assert loads(tmp_path, raw)  # the same file, undeclared edit undone, loads
 
 
 def test_a_file_of_today_without_digests_is_refused(perceptron_file, tmp_path):
@@ -238,7 +240,9 @@ def test_a_file_of_today_without_digests_is_refused(perceptron_file, tmp_path):
     header = cases.read_header(raw)
     for spec in header["arrays"].values():
         del spec["sha256"]
-    refused(tmp_path, cases.with_header(cases.zip_members(raw), header), "malformed")
+    message = refused(tmp_path, cases.with_header(cases.zip_members(raw), header), "malformed")
+    assert "declaration of array" in message
+    assert loads(tmp_path, raw)
 
 
 def test_a_file_of_format_6_without_digests_still_loads(perceptron_file, tmp_path):
@@ -304,6 +308,14 @@ def midstream():
     return out, X, y
 
 
+def loads(tmp_path, raw: bytes):
+    """The model of ``raw`` written to a file of its own and loaded (the control of a
+    refusal: the file before the edit loads)."""
+    path = tmp_path / "control.npz"
+    path.write_bytes(raw)
+    return streamsvm.load(path)
+
+
 def learner_state(header):
     return header["state"]["learners_"][0]["state"]
 
@@ -316,7 +328,9 @@ def test_lasvm_stream_positions_one_row_short_are_refused(midstream, tmp_path):
         key = learner_state(header)["stream_pos"]["__array__"]
         arrays[key] = arrays[key][:-1]
 
-    refused(tmp_path, consistent(raw, edit), "LASVM|_Learner")
+    message = refused(tmp_path, consistent(raw, edit), "LASVM|_Learner")
+    assert "damaged.npz" in message
+    assert loads(tmp_path, raw)  # unedited, the same file loads
 
 
 @pytest.mark.parametrize("name", ["Perceptron", "Pegasos", "BlurredBallSVM"])
@@ -328,7 +342,9 @@ def test_calibration_rows_missing_a_column_are_refused(midstream, tmp_path, name
         key = learner_state(header)["calibration"]["state"]["rows"]["__array__"]
         arrays[key] = arrays[key][:, :-1]
 
-    refused(tmp_path, consistent(raw, edit), "calibration.rows")
+    message = refused(tmp_path, consistent(raw, edit), "calibration.rows")
+    assert "damaged.npz" in message
+    assert loads(tmp_path, raw)  # unedited, the same file loads
 
 
 @pytest.mark.parametrize("name, attribute, value", [
@@ -345,9 +361,11 @@ def test_a_learners_copy_of_a_parameter_edited_is_refused(midstream, tmp_path, n
     header = cases.read_header(raw)
     learner_state(header)[attribute] = value
     # an invalid value of the parameter is refused as such; a valid one as not the estimator's
-    refused(tmp_path, cases.with_header(cases.zip_members(raw), header),
-            f"learner 0.{attribute} is {value!r}; the estimator's parameters give"
-            f"|a learner holds {attribute}={value!r}, not a valid value")
+    message = refused(tmp_path, cases.with_header(cases.zip_members(raw), header),
+                      f"learner 0.{attribute} is {value!r}; the estimator's parameters give"
+                      f"|a learner holds {attribute}={value!r}, not a valid value")
+    assert attribute in message
+    assert loads(tmp_path, raw)
 
 
 @pytest.mark.parametrize("written, claimed", [("FullSVM", "LASVM"), ("LASVMI", "LASVMNC"),
@@ -368,8 +386,10 @@ def test_a_learner_of_another_estimator_is_refused(midstream, tmp_path, written,
         learner["__object__"] = "streamsvm.lasvm.variants._RampSeededLearner"
     else:
         learner["__object__"] = "streamsvm.lasvm.learner._Learner"
-    refused(tmp_path, cases.with_header(cases.zip_members(raw), header),
-            "learner 0.(algorithm|variant)|learner 0 lacks|learner 0 is")
+    message = refused(tmp_path, cases.with_header(cases.zip_members(raw), header),
+                      "learner 0.(algorithm|variant)|learner 0 lacks|learner 0 is")
+    assert "learner 0" in message
+    assert type(loads(tmp_path, raw)).__name__ == written  # as written, the file loads
 
 
 @pytest.mark.parametrize("name", ["IncrementalSVM", "TwinVectorMachine", "RandomBudgetSVM"])
@@ -386,7 +406,9 @@ def test_an_absurd_machine_entry_is_refused(midstream, tmp_path, name, slot):
         arrays[key] = arrays[key].copy()
         arrays[key].reshape(-1)[0] = 1e300
 
-    refused(tmp_path, consistent(raw, edit), "machine")
+    message = refused(tmp_path, consistent(raw, edit), "machine")
+    assert "damaged.npz" in message
+    assert loads(tmp_path, raw)  # unedited, the same file loads
 
 
 @pytest.mark.parametrize("slot", ["TW_WEIGHT_POS", "TW_WEIGHT_NEG"])
@@ -400,7 +422,9 @@ def test_negated_twin_weights_are_refused(midstream, tmp_path, slot):
         key = learner_state(header)["tw"]["__tuple__"][getattr(st, slot)]["__array__"]
         arrays[key] = -arrays[key]
 
-    refused(tmp_path, consistent(raw, edit), "twins' weights")
+    message = refused(tmp_path, consistent(raw, edit), "twins' weights")
+    assert "damaged.npz" in message
+    assert loads(tmp_path, raw)  # unedited, the same file loads
 
 
 @pytest.mark.parametrize(("name", "entry", "value", "match"), [
@@ -423,7 +447,9 @@ def test_kernel_perceptron_weights_out_of_their_range_are_refused(midstream, tmp
         arrays[key] = arrays[key].copy()
         arrays[key][0] = value
 
-    refused(tmp_path, consistent(raw, edit), match)
+    message = refused(tmp_path, consistent(raw, edit), match)
+    assert "damaged.npz" in message
+    assert loads(tmp_path, raw)  # unedited, the same file loads
 
 
 @pytest.mark.parametrize("name", ["LASVM", "IncrementalSVM", "TwinVectorMachine",

@@ -30,10 +30,20 @@ STAMP = "streamsvm-compiled-sources.sha256"
 _MARKERS = (b"@njit", b"@jit", b"@intrinsic", b"@overload", b"@generated_jit", b"@vectorize")
 
 
+def _read_compiled(package_dir: Path) -> dict[Path, bytes]:
+    """The contents of the ``.py`` files under ``package_dir`` that define compiled code, by
+    path, in path order (each file read once)."""
+    contents = {}
+    for path in sorted(Path(package_dir).rglob("*.py")):
+        text = path.read_bytes()
+        if any(marker in text for marker in _MARKERS):
+            contents[path] = text
+    return contents
+
+
 def compiled_sources(package_dir: Path) -> list[Path]:
     """The ``.py`` files under ``package_dir`` that define compiled code, in path order."""
-    return [path for path in sorted(Path(package_dir).rglob("*.py"))
-            if any(marker in path.read_bytes() for marker in _MARKERS)]
+    return list(_read_compiled(package_dir))
 
 
 def _imports(path: Path, root: Path) -> set[Path]:
@@ -67,12 +77,14 @@ def _imports(path: Path, root: Path) -> set[Path]:
     return found
 
 
-def digests(package_dir: Path) -> dict[Path, str]:
+def digests(package_dir: Path, contents: dict[Path, bytes] | None = None) -> dict[Path, str]:
     """For each compiled module: SHA-256 over its source and the sources of every compiled
     module it imports, directly or through other modules of the package (what its cached
-    code may hold)."""
+    code may hold). ``contents``: the compiled sources already read (:func:`_read_compiled`)."""
     root = Path(package_dir).resolve()
-    sources = compiled_sources(root)
+    if contents is None:
+        contents = _read_compiled(root)
+    sources = list(contents)
     compiled = set(sources)
     # compiled code calls compiled code only: the graph needs the compiled modules and the
     # package __init__ files that re-export them
@@ -86,11 +98,7 @@ def digests(package_dir: Path) -> dict[Path, str]:
                 if dep not in seen:
                     seen.add(dep)
                     todo.append(dep)
-        sha = hashlib.sha256()
-        for dep in sorted(seen & compiled):
-            sha.update(dep.relative_to(root).as_posix().encode() + b"\0")
-            sha.update(dep.read_bytes() + b"\0")
-        out[path] = sha.hexdigest()
+        out[path] = _hash(sorted(seen & compiled), root, contents)
     return out
 
 
@@ -121,11 +129,12 @@ def _read_stamps(stamp: Path) -> dict[str, str]:
     return {p[0]: p[1] for p in pairs if len(p) == 2}
 
 
-def _whole_digest(sources: list[Path], root: Path) -> str:
+def _hash(paths: list[Path], root: Path, contents: dict[Path, bytes]) -> str:
+    """SHA-256 over the files' paths (relative to ``root``) and contents, in the order given."""
     sha = hashlib.sha256()
-    for path in sources:
+    for path in paths:
         sha.update(path.relative_to(root).as_posix().encode() + b"\0")
-        sha.update(path.read_bytes() + b"\0")
+        sha.update(contents[path] + b"\0")
     return sha.hexdigest()
 
 
@@ -136,13 +145,14 @@ def refresh(package_dir: Path) -> list[Path]:
     usual case) this reads the sources and the stamps, and nothing else."""
     root = Path(package_dir).resolve()
     try:
-        sources = compiled_sources(root)
-        whole = _whole_digest(sources, root)
+        contents = _read_compiled(root)
+        sources = list(contents)
+        whole = _hash(sources, root, contents)
         folder_of = {path: _cache_folder(path) for path in sources}
         folders = {folder for folder in folder_of.values() if folder is not None}
         if all(_read_stamps(folder / STAMP).get("*") == whole for folder in folders):
             return []
-        by_module = digests(root)
+        by_module = digests(root, contents)
     except (OSError, SyntaxError, ImportError):
         return []
     deleted = []
