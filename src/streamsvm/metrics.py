@@ -125,10 +125,11 @@ def _sensitivity_specificity(y_true, y_pred, pos_label, metric: str) -> tuple[fl
 
 
 def g_means(y_true, y_pred, pos_label=1) -> float:
-    """Geometric mean of the two classes' accuracies (Kubat & Matwin, ICML 1997).
+    r"""Geometric mean of the two classes' accuracies (Kubat & Matwin, ICML 1997).
 
-    ``g = sqrt(sensitivity * specificity)`` with ``sensitivity = TP / (TP + FN)`` (accuracy on
-    the positives) and ``specificity = TN / (TN + FP)`` (accuracy on the negatives), as in
+    :math:`g = \sqrt{\mathrm{sensitivity} \cdot \mathrm{specificity}}` with
+    :math:`\mathrm{sensitivity} = TP / (TP + FN)` (accuracy on the positives) and
+    :math:`\mathrm{specificity} = TN / (TN + FP)` (accuracy on the negatives), as in
     Ertekin et al., CIKM 2007, Section 6. A classifier that predicts the majority class
     everywhere scores 0, however imbalanced the data.
 
@@ -159,11 +160,13 @@ def roc_curve(y_true, scores, pos_label=1):
 
 
 def roc_auc(y_true, scores, pos_label=1) -> float:
-    """Area under the ROC curve, ties counted one half (scikit-learn's ``roc_auc_score``).
+    r"""Area under the ROC curve, ties counted one half (scikit-learn's ``roc_auc_score``).
 
     It equals the Mann–Whitney statistic: over all ``P * N`` (positive, negative) pairs, the
     fraction in which the positive scores higher, a tie counting one half,
-    ``AUC = (#{s_i > s_j} + 0.5 #{s_i = s_j}) / (P N)``, i positive, j negative.
+
+    .. math:: \mathrm{AUC} = \frac{\#\{s_i > s_j\} + \tfrac{1}{2} \#\{s_i = s_j\}}{P N},
+        \quad i \text{ positive}, j \text{ negative}.
 
     >>> roc_auc([1, -1, 1, -1], [0.8, 0.6, 0.6, 0.1])  # pairs: 1, 1, 0.5, 1 out of 4
     0.875

@@ -93,6 +93,13 @@ class RandomBudgetSVM(KernelStreamClassifier):
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
 
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, intercept_, n_support_ : SVC's, for the SVM on the
+        reservoir (:mod:`streamsvm.support`); no ``support_`` (the reservoir does not
+        record stream positions).
+    gamma_ : float, the kernel's gamma, fixed from the first data.
+
     Examples
     --------
     >>> from streamsvm import RandomBudgetSVM
@@ -362,6 +369,14 @@ class Forgetron(KernelStreamClassifier):
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
 
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, n_support_ : SVC's, for the kernel expansion of at most
+        ``budget`` vectors per binary problem (:mod:`streamsvm.support`); ``intercept_``
+        is 0 (no bias).
+    n_updates_ : int, mistakes (= updates), summed over one-vs-rest learners.
+    gamma_ : float, the kernel's gamma (times ``gamma_factor``), fixed from the first data.
+
     Examples
     --------
     >>> from streamsvm import Forgetron
@@ -419,6 +434,8 @@ class Forgetron(KernelStreamClassifier):
 
     @property
     def n_updates_(self) -> int:
+        """Updates made (mistakes for the Forgetron, additions for the budget perceptron),
+        summed over one-vs-rest learners."""
         return self._sum_over_learners("n_updates")
 
 
@@ -474,6 +491,14 @@ class BudgetPerceptron(KernelStreamClassifier):
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
+
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, n_support_ : SVC's, for the kernel expansion of at most
+        ``budget`` vectors per binary problem (:mod:`streamsvm.support`); ``intercept_``
+        is 0 (no bias).
+    n_updates_ : int, examples added (``y f(x) <= beta``), summed over one-vs-rest learners.
+    gamma_ : float, the kernel's gamma, fixed from the first data.
 
     Examples
     --------
@@ -547,4 +572,6 @@ class BudgetPerceptron(KernelStreamClassifier):
 
     @property
     def n_updates_(self) -> int:
+        """Updates made (mistakes for the Forgetron, additions for the budget perceptron),
+        summed over one-vs-rest learners."""
         return self._sum_over_learners("n_updates")

@@ -110,11 +110,13 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
 
     Attributes
     ----------
-    support_vectors_, dual_coef_ (``y_i alpha_i``), intercept_, n_support_, support_ (the
-    example ids, i.e. stream positions): SVC's attributes (:mod:`streamsvm.support`);
-    n_margin_, n_error_, n_reserve_ : sizes of the sets S, E, R;
-    example_ids_ : ids of the examples held; dual_objective_ : ``1/2 a'Qa - sum a``;
-    kkt_violation_ : largest KKT violation, gradients recomputed from scratch.
+    support_vectors_, dual_coef_, intercept_, n_support_ : SVC's attributes
+        (:mod:`streamsvm.support`); ``dual_coef_`` holds ``y_i alpha_i``.
+    support_ : array of int, the support vectors' example ids (stream positions).
+    n_margin_, n_error_, n_reserve_ : int, sizes of the sets S, E, R.
+    example_ids_ : array of int, ids of the examples held.
+    dual_objective_ : float, ``1/2 a'Qa - sum a``.
+    kkt_violation_ : float, largest KKT violation, gradients recomputed from scratch.
     max_rows_hint : int (class attribute), 2,000 — the training size past which the O(N^2)
         memory and time become costly; ``streamsvm demo`` and the defaults study train on at
         most that many rows.

@@ -212,9 +212,18 @@ class TwinVectorMachine(KernelStreamClassifier):
 
     Attributes
     ----------
-    twin_vectors_ (n_twins, d), twin_weights_ (n_twins, 2) as ``[s^+, s^-]``;
-    n_twins_, n_additions_, n_replacements_, n_merges_, n_rejections_, n_beneficial_;
-    C_ : the current C; support_vectors_ / dual_coef_ / intercept_ as in SVC.
+    twin_vectors_ : array (n_twins, d), the pivots ``q_j`` (of the first one-vs-rest
+        problem for more classes).
+    twin_weights_ : array (n_twins, 2), ``[s^+, s^-]`` of each twin.
+    n_twins_ : int, twins held.
+    n_additions_, n_replacements_, n_merges_ : int, examples kept as a new twin, by
+        replacing a twin, by merging a pair (UpdateTV).
+    n_rejections_ : int, kept examples ignored because every pair failed Rejection.
+    n_beneficial_ : int, examples judged Beneficial (Alg. 2).
+    C_ : float, the current C (moves with ``scale_C=True``).
+    kkt_violation_ : float, largest KKT violation of the SVM on the twins.
+    support_vectors_, dual_coef_, intercept_, n_support_ : SVC's (:mod:`streamsvm.support`);
+        no ``support_`` (the support vectors are twin pivots, not rows of the stream).
 
     Examples
     --------

@@ -82,7 +82,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
 
     @property
     def n_bounded_support_vectors_(self) -> int:
-        """Support vectors at a bound of their box (|alpha| = C)."""
+        """Support vectors at a bound of their box (``|alpha| = C``)."""
         return self._sum_over_learners("n_bounded")
 
     @property

@@ -125,6 +125,18 @@ _CLEAN_DOC = """    clean_every : int, default=300
         m: the number of non-support vectors CLEAN keeps (not given in the paper).
 """
 
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    duality_gap_ : float, the duality gap over the expansion after the last example (eq. 9,
+        corrected; an array over the one-vs-rest problems for more classes).
+    n_support_vectors_, n_bounded_support_vectors_, n_expansion_ : counts, as
+        :class:`LASVM`'s.
+    n_kernel_evals_, cache_hits_, cache_misses_ : kernel-evaluation counters.
+    support_vectors_, dual_coef_, n_support_, support_ : SVC's (:mod:`streamsvm.support`);
+        ``intercept_`` is 0 (no bias).
+"""
+
 
 _RAMP_DOC = """    s : float, default=-1
         Ramp point (the paper's s = -1).
@@ -159,7 +171,7 @@ class LASVMG(_GapBase):
     non-support vectors beyond the ``max_non_sv`` closest to the margin. No finishing step:
     the intermediate models are already good. See :mod:`streamsvm.lasvm.variants` for the
     paper's misprints and their fixes.
-    """ + _COMMON_DOC + _CLEAN_DOC + """
+    """ + _COMMON_DOC + _CLEAN_DOC + _ATTRIBUTES_DOC + """
     Examples
     --------
     >>> from streamsvm import LASVMG
@@ -203,7 +215,16 @@ class LASVMNC(_GapBase):
     such outliers from becoming support vectors. With ``s`` very negative it is LASVM-G.
     The first ``n_seed`` examples of each class seed the expansion first (LASVM's
     initialisation), so the ramp never judges a class by a model that has not seen it.
-    """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC
+    """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC + _ATTRIBUTES_DOC + """
+    Examples
+    --------
+    >>> from streamsvm import LASVMNC
+    >>> from streamsvm.datasets import make_checkerboard
+    >>> X, y = make_checkerboard(2000, random_state=0)
+    >>> model = LASVMNC(C=10.0, gamma=1.0).fit(X[:1500], y[:1500])
+    >>> model.score(X[1500:], y[1500:]) > 0.9
+    True
+    """
 
     _algorithm = "nc"
     _learner_class = _RampSeededLearner
@@ -243,7 +264,18 @@ class LASVMI(LASVMNC):
     A fresh example with ``z = y f(x) > 1`` or ``z < s`` is skipped before PROCESS (it
     costs one kernel row and nothing else); the others are learnt as by LASVM-G (convex).
     The first ``n_seed`` examples of each class seed the expansion and are never skipped.
-    """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC
+    """ + _COMMON_DOC + _CLEAN_DOC + _RAMP_DOC + _ATTRIBUTES_DOC + """\
+    n_skipped_ : int, examples filtered out by the ramp test.
+
+    Examples
+    --------
+    >>> from streamsvm import LASVMI
+    >>> from streamsvm.datasets import make_checkerboard
+    >>> X, y = make_checkerboard(2000, random_state=0)
+    >>> model = LASVMI(C=10.0, gamma=1.0).fit(X[:1500], y[:1500])
+    >>> model.score(X[1500:], y[1500:]) > 0.9, model.n_skipped_ > 0
+    (True, True)
+    """
 
     _order_sensitive = True  # sorted labels: streamsvm.order
 
@@ -261,7 +293,16 @@ class FullSVM(_GapBase):
 
     Every example stays in the kernel expansion, so any of them can become a support vector
     again later; it converges to the SVM without bias over several epochs.
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + _ATTRIBUTES_DOC + """
+    Examples
+    --------
+    >>> from streamsvm import FullSVM
+    >>> from streamsvm.datasets import make_checkerboard
+    >>> X, y = make_checkerboard(2000, random_state=0)
+    >>> model = FullSVM(C=10.0, gamma=1.0).fit(X[:1500], y[:1500])
+    >>> model.n_expansion_, model.score(X[1500:], y[1500:]) > 0.9
+    (1500, True)
+    """
 
     _algorithm = "full"
 
