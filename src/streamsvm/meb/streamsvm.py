@@ -23,7 +23,8 @@ from ..kernels import (
     uses_gamma,
 )
 from ..qp import augmented_gram, meb_of_balls_and_points
-from . import _core
+from . import _core, _lookahead
+from ._rows import _map_written_out, _MappedRows, _warn_unconverged, map_rows
 
 #: Why the ball models take no weights (their ``_weighting_refusal``).
 MEB_WEIGHTING_REFUSAL = (
@@ -34,75 +35,6 @@ MEB_WEIGHTING_REFUSAL = (
     "SVM. Use IncrementalSVM or the Perceptron (class and sample weights) or LASVM (class "
     "weights)"
 )
-
-
-class _MappedRows:
-    """Validated rows and the preprocessing still to apply to them (centre by ``mean``,
-    append a 1, scale to unit norm): Algorithm 1 (dense or CSR) and Algorithm 2 (dense) apply
-    it inside their loops, so the mapped chunk is never written out; :meth:`mapped` writes it
-    out for everything else. CSR rows to be centred are densified here."""
-
-    def __init__(self, X, mean, append_one, normalize):
-        if mean is not None and sp.issparse(X):
-            X = X.toarray()
-        self.X, self.mean, self.append_one, self.normalize = X, mean, append_one, normalize
-        self.sparse = sp.issparse(X)
-        self.shape = (X.shape[0], X.shape[1] + int(append_one))
-
-    def __getitem__(self, rows: slice) -> _MappedRows:
-        """The same mapping over a slice of the rows."""
-        return _MappedRows(self.X[rows], self.mean, self.append_one, self.normalize)
-
-    @property
-    def use_mean(self) -> bool:
-        return self.mean is not None
-
-    @property
-    def jit_args(self) -> tuple:
-        mean = self.mean if self.use_mean else np.zeros(self.X.shape[1])
-        return self.X, mean, self.use_mean, self.append_one, self.normalize
-
-    def dot(self, w: np.ndarray) -> np.ndarray:
-        """The mapped rows' products with ``w``, each row mapped inside a compiled loop (not
-        written out)."""
-        out = np.empty(self.X.shape[0])
-        if self.sparse:
-            return _core.mapped_dots_csr(self.X.indptr, self.X.indices, self.X.data,
-                                         self.append_one, self.normalize, w, out)
-        return _core.mapped_dots_dense(*self.jit_args, w, out)
-
-    def mapped(self):
-        if not (self.use_mean or self.append_one or self.normalize):
-            return self.X
-        if self.sparse:
-            return map_rows(self.X, None, self.append_one, self.normalize)
-        return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
-
-
-def _map_written_out(rows, append_one, normalize):
-    """Uncentred dense ``rows`` mapped as :class:`_MappedRows` maps them (the calibrator's
-    kept CSR rows, once written out)."""
-    return _MappedRows(rows, None, append_one, normalize).mapped()
-
-
-def map_rows(X, mean, append_one: bool, normalize: bool):
-    """The MEB estimators' preprocessing of validated rows: subtract ``mean`` (if not None;
-    sparse input is densified then), append a constant 1, scale rows to unit norm. Dense rows
-    in one jitted pass; CSR rows stay CSR (float64 data, int32 indices)."""
-    if mean is not None and sp.issparse(X):
-        X = X.toarray()
-    if not sp.issparse(X):
-        return _MappedRows(X, mean, append_one, normalize).mapped()
-    if append_one:
-        X = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
-    if normalize:
-        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
-    X.sort_indices()
-    return sp.csr_matrix(
-        (X.data.astype(np.float64), X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-        shape=X.shape,
-    )
 
 
 class _Ball(BinaryLearner):
@@ -165,68 +97,34 @@ class _StreamSVMLearner(_Ball):
 
     def _partial_fit_lookahead(self, X, y):
         """Algorithm 2: buffer the points outside the ball; when L are buffered, replace the
-        ball by the exact MEB of the ball and the buffer (one QP of size L + 1)."""
-        position = 0
-        if isinstance(X, _MappedRows) and X.sparse:
-            X = X.mapped()
-        row = np.zeros(self.n_features) if sp.issparse(X) else None
-        if row is None and not isinstance(X, _MappedRows):
+        ball by the minimum enclosing ball of the ball and the buffer, in one compiled loop
+        (:mod:`._lookahead`)."""
+        if not isinstance(X, _MappedRows):
             X = _MappedRows(X, None, False, False)
-        while position < X.shape[0]:
-            if row is not None:
-                position, self.n_buffered = _core.algorithm2_scan_csr(
-                    X.indptr,
-                    X.indices,
-                    X.data,
-                    y,
-                    position,
-                    self.w,
-                    self.state,
-                    self.inv_C,
-                    self.buffer_X,
-                    self.buffer_y,
-                    self.n_buffered,
-                    row,
-                )
-            else:
-                position, self.n_buffered = _core.algorithm2_scan_dense(
-                    *X.jit_args,
-                    y,
-                    position,
-                    self.w,
-                    self.state,
-                    self.inv_C,
-                    self.buffer_X,
-                    self.buffer_y,
-                    self.n_buffered,
-                )
-            if self.n_buffered == self.lookahead:
-                self._enclose_buffer()
+        if X.sparse:
+            self.n_buffered, encloses, bad = _lookahead.algorithm2_csr(
+                X.X.indptr, X.X.indices, X.X.data, X.append_one, X.normalize, y, self.w,
+                self.state, self.inv_C, self.buffer_X, self.buffer_y, self.n_buffered,
+                self.tol)
+        else:
+            self.n_buffered, encloses, _, bad = _lookahead.algorithm2_dense(
+                *X.jit_args, y, self.w, self.state, self.inv_C, self.buffer_X, self.buffer_y,
+                self.n_buffered, self.tol)
+        self.n_updates += int(encloses)
         self.n_seen += X.shape[0]
+        _warn_unconverged(bad)
 
     def _enclose_buffer(self):
         """Replace the ball (centre [w; u], ||u||^2 = xi2, radius R) by the MEB of itself and
-        the buffered points [y_n x_n; C^{-1/2} e_n] (Algorithm 2, lines 7 and 13).
-
-        The new centre is a convex combination of the old centre and the points, so its
-        e-part has squared norm ``lam_0^2 xi2 + sum_n lam_n^2 / C`` (all e-parts orthogonal).
-        """
-        k = self.n_buffered
-        if k == 0:
+        the buffered points [y_n x_n; C^{-1/2} e_n] (Algorithm 2, lines 7 and 13;
+        :func:`._lookahead.enclose_buffer`)."""
+        if self.n_buffered == 0:
             return
-        centres = np.vstack([self.w, self.buffer_y[:k, None] * self.buffer_X[:k]])
-        extra = np.concatenate([[self.state[_core.XI2]], np.full(k, self.inv_C)])
-        radii = np.concatenate([[self.state[_core.R_]], np.zeros(k)])
-        ball = meb_of_balls_and_points(
-            augmented_gram(centres @ centres.T, extra), radii, tol=self.tol
-        )
-        self.w = ball.weights @ centres
-        self.state[_core.XI2] = float(np.sum(ball.weights**2 * extra))
-        self.state[_core.WNORM2] = float(self.w @ self.w)
-        self.state[_core.R_] = ball.radius
-        self.state[_core.N_CORE] += k  # the paper's M: an upper bound on the core vectors
+        status, _ = _lookahead.enclose_buffer(self.w, self.state, self.buffer_X, self.buffer_y,
+                                              self.n_buffered, self.inv_C, self.tol)
         self.n_updates += 1
         self.n_buffered = 0
+        _warn_unconverged(int(status != 0))
 
     def finish(self):
         if self.lookahead > 1:

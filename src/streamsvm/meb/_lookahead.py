@@ -1,0 +1,199 @@
+"""Jitted Algorithm 2 of StreamSVM (Rai, Daumé III & Venkatasubramanian, "Streamed Learning:
+One-Pass SVMs", IJCAI 2009), linear kernel, one call per chunk: the scan and the buffers'
+minimum enclosing balls in one compiled loop.
+
+A point ``p = [y x; C^{-1/2} e_n]`` at distance ``d >= R`` from the ball (centre ``[w; u]``,
+``||u||^2 = xi2``, ``d^2 = ||w||^2 - 2 y w·x + ||x||^2 + xi2 + 1/C``, see ``_core``) is
+buffered; when ``L`` are buffered, the ball becomes the minimum enclosing ball of itself and
+the buffer (Algorithm 2, lines 7 and 13), solved in Gram form by Frank–Wolfe with away steps
+warm-started at the previous ball (:func:`streamsvm.qp._away_steps.meb_of_balls_away_steps`).
+A row's distance needs only its squared norm and its dot product with ``w``: dense rows get
+both from one vectorised sweep of the (centred) row, CSR rows from their non-zeros; only a
+buffered row is written out (mapped) into the buffer.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..qp._away_steps import meb_of_balls_away_steps
+from ._core import (
+    _ROW_FLAGS,
+    N_CORE,
+    R_,
+    STARTED,
+    WNORM2,
+    XI2,
+    _centred_norm_and_dot,
+    _csr_row_scale,
+)
+
+#: steps of the away-step solver before the exact active-set solver takes over, per point
+_STEPS_PER_POINT = 100
+
+
+@njit(cache=True, fastmath=_ROW_FLAGS)
+def _dot(a, b):
+    """``a·b``, vectorised (a loop rather than BLAS: no threads to wake for 300 short rows,
+    which on busy cores cost more than the product)."""
+    total = 0.0
+    for j in range(a.shape[0]):
+        total += a[j] * b[j]
+    return total
+
+
+@njit(cache=True)
+def enclose_buffer(w, state, buffer_X, buffer_y, k, inv_C, tol):
+    """Replace the ball by the minimum enclosing ball of itself and the first ``k`` buffered
+    (mapped) points ``[y_n x_n; C^{-1/2} e_n]``. The centres' Gram matrix is the feature
+    Gram plus the diagonal (xi2, 1/C, ..., 1/C) of the orthogonal e-parts; the new centre is
+    ``lam_0 [w; u] + sum_n lam_n p_n``, so ``xi2 <- lam_0^2 xi2 + sum_n lam_n^2 / C``.
+    Returns the solver's status (0: converged) and its steps."""
+    B = buffer_X[:k]
+    labels = buffer_y[:k]
+    G = np.empty((k + 1, k + 1))
+    G[0, 0] = _dot(w, w) + state[XI2]
+    for n in range(k):
+        G[0, n + 1] = G[n + 1, 0] = labels[n] * _dot(B[n], w)
+        for m in range(n):
+            G[n + 1, m + 1] = G[m + 1, n + 1] = labels[n] * labels[m] * _dot(B[n], B[m])
+        G[n + 1, n + 1] = _dot(B[n], B[n]) + inv_C
+    radii = np.zeros(k + 1)
+    radii[0] = state[R_]
+    start = np.zeros(k + 1)
+    start[0] = 1.0
+    lam, radius, _, steps, status = meb_of_balls_away_steps(
+        G, radii, start, tol, _STEPS_PER_POINT * (k + 1))
+    xi2 = lam[0] * lam[0] * state[XI2]
+    for j in range(w.shape[0]):
+        w[j] *= lam[0]
+    for n in range(k):
+        c = lam[n + 1]
+        if c != 0.0:
+            xi2 += c * c * inv_C
+            c *= labels[n]
+            for j in range(w.shape[0]):
+                w[j] += c * B[n, j]
+    state[XI2] = xi2
+    state[WNORM2] = _dot(w, w)
+    state[R_] = radius
+    state[N_CORE] += k  # the paper's M: an upper bound on the core vectors
+    return status, steps
+
+
+@njit(cache=True)
+def _start_ball(w, state, inv_C):
+    """The first point (already in ``w`` as ``y x``) starts the ball: R = 0, xi2 = 1/C."""
+    state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, _dot(w, w), 1.0
+    state[N_CORE] += 1
+
+
+@njit(cache=True)
+def algorithm2_dense(X, mean, use_mean, append_one, normalize, y, w, state, inv_C, buffer_X,
+                     buffer_y, n_buffered, tol):
+    """Algorithm 2 over the rows of ``X``, each mapped as
+    :func:`~streamsvm.meb._core.prepare_dense` would (centre by ``mean``, append a 1, scale to
+    unit norm) inside the loop; a full buffer is enclosed at once (:func:`enclose_buffer`).
+
+    Returns ``(n_buffered, n_encloses, rows_sqnorm, bad_solves)``: the points left in the
+    buffer, the balls replaced, the sum of the rows' squared norms before the bias feature
+    and the scaling (the check of :func:`~streamsvm.base.refuse_rows` without ``use_mean``)
+    and how many solves did not certify their tolerance.
+    """
+    L = buffer_X.shape[0]
+    d = X.shape[1]
+    if not use_mean:
+        mean = np.zeros(d)
+    encloses = 0
+    bad = 0
+    rows_sqnorm = 0.0
+    for i in range(X.shape[0]):
+        xx, dot = _centred_norm_and_dot(X, i, mean, w)
+        rows_sqnorm += xx
+        if append_one:
+            xx += 1.0
+            dot += w[d]
+        scale = 1.0
+        if normalize and xx > 0.0:
+            scale = 1.0 / np.sqrt(xx)
+            xx = 1.0
+            dot *= scale
+        label = y[i]
+        if state[STARTED] != 0.0:
+            dist = np.sqrt(max(state[WNORM2] - 2.0 * label * dot + xx + state[XI2] + inv_C,
+                               0.0))
+            if not dist >= state[R_]:
+                continue
+            row = buffer_X[n_buffered]
+            buffer_y[n_buffered] = label
+            n_buffered += 1
+            starting = False
+        else:
+            row = w
+            starting = True
+        for j in range(d):
+            row[j] = (X[i, j] - mean[j]) * scale
+        if append_one:
+            row[d] = scale
+        if starting:
+            for j in range(w.shape[0]):
+                w[j] *= label
+            _start_ball(w, state, inv_C)
+        elif n_buffered == L:
+            status, _ = enclose_buffer(w, state, buffer_X, buffer_y, L, inv_C, tol)
+            bad += status != 0
+            n_buffered = 0
+            encloses += 1
+    return n_buffered, encloses, rows_sqnorm, bad
+
+
+@njit(cache=True)
+def algorithm2_csr(indptr, indices, data, append_one, normalize, y, w, state, inv_C, buffer_X,
+                   buffer_y, n_buffered, tol):
+    """:func:`algorithm2_dense` for CSR rows (not centred; the bias feature is column
+    ``w.shape[0] - 1`` with ``append_one``): a row's distance costs O(nnz), and only a
+    buffered row is written out, densely, into the buffer. Returns ``(n_buffered,
+    n_encloses, bad_solves)``."""
+    L = buffer_X.shape[0]
+    bias = w.shape[0] - 1
+    encloses = 0
+    bad = 0
+    for i in range(indptr.shape[0] - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        scale = _csr_row_scale(data, lo, hi, append_one, normalize)
+        label = y[i]
+        if state[STARTED] != 0.0:
+            dot = 0.0
+            xx = 0.0
+            for p in range(lo, hi):
+                v = data[p] * scale
+                dot += w[indices[p]] * v
+                xx += v * v
+            if append_one:
+                dot += w[bias] * scale
+                xx += scale * scale
+            dist = np.sqrt(max(state[WNORM2] - 2.0 * label * dot + xx + state[XI2] + inv_C,
+                               0.0))
+            if not dist >= state[R_]:
+                continue
+            row = buffer_X[n_buffered]
+            buffer_y[n_buffered] = label
+            n_buffered += 1
+            starting = False
+        else:
+            row = w
+            starting = True
+        row[:] = 0.0
+        for p in range(lo, hi):
+            row[indices[p]] = data[p] * scale
+        if append_one:
+            row[bias] = scale
+        if starting:
+            for j in range(w.shape[0]):
+                w[j] *= label
+            _start_ball(w, state, inv_C)
+        elif n_buffered == L:
+            status, _ = enclose_buffer(w, state, buffer_X, buffer_y, L, inv_C, tol)
+            bad += status != 0
+            n_buffered = 0
+            encloses += 1
+    return n_buffered, encloses, bad

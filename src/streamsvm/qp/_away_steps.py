@@ -1,0 +1,167 @@
+"""Minimum enclosing ball of balls by Frank–Wolfe with away steps, for the many small, warm
+problems of a streaming loop (StreamSVM's lookahead: the current ball and ``L`` buffered
+points, Rai, Daumé III & Venkatasubramanian, "Streamed Learning: One-Pass SVMs", IJCAI 2009,
+Algorithm 2).
+
+The dual is the parametric one of :func:`._core.meb_of_balls_core`: for a radius ``R`` and
+convex weights ``λ`` over the centres,
+
+    ℓ_λ(R) = Σλ_j s_j(R) − λᵀGλ,   s_j(R) = G_jj − r_j² + 2R r_j,
+
+and every ``λ`` certifies the lower bound ``R* ≥ ā + sqrt(ā² + V)`` (``ā = Σλ_j r_j``,
+``V = Σλ_j (G_jj − r_j²) − λᵀGλ``), while its centre ``c = Σλ_j c_j`` encloses every ball
+with radius ``U = max_j ‖c − c_j‖ + r_j``. The loop raises ``R`` to the best lower bound so
+far and takes one Frank–Wolfe step on ``ℓ_λ(R)`` (the farthest ball enters, as in Bădoiu &
+Clarkson's and Yıldırım's MEB algorithms, "Two algorithms for the minimum enclosing ball
+problem", 2008) or an away step (the nearest ball of the support loses weight, which makes
+the convergence linear: Lacoste-Julien & Jaggi, "On the global linear convergence of
+Frank-Wolfe optimization variants", 2015), each with an exact line search, until
+``U ≤ (1 + tol)·lower``. A step costs O(m) with ``Gλ`` kept up to date (recomputed every
+:data:`_REFRESH` steps against drift), against the active-set solver's Cholesky updates:
+measured on StreamSVM's buffers (m = 301), 10–3,000 steps and 0.01–10 ms to ``tol = 1e-8``
+where the active set took 1–80 ms. If it has not converged after ``max_iter`` steps, the
+exact active-set solver finishes from scratch (:func:`._core.meb_of_balls_core`).
+"""
+
+import numpy as np
+from numba import njit
+
+from ._core import CONVERGED, ROUNDING_FLOOR, centred_gram, meb_of_balls_core
+
+#: steps between two exact recomputations of Gλ and λᵀGλ
+_REFRESH = 64
+
+
+@njit(cache=True)
+def _exact_products(G, lam, Glam):
+    """Writes Gλ into ``Glam`` (rows of the support only) and returns λᵀGλ (≥ 0)."""
+    m = lam.shape[0]
+    Glam[:] = 0.0
+    for k in range(m):
+        lk = lam[k]
+        if lk != 0.0:
+            for i in range(m):
+                Glam[i] += lk * G[k, i]
+    value = 0.0
+    for i in range(m):
+        value += lam[i] * Glam[i]
+    return max(value, 0.0)
+
+
+@njit(cache=True)
+def _bounds(G, radii, lam, Glam, cc):
+    """``(U, lower)``: the enclosing radius of λ's centre and the dual lower bound."""
+    upper = 0.0
+    far2 = 0.0  # the largest squared distance to a point (radius 0): one square root
+    a_bar = 0.0
+    spread = -cc
+    for j in range(lam.shape[0]):
+        d2 = G[j, j] - 2.0 * Glam[j] + cc
+        if radii[j] > 0.0:
+            reach = np.sqrt(max(d2, 0.0)) + radii[j]
+            if reach > upper:
+                upper = reach
+        elif d2 > far2:
+            far2 = d2
+        if lam[j] != 0.0:
+            a_bar += lam[j] * radii[j]
+            spread += lam[j] * (G[j, j] - radii[j] * radii[j])
+    upper = max(upper, np.sqrt(far2))
+    return upper, a_bar + np.sqrt(max(a_bar * a_bar + spread, 0.0))
+
+
+@njit(cache=True)
+def meb_of_balls_away_steps(G, radii, lam0, tol, max_iter):
+    """Minimum enclosing ball of balls B(c_j, r_j) from the centres' Gram matrix ``G``,
+    warm-started at the weights ``lam0`` (module doc).
+
+    Works on the centroid-centred Gram matrix (:func:`._core.centred_gram`), as the exact
+    solver does. Stops when ``U ≤ (1 + tol)·lower`` or ``U − lower`` is at the rounding level
+    of Gram-form distances; after ``max_iter`` steps without that, returns the exact solver's
+    answer (cold start). Returns ``(λ, radius, lower, n_steps, status)`` with ``radius = U``
+    of the returned ``λ`` (exactly: Gλ recomputed) and ``lower ≤ R*``.
+    """
+    m = G.shape[0]
+    Gc = centred_gram(G)
+    lam = lam0.copy()
+    Glam = np.empty(m)
+    cc = _exact_products(Gc, lam, Glam)
+    scale = 0.0
+    r_max = 0.0
+    for j in range(m):
+        scale = max(scale, G[j, j])
+        r_max = max(r_max, radii[j])
+    scale = max(scale, r_max * r_max)
+    tol_abs_sq = ROUNDING_FLOOR * scale
+    lower = r_max
+    best = lam.copy()
+    best_upper = np.inf
+    steps = 0
+    converged = False
+    R = lower
+    while steps <= max_iter:
+        if steps % _REFRESH == _REFRESH - 1:
+            cc = _exact_products(Gc, lam, Glam)
+        # one sweep: the bounds of λ, and the gradient g_j = s_j(R) − 2(Gλ)_j of ℓ_λ(R) at
+        # the best lower bound R before this step, whose maximum over all j is the toward
+        # vertex and whose minimum over the support the away vertex
+        upper, far2, a_bar, spread = 0.0, 0.0, 0.0, -cc
+        toward, g_toward, away, g_away, lam_g = -1, -np.inf, -1, np.inf, 0.0
+        for j in range(m):
+            d2 = Gc[j, j] - 2.0 * Glam[j] + cc  # ‖c − c_j‖²
+            r = radii[j]
+            if r > 0.0:
+                upper = max(upper, np.sqrt(max(d2, 0.0)) + r)
+            elif d2 > far2:
+                far2 = d2
+            g = d2 - cc - r * r + 2.0 * R * r
+            if g > g_toward:
+                toward, g_toward = j, g
+            if lam[j] > 0.0:
+                a_bar += lam[j] * r
+                spread += lam[j] * (Gc[j, j] - r * r)
+                lam_g += lam[j] * g
+                if g < g_away:
+                    away, g_away = j, g
+        upper = max(upper, np.sqrt(far2))
+        candidate = a_bar + np.sqrt(max(a_bar * a_bar + spread, 0.0))
+        if upper < best_upper:
+            best_upper = upper
+            best[:] = lam
+        lower = max(lower, candidate)
+        # rounding level of a distance d computed from d² = G_jj − 2(Gλ)_j + λᵀGλ
+        floor = min(np.sqrt(tol_abs_sq), tol_abs_sq / max(lower, 1e-300))
+        if best_upper <= (1.0 + tol) * lower or best_upper - lower <= floor:
+            converged = True
+            break
+        R = lower
+        steps += 1
+        if g_toward - lam_g >= lam_g - g_away:
+            j, sign, limit, slope = toward, 1.0, 1.0, g_toward - lam_g
+        else:
+            j, sign, slope = away, -1.0, lam_g - g_away
+            limit = lam[j] / (1.0 - lam[j]) if lam[j] < 1.0 else 0.0
+        curvature = Gc[j, j] - 2.0 * Glam[j] + cc  # ‖c_j − c‖²
+        if not (curvature > 0.0 and slope > 0.0 and limit > 0.0):
+            break  # no ascent left at this precision: the exact solver decides
+        step = min(slope / (2.0 * curvature), limit)
+        # λ ← λ + sign·step·(e_j − λ): a toward step (sign 1) or an away step (sign −1)
+        keep = 1.0 - sign * step
+        old = Glam[j]
+        for i in range(m):
+            lam[i] *= keep
+            Glam[i] = keep * Glam[i] + sign * step * Gc[j, i]
+        lam[j] += sign * step
+        if sign < 0.0 and step == limit:
+            lam[j] = 0.0  # the away vertex leaves the support exactly
+        cc = max(keep * keep * cc + 2.0 * sign * step * keep * old
+                 + step * step * Gc[j, j], 0.0)
+    if not converged:
+        start = np.zeros(m)
+        start[0] = 1.0
+        lam, radius, lower, _, n_iter, status = meb_of_balls_core(G, radii, start, tol,
+                                                                 100 * m + 1000, 100)
+        return lam, radius, lower, steps + n_iter, status
+    cc = _exact_products(Gc, best, Glam)
+    upper, candidate = _bounds(Gc, radii, best, Glam, cc)
+    return best, upper, min(max(lower, candidate), upper), steps, CONVERGED
