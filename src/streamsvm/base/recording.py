@@ -1,0 +1,92 @@
+"""Recording for probabilities: each binary learner's prequential scores (the decision
+value of a row before it is learnt), which its :class:`~streamsvm.calibration.
+PlattCalibrator` fits Platt scaling on."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import csr_row_range
+from ..calibration import (
+    RESCORED_ROWS,
+    CsrRows,
+    PlattCalibrator,
+)
+
+
+class ScoreRecordingMixin:
+    """What the chunk path records for the calibrators, around each learner's update."""
+
+    @staticmethod
+    def _calibrator(learner) -> PlattCalibrator:
+        """The learner's :class:`~streamsvm.calibration.PlattCalibrator` (made on first use)."""
+        calibrator = getattr(learner, "calibration", None)
+        if calibrator is None:
+            calibrator = learner.calibration = PlattCalibrator()
+        return calibrator
+
+    def _rows_to_score(self, X, rows: slice | None):
+        """The rows ``rows`` (None: all) of what the learners were handed, in the form their
+        ``decision_function`` takes (a subclass whose :meth:`_prepare_for_learning` hands
+        over something else converts it here)."""
+        if rows is None:
+            return X
+        if sp.issparse(X):
+            return csr_row_range(X, rows.start or 0, rows.stop)
+        return X[rows]
+
+    def _learner_scores(self, learner, X) -> np.ndarray:
+        """A binary learner's scores of prepared rows, as :meth:`decision_function` gives
+        them (what the calibration records and rescores)."""
+        return learner.decision_function(X)
+
+    def _rows_to_keep(self, X, start: int):
+        """Rows ``start:`` of what the learners were handed, for the calibrator to keep: a
+        dense array it copies now, or :class:`~streamsvm.calibration.CsrRows` it writes out
+        when the rows are read (CSR rows are copied as their three arrays, not sliced)."""
+        if sp.issparse(X):
+            return CsrRows.tail(X, start)
+        return self._rows_to_score(X, None if start == 0 else slice(start, None))
+
+    def _record_before(self, learner, X, y_binary, weights=None) -> None:
+        """Record the prequential scores of a chunk: the decision values of its first rows (at
+        most ``per_chunk`` of the calibrator, which bounds the cost on large chunks) against
+        the learner as it is before the chunk, in one call. For one row (``learn_one``) this
+        is exactly the score before learning the row; for a chunk, rows after the first are
+        scored without the chunk's earlier rows learnt. A learner that has learnt nothing
+        yet records nothing."""
+        calibrator = self._calibrator(learner)
+        if calibrator.n_learned > 0:
+            if X.shape[0] <= calibrator.per_chunk:
+                calibrator.record(self._learner_scores(learner, self._rows_to_score(X, None)),
+                                  y_binary, weights)
+                return
+            head = slice(0, calibrator.per_chunk)
+            calibrator.record(self._learner_scores(learner, self._rows_to_score(X, head)),
+                              y_binary[head], None if weights is None else weights[head])
+
+    def _record_after(self, learner, X, y_binary, weights=None) -> None:
+        """Count the rows learnt; on a fresh learner's first data (``fit``, or the first chunk
+        of a stream), whose rows no earlier model could score, record the decisions of the
+        model just learnt on the last ``window`` of those rows (in-sample scores). A linear
+        model's calibrator also keeps the chunk's last rows, to be rescored by the model of
+        the moment when probabilities are asked (:mod:`streamsvm.calibration`)."""
+        calibrator = self._calibrator(learner)
+        if calibrator.n_learned == 0 and X.shape[0] > 1:
+            tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
+            rows = self._rows_to_score(X, None if tail.start == 0 else tail)
+            calibrator.record(self._learner_scores(learner, rows), y_binary[tail],
+                              None if weights is None else weights[tail])
+        if self._scores_are_linear():
+            start = max(0, X.shape[0] - RESCORED_ROWS)
+            rows = self._rows_to_keep(X, start)
+            calibrator.keep_rows_for_rescoring(rows.shape[1])
+            calibrator.keep_rows(rows, y_binary[start:],
+                                 None if weights is None else weights[start:])
+        calibrator.n_learned += X.shape[0]
+
+    def _scores_are_linear(self) -> bool:
+        """Whether the decision values are linear in the learners' input (no kernel, or the
+        linear one): the calibration then rescores the recent rows (``calibration.py``)."""
+        return getattr(self, "kernel", "linear") == "linear"
