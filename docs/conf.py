@@ -26,7 +26,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build"]
 templates_path = ["_templates"]
 
 # ---------------------------------------------------------------- the Markdown pages
