@@ -25,7 +25,7 @@ def blobs(n=80, seed=0):
 
 def test_fit_predict_matches_centralised_l2svm_and_svc():
     X, y = blobs()
-    svm = DistributedL2SVM(n_sites=5, kernel="rbf", gamma=0.5, C=10.0).fit(X, y)
+    svm = DistributedL2SVM(tracking="exact", n_sites=5, kernel="rbf", gamma=0.5, C=10.0).fit(X, y)
     assert svm.classes_.tolist() == ["neg", "pos"]
     s = np.where(y == "pos", 1.0, -1.0)
     G = l2svm_hat_gram(X, s, np.arange(len(X)),
@@ -48,7 +48,7 @@ def test_fit_predict_matches_centralised_l2svm_and_svc():
 def test_one_class_predicts_inside_support():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 2))
-    svm = DistributedL2SVM(n_sites=3, task="one-class", gamma=0.1, C=20.0).fit(X)
+    svm = DistributedL2SVM(tracking="exact", n_sites=3, task="one-class", gamma=0.1, C=20.0).fit(X)
     far = np.array([[8.0, 8.0], [-9.0, 0.0]])
     assert svm.predict(far).tolist() == [-1, -1]
     assert svm.predict(np.zeros((1, 2))).tolist() == [1]
@@ -60,9 +60,9 @@ def test_one_class_predicts_inside_support():
 
 def test_partial_fit_continues_and_delete():
     X, y = blobs(60)
-    a = DistributedL2SVM(n_sites=3, kernel="linear", C=5.0).fit(X[:30], y[:30])
+    a = DistributedL2SVM(tracking="exact", n_sites=3, kernel="linear", C=5.0).fit(X[:30], y[:30])
     a.partial_fit(X[30:], y[30:])
-    b = DistributedL2SVM(n_sites=3, kernel="linear", C=5.0).fit(X, y)
+    b = DistributedL2SVM(tracking="exact", n_sites=3, kernel="linear", C=5.0).fit(X, y)
     assert a.objective_ == pytest.approx(b.objective_, abs=1e-10)
     a.delete(0, 0)
     assert 0 not in a.tracker_.point_ids()
@@ -80,10 +80,10 @@ def test_event_log_round_trip_and_replay(tmp_path):
     parsed = read_events(path)
     assert [e.kind for e in parsed] == ["add"] * 25 + ["delete"] * 3 + ["query"]
     np.testing.assert_array_equal(parsed[5].x, X[5])  # repr precision: exact round trip
-    replayed = DistributedL2SVM(n_sites=4, gamma=0.5, C=2.0)
+    replayed = DistributedL2SVM(tracking="exact", n_sites=4, gamma=0.5, C=2.0)
     answers = []
     assert replayed.run_events(path, on_query=lambda e, v: answers.append(v)) == 29
-    direct = DistributedL2SVM(n_sites=4, gamma=0.5, C=2.0)
+    direct = DistributedL2SVM(tracking="exact", n_sites=4, gamma=0.5, C=2.0)
     for kind, site, pid, label, x in events:
         if kind == "add":
             direct.add(site, x, label, point_id=pid)
@@ -112,7 +112,7 @@ def test_malformed_lines_are_reported_by_number(lines, message):
 
 
 def test_replay_error_names_the_line():
-    svm = DistributedL2SVM(n_sites=2)
+    svm = DistributedL2SVM(tracking="exact", n_sites=2)
     lines = ["add 0 1 1 0.5 0.5", "add 1 2 -1 0.1 0.2", "delete 1 1"]
     with pytest.raises(ValueError, match="line 3: point id 1 is at site 0"):
         svm.run_events(lines)
@@ -157,9 +157,10 @@ def test_csr_input_gives_the_dense_model():
 
     X, y = blobs(60, seed=4)
     X[np.abs(X) < 0.5] = 0.0
-    dense = DistributedL2SVM(n_sites=3, kernel="rbf", gamma=0.5, C=5.0).fit(X[:40], y[:40])
+    dense = DistributedL2SVM(tracking="exact",
+        n_sites=3, kernel="rbf", gamma=0.5, C=5.0).fit(X[:40], y[:40])
     dense.partial_fit(X[40:], y[40:])
-    sparse = DistributedL2SVM(n_sites=3, kernel="rbf", gamma=0.5, C=5.0)
+    sparse = DistributedL2SVM(tracking="exact", n_sites=3, kernel="rbf", gamma=0.5, C=5.0)
     sparse.fit(sp.csr_matrix(X[:40]), y[:40])
     sparse.partial_fit(sp.csr_matrix(X[40:]), y[40:])
     np.testing.assert_array_equal(sparse.dual_coef_, dense.dual_coef_)
@@ -177,11 +178,11 @@ def test_second_class_met_mid_stream_flips_the_sites_labels():
         order = np.argsort(y0 != first, kind="stable")  # all of `first` come first
         X, y = X0[order], y0[order]
         head = int(np.sum(y == first)) - 2
-        discovered = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
+        discovered = DistributedL2SVM(tracking="exact", n_sites=3, gamma=0.5, C=5.0)
         discovered.partial_fit(X[:head], y[:head])
         assert discovered.classes_.tolist() == [first]
         discovered.partial_fit(X[head:], y[head:])
-        declared = DistributedL2SVM(n_sites=3, gamma=0.5, C=5.0)
+        declared = DistributedL2SVM(tracking="exact", n_sites=3, gamma=0.5, C=5.0)
         declared.partial_fit(X, y, classes=["neg", "pos"])
         np.testing.assert_array_equal(discovered.decision_function(X),
                                       declared.decision_function(X))

@@ -160,8 +160,8 @@ def test_saving_restarts_a_crashed_site_first(tmp_path):
     from streamsvm.distributed import DistributedL2SVM
 
     X, y, _ = make_stream(n=40, seed=13)
-    model = DistributedL2SVM(3, gamma=0.5, C=C, checkpoint_every=7).fit(X, y)
-    reference = DistributedL2SVM(3, gamma=0.5, C=C, checkpoint_every=7).fit(X, y)
+    model = DistributedL2SVM(3, tracking="exact", gamma=0.5, C=C, checkpoint_every=7).fit(X, y)
+    reference = DistributedL2SVM(3, tracking="exact", gamma=0.5, C=C, checkpoint_every=7).fit(X, y)
     model.tracker_.network.layer.crash(1)
     streamsvm.save(model, tmp_path / "m.npz")
     loaded = streamsvm.load(tmp_path / "m.npz")
@@ -208,7 +208,7 @@ def test_checkpoint_folder_goes_with_the_model_without_a_warning():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 2))
     y = np.where(X[:, 0] > 0, 1, -1)
-    model = streamsvm.DistributedL2SVM(n_sites=2, checkpoint_every=5).fit(X, y)
+    model = streamsvm.DistributedL2SVM(tracking="exact", n_sites=2, checkpoint_every=5).fit(X, y)
     folder = model.tracker_.network.layer.checkpoint_dir
     assert os.path.isdir(folder) and os.listdir(folder)
     with warnings.catch_warnings(record=True) as caught:
@@ -217,7 +217,7 @@ def test_checkpoint_folder_goes_with_the_model_without_a_warning():
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
     assert not os.path.exists(folder)
-    model = streamsvm.DistributedL2SVM(n_sites=2, checkpoint_every=5).fit(X, y)
+    model = streamsvm.DistributedL2SVM(tracking="exact", n_sites=2, checkpoint_every=5).fit(X, y)
     folder = model.tracker_.network.layer.checkpoint_dir
     model.close()
     assert not os.path.exists(folder)

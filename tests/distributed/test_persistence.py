@@ -54,10 +54,10 @@ def test_saved_model_answers_and_continues_like_the_uninterrupted_run(tmp_path, 
     X, y, events = make_stream(n=60, seed=21)
     cut = len(events) // 2
     common = dict(kernel="rbf", gamma=0.5, **kwargs)
-    whole = DistributedL2SVM(4, **common)
+    whole = DistributedL2SVM(4, tracking="exact", **common)
     replay(whole, X, y, events)
 
-    first = DistributedL2SVM(4, **common)
+    first = DistributedL2SVM(4, tracking="exact", **common)
     replay(first, X, y, events[:cut])
     path = tmp_path / "dist.npz"
     streamsvm.save(first, path)
@@ -81,7 +81,7 @@ def test_saved_model_answers_and_continues_like_the_uninterrupted_run(tmp_path, 
 
 def test_unfitted_model_round_trips_and_a_corrupt_file_is_refused(tmp_path):
     path = tmp_path / "empty.npz"
-    streamsvm.save(DistributedL2SVM(3, C=2.0), path)
+    streamsvm.save(DistributedL2SVM(3, tracking="exact", C=2.0), path)
     model = streamsvm.load(path)
     assert model.get_params()["C"] == 2.0 and not hasattr(model, "tracker_")
     model.add(0, [0.0, 1.0], 1)

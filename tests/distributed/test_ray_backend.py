@@ -43,7 +43,8 @@ def test_ray_and_local_backends_agree(local_ray):
     models = {}
     try:
         for backend in ("local", "ray"):
-            m = DistributedL2SVM(n_sites=3, kernel="rbf", gamma=0.5, C=2.0, epsilon=0.02,
+            m = DistributedL2SVM(tracking="exact",
+                n_sites=3, kernel="rbf", gamma=0.5, C=2.0, epsilon=0.02,
                                  update="method2", backend=backend)
             for kind, site, pid, x, y in log:
                 if kind == "add":
@@ -77,8 +78,8 @@ def test_ray_model_saves_and_loads_onto_new_actors(local_ray, tmp_path):
     log = events(n=20, seed=3)
     cut = len(log) // 2
     common = dict(n_sites=3, kernel="rbf", gamma=0.5, C=2.0)
-    local = DistributedL2SVM(**common)
-    remote = DistributedL2SVM(backend="ray", **common)
+    local = DistributedL2SVM(tracking="exact", **common)
+    remote = DistributedL2SVM(tracking="exact", backend="ray", **common)
     loaded = None
     try:
         for i, (kind, site, pid, x, y) in enumerate(log):

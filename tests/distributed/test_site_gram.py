@@ -10,7 +10,7 @@ from streamsvm import DistributedL2SVM
 
 def test_reused_gram_matrices_equal_fresh_ones_at_every_site():
     X, y = make_classification(120, n_features=6, random_state=3)
-    model = DistributedL2SVM(n_sites=3).fit(X[:80], y[:80])
+    model = DistributedL2SVM(tracking="exact", n_sites=3).fit(X[:80], y[:80])
     model.partial_fit(X[80:], y[80:])  # more broadcasts, atoms leaving and entering
     sites = model.tracker_.network.sites
     checked = 0
@@ -44,11 +44,11 @@ def test_local_problems_gram_equals_fresh_one(monkeypatch):
         return K
 
     monkeypatch.setattr(site_module, "_gram_from", checked)
-    model = DistributedL2SVM(n_sites=3).fit(X, y)
+    model = DistributedL2SVM(tracking="exact", n_sites=3).fit(X, y)
     assert sum(n > 0 for n in calls) > 10  # matrices were reused, not only computed
     monkeypatch.setattr(site_module, "_gram_from", lambda space, block, sources:
                         space.gram(block))
-    fresh = DistributedL2SVM(n_sites=3).fit(X, y)
+    fresh = DistributedL2SVM(tracking="exact", n_sites=3).fit(X, y)
     assert np.array_equal(model.support_ids_, fresh.support_ids_)
     assert np.array_equal(model.dual_coef_, fresh.dual_coef_)
 

@@ -72,7 +72,7 @@ def test_constructor_errors():
 def test_estimator_bad_input_and_not_fitted():
     from sklearn.exceptions import NotFittedError
 
-    svm = DistributedL2SVM(n_sites=2, kernel="linear")
+    svm = DistributedL2SVM(tracking="exact", n_sites=2, kernel="linear")
     with pytest.raises(NotFittedError):
         svm.predict([[0.0, 1.0]])
     with pytest.raises(ValueError, match="-1 or \\+1"):
@@ -82,15 +82,15 @@ def test_estimator_bad_input_and_not_fitted():
     with pytest.raises(ValueError, match="unknown site"):
         svm.add(2, [0.0, 1.0], 1)
     with pytest.raises(ValueError, match="two classes"):
-        DistributedL2SVM(n_sites=2).fit([[0.0], [1.0]], [1, 1])
+        DistributedL2SVM(tracking="exact", n_sites=2).fit([[0.0], [1.0]], [1, 1])
     with pytest.raises(ValueError, match="not one of the classes"):
-        DistributedL2SVM(n_sites=2, classes=["a", "b"]).add(0, [0.0], "c")
+        DistributedL2SVM(tracking="exact", n_sites=2, classes=["a", "b"]).add(0, [0.0], "c")
     # gamma='scale' on add() is fixed from that first point (docs/design.md), as SVC fixes it
     # from one row: variance 0 -> 1.0, else 1 / (d Var)
-    single = DistributedL2SVM(n_sites=2, gamma="scale")
+    single = DistributedL2SVM(tracking="exact", n_sites=2, gamma="scale")
     single.add(0, [0.0], 1)
     assert single.gamma_ == 1.0
-    first = DistributedL2SVM(n_sites=2)
+    first = DistributedL2SVM(tracking="exact", n_sites=2)
     first.add(0, [1.0, 3.0], 1)
     assert first.gamma_ == 1.0 / (2 * np.var([1.0, 3.0])) == 0.5
     first.add(1, [10.0, -30.0], -1)

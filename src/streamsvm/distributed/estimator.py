@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
-from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
@@ -42,40 +40,48 @@ from .._params import (
     IsNone,
     LabelPair,
     Options,
-    check_params,
 )
 from .._river import RiverClassifier
 from .._validation import (
-    check_declared_classes,
-    check_feature_names,
     check_features,
-    check_label_kind,
-    check_labels,
-    check_one_example,
-    check_row_norms,
     feature_names_of,
 )
 from ..base import state_nbytes
 from ..calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels
 from ..kernels import FirstDataRule, kernel_parameter_constraints
-from ..kernels.spec import max_safe_sqnorm
 from ..progress import Progress
-from ..vocabulary import FeatureVocabulary, integral_keys
+from .budget import BudgetTracker
+from .estimator_checks import ChecksMixin
+from .estimator_river import RiverMixin
 from .events import iter_events
-from .network import checkpoint_dir_in_use
+from .features import feature_map_for
 from .objective import KernelSpace, SquaredNorm
 from .protocol import UPDATE_METHODS, Tracker
 
 __all__ = ["DistributedL2SVM"]
 
 
-class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseEstimator,
-                       RiverClassifier):
+class DistributedL2SVM(RiverMixin, ChecksMixin, CheckedParamsMixin, FirstDataRule,
+                       ClassifierMixin, BaseEstimator, RiverClassifier):
     """Two-class or one-class L2-SVM held by every one of ``n_sites`` sites.
 
     Parameters
     ----------
     n_sites : int, number of sites K (paper: 10)
+    tracking : 'auto' (default), 'budget' or 'exact'. 'exact' is the thesis' protocol
+        (every point watched, local problems over a site's points and all atoms: the cost
+        of a row grows with the stream on noisy data). 'budget' (:mod:`.budget`) tracks ê
+        as a vector in an explicit feature space (the input space for the linear kernel,
+        ``n_components`` random Fourier features for RBF), checks each row once on
+        arrival and keeps ``budget`` active atoms per site: a bounded cost per row. 'auto'
+        is 'budget' for the linear and RBF kernels with ``update='method1'`` and
+        ``deletion_check='update'``, 'exact' otherwise
+    budget : int, active atoms per site in the budget mode (past it the smallest are
+        retired: their weight stays in ê, no longer re-optimised)
+    n_components : int, random Fourier features D of the budget mode with kernel='rbf'
+    n_workers : int, processes (Ray actors) hosting the sites in the budget mode, site k
+        at worker k mod n_workers
+    random_state : int, seed of the random Fourier features (the same at every site)
     task : 'two-class' (k̂ = y_i y_j (k + 1) + δ_ij/C) or 'one-class' (k̂ = k + δ_ij/C)
     kernel, gamma, degree, coef0 : the kernel k as in scikit-learn; ``gamma`` ('scale' by
         default, or 'auto') is fixed as ``gamma_`` from the first data: all of X in
@@ -130,6 +136,11 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     _parameter_constraints = {
         "verbose": VERBOSE,
         "n_sites": [Interval(Integral, 1, None)],
+        "tracking": [Options("auto", "budget", "exact")],
+        "budget": [Interval(Integral, 1, None)],
+        "n_components": [Interval(Integral, 1, None)],
+        "n_workers": [Interval(Integral, 1, None)],
+        "random_state": [Interval(Integral, 0, None)],
         "task": [Options("two-class", "one-class")],
         **kernel_parameter_constraints(callable_kernel=True),
         "C": [Interval(Real, 0, math.inf, closed="right")],
@@ -147,11 +158,6 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
     }
     _accepts_sparse = True
     _test_params = [{"n_sites": 3, "kernel": "rbf", "gamma": 0.1, "C": 1.0}]
-    #: every example is a protocol step in Python (one fit of 1,000 Adult rows takes about a
-    #: CPU minute); the demo and the defaults study train on at most this many rows
-    #: (see IncrementalSVM.max_rows_hint)
-    max_rows_hint = 500
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -162,8 +168,14 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
                  coef0=0.0, C=1.0, epsilon=0.0, relative=False, update="method1",
                  membership="qp", backend="local", deletion_check="update", monitor_tol=1e-9,
                  shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None,
-                 verbose=0):
+                 verbose=0, tracking="auto", budget=20, n_components=2048, n_workers=16,
+                 random_state=0):
         self.n_sites = n_sites
+        self.tracking = tracking
+        self.budget = budget
+        self.n_components = n_components
+        self.n_workers = n_workers
+        self.random_state = random_state
         self.task = task
         self.kernel = kernel
         self.gamma = gamma
@@ -190,19 +202,36 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         the additions the tracker recorded."""
         if hasattr(self, "tracker_") and not hasattr(self, "n_seen_"):
             self.n_seen_ = int(self.tracker_.report()["additions"])
+        if isinstance(self.__dict__.get("tracker_"), Tracker):
+            # files saved before the budget mode existed hold the exact protocol's state
+            self.tracking = "exact"
+
+    def _mode(self) -> str:
+        """'budget' or 'exact', the mode ``tracking`` gives with these parameters."""
+        if self.tracking != "auto":
+            return self.tracking
+        simple = self.update == "method1" and self.deletion_check == "update"
+        return "budget" if simple and self.kernel in ("linear", "rbf") else "exact"
 
     def _start(self, n_features, X):
         self._fix_from_first_data(X)
         space = KernelSpace(self._fitted_kernel(), float(self.C), self.task)
         if hasattr(self, "tracker_"):
             self.tracker_.close()
-        self.tracker_ = Tracker(
-            self.n_sites, n_features, space, SquaredNorm(), epsilon=self.epsilon,
-            relative=self.relative, update=self.update, membership=self.membership,
-            deletion_check=self.deletion_check, backend=self.backend,
-            monitor_tol=self.monitor_tol, shared_cache=self.shared_cache,
-            checkpoint_every=self.checkpoint_every, checkpoint_dir=self.checkpoint_dir,
-        )
+        if self._mode() == "budget":
+            self.tracker_ = BudgetTracker(
+                self.n_sites, n_features, space,
+                feature_map_for(space.kernel, n_features, self.n_components, self.random_state),
+                epsilon=self.epsilon, relative=self.relative, budget=self.budget,
+                n_workers=self.n_workers, backend=self.backend, monitor_tol=self.monitor_tol,
+                checkpoint_every=self.checkpoint_every, checkpoint_dir=self.checkpoint_dir)
+        else:
+            self.tracker_ = Tracker(
+                self.n_sites, n_features, space, SquaredNorm(), epsilon=self.epsilon,
+                relative=self.relative, update=self.update, membership=self.membership,
+                deletion_check=self.deletion_check, backend=self.backend,
+                monitor_tol=self.monitor_tol, shared_cache=self.shared_cache,
+                checkpoint_every=self.checkpoint_every, checkpoint_dir=self.checkpoint_dir)
         self.n_features_in_ = int(n_features)
         self.calibration_ = PlattCalibrator()
         if self.task == "one-class":
@@ -338,246 +367,10 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
             self.classes_ = new_classes
             self._classes_declared = declared
         if flip:  # the stream met its second class, which sorts after the first
-            self.tracker_.network.call_many(range(self.n_sites), "flip_labels")
+            self.tracker_.flip_labels()
             self._calibrator().flip()
         self._add_rows_recorded(X, self._signs(y), sites)
         return self
-
-    def learn_one(self, x, y=None):
-        """Learn one example (River's interface); ``x`` is a 1-D array or a dict. The point
-        goes to site ``n_seen_ mod n_sites``.
-
-        As for every estimator (``docs/river.md``): with ``gamma='scale'`` the first
-        ``WARMUP_ROWS`` examples are gathered and added as the first chunk (``gamma_`` from
-        them); until then ``predict_one`` gives the most frequent label so far. Dict keys
-        are read through a :class:`~streamsvm.vocabulary.FeatureVocabulary` made of the keys
-        of those first examples; unlike the other estimators, this one does not grow its
-        feature space afterwards (its sites hold their points at a fixed width): a key first
-        seen later counts as 0, with one warning."""
-        if hasattr(self, "tracker_") and not self.__dict__.get("_warmup_labels"):
-            row = self._one_row(x, learn=True)
-            site = getattr(self, "n_seen_", 0) % self.n_sites
-            self.partial_fit(row, None if y is None else [y], sites=[site])
-            return self
-        if not self.__dict__.get("_warmup_labels"):
-            self._check_start()
-            if isinstance(x, Mapping):
-                self._vocabulary = FeatureVocabulary()
-            self._warmup_rows, self._warmup_labels = [], []
-        n_keys = len(self._vocabulary) if "_vocabulary" in self.__dict__ else 0
-        try:
-            row = self._one_row(x, learn=True)
-            labels = [*self._warmup_labels, y]
-            distinct = set(labels)
-            if self.task == "two-class" and (
-                    len(distinct) > 2 or (self.classes is not None
-                                          and not distinct <= set(self.classes))):
-                raise ValueError(f"label {y!r} would make the labels {sorted(distinct)}; a "
-                                 f"two-class model takes two (classes={self.classes!r})")
-        except BaseException:
-            if "_vocabulary" in self.__dict__:
-                self._vocabulary.forget_after(n_keys)
-            raise
-        self._warmup_rows = [*self._warmup_rows, row]
-        self._warmup_labels = labels
-        if len(labels) >= self._learn_one_warmup():
-            self._learn_warmup()
-        return self
-
-    def _learn_warmup(self) -> None:
-        """Add the gathered warm-up examples as the first chunk."""
-        rows, labels = self._warmup_rows, self._warmup_labels
-        if "_vocabulary" in self.__dict__:
-            width = len(self._vocabulary)
-            X = sp.vstack([sp.csr_matrix((r.data, r.indices, r.indptr), shape=(1, width))
-                           for r in rows], format="csr")
-        else:
-            X = np.vstack(rows)
-        first_site = getattr(self, "n_seen_", 0)
-        sites = [(first_site + i) % self.n_sites for i in range(len(labels))]
-        y = None if all(label is None for label in labels) else np.asarray(labels)
-        self._warmup_rows, self._warmup_labels = [], []
-        try:
-            self.partial_fit(X, y, sites=sites)
-        except BaseException:
-            self._warmup_rows, self._warmup_labels = rows, labels
-            raise
-
-    def _one_row(self, x, *, learn: bool):
-        """One example as a row: dicts through the vocabulary (keys new after the start count
-        as 0, with one warning), arrays and integer-keyed dicts as given."""
-        width = getattr(self, "n_features_in_", None)
-        if isinstance(x, Mapping) and "_vocabulary" in self.__dict__:
-            vocabulary = self._vocabulary
-            if width is None:
-                vocabulary.learn(x)
-                return vocabulary.row(x)
-            if learn and vocabulary.new_keys(x) and not getattr(self, "_warned_new_keys", False):
-                warnings.warn(f"{type(self).__name__} keeps the features of its first data "
-                              f"({width}); new keys such as {vocabulary.new_keys(x)[:3]} count "
-                              "as 0", UserWarning, stacklevel=3)
-                self._warned_new_keys = True
-            return vocabulary.row(x, width)
-        if isinstance(x, Mapping) and width is None and not integral_keys(x):
-            raise ValueError("a dict example of a model started from arrays must use integer "
-                             "column indices as keys")
-        if width is None and self.__dict__.get("_warmup_rows"):
-            width = self._warmup_rows[0].shape[1]
-        row, _ = check_one_example(x, feature_names=None, n_features=width)
-        return row
-
-    def _warmup_answer(self) -> dict:
-        labels = self.__dict__.get("_warmup_labels", [])
-        counts: dict = {}
-        for label in labels:
-            counts[label] = counts.get(label, 0) + 1
-        return {label: n / len(labels) for label, n in counts.items()}
-
-    def predict_one(self, x):
-        """Label of one example: during ``learn_one``'s warm-up the most frequent label so
-        far, None before anything has been learnt."""
-        if not self.__sklearn_is_fitted__() or self.__dict__.get("_warmup_labels"):
-            answer = self._warmup_answer()
-            return max(answer, key=answer.get) if answer else None
-        label = self.predict(self._one_row(x, learn=False))[0]
-        return label.item() if isinstance(label, np.generic) else label
-
-    def finish(self):
-        """Adds the examples ``learn_one`` gathered while warming up, if any; otherwise
-        nothing to flush (every point is tracked as it arrives)."""
-        if self.__dict__.get("_warmup_labels"):
-            self._learn_warmup()
-        return self
-
-    # ------------------------------------------------------------------ checks
-
-    def _check_start(self):
-        """The parameter check of a fresh start (:func:`~streamsvm._params.check_params`),
-        and the checkpoint folder's: an explicit ``checkpoint_dir`` that another live model's
-        sites use is refused (each model owns its folder)."""
-        check_params(self)
-        if self.checkpoint_dir is not None and self.checkpoint_every > 0:
-            tracker = self.__dict__.get("tracker_")
-            taken = checkpoint_dir_in_use(self.checkpoint_dir,
-                                          None if tracker is None else tracker.network)
-            if taken:
-                raise ValueError(f"{type(self).__name__}: {taken}")
-
-    def _set_feature_names(self, names) -> None:
-        """Record the column names of the table a fresh model started on
-        (``feature_names_in_``), or forget them (arrays)."""
-        if names is None:
-            self.__dict__.pop("feature_names_in_", None)
-        else:
-            self.feature_names_in_ = names
-
-    def _check_feature_names(self, names) -> None:
-        """Refuse a table whose column names are not the fitted ones in order; warn when
-        only one side has names (:func:`~streamsvm._validation.check_feature_names`, as
-        :class:`~streamsvm.base.StreamClassifier` does). A model that learnt from dicts takes
-        their keys, in column order, as the names a table must have when all are strings."""
-        fitted = self.__dict__.get("feature_names_in_")
-        if fitted is None and names is not None and "_vocabulary" in self.__dict__:
-            keys = list(self._vocabulary.keys)[: self.n_features_in_]
-            if not all(isinstance(k, str) for k in keys):
-                return
-            fitted = np.asarray(keys, dtype=object)
-        if fitted is None and names is None:
-            return
-        check_feature_names(names, fitted, estimator_name=type(self).__name__)
-
-    def _check_X(self, X, *, first):
-        X, sqnorms = check_features(X, n_features=None if first else self.n_features_in_,
-                                    accept_sparse=True, estimator_name=type(self).__name__,
-                                    return_sqnorms=True)
-        self._check_rows(X, sqnorms)
-        return X
-
-    def _check_rows(self, X, sqnorms=None):
-        """Refuse NaN, infinity and rows too large for the kernel, naming the first such row
-        (the bound of :func:`~streamsvm.kernels.spec.max_safe_sqnorm` for the resolved kernel
-        once there is one, before that the linear bound, which is the loosest)."""
-        if sqnorms is None:
-            X, sqnorms = check_features(X, accept_sparse=True, return_sqnorms=True,
-                                        estimator_name=type(self).__name__)
-        kernel = self.tracker_.space.kernel if hasattr(self, "tracker_") else None
-        if kernel is None or kernel.is_callable:
-            name, limit = "linear", max_safe_sqnorm("linear")
-        else:
-            name = kernel.kernel
-            limit = max_safe_sqnorm(name, gamma=kernel.gamma_, degree=kernel.degree,
-                                    coef0=kernel.coef0)
-        check_row_norms(sqnorms, limit, estimator_name=type(self).__name__, kernel_name=name)
-
-    def _check_y(self, X, y, *, first=True):
-        if y is None:
-            if self.task == "two-class":
-                raise ValueError("requires y to be passed, but the target y is None (a "
-                                 "two-class model needs labels)")
-            return np.ones(X.shape[0])
-        y = check_labels(y, X.shape[0])
-        if self.task == "two-class" and not first:
-            check_label_kind(y, self.classes_)
-        return y
-
-    def _check_sites(self, sites, n):
-        if sites is None:
-            return (getattr(self, "n_seen_", 0) + np.arange(n)) % self.n_sites
-        sites = np.asarray(sites)
-        if sites.shape != (n,) or not np.issubdtype(sites.dtype, np.integer) \
-                or sites.min() < 0 or sites.max() >= self.n_sites:
-            raise ValueError(f"sites must give one site in 0..{self.n_sites - 1} per row")
-        return sites
-
-    def _check_two_classes(self, classes):
-        if classes.size > 2:
-            raise ValueError(f"Only binary classification is supported: y holds the labels "
-                             f"{classes.tolist()}, and DistributedL2SVM tracks one two-class "
-                             "model (task='one-class' ignores labels)")
-
-    @staticmethod
-    def _check_known(y, classes):
-        unknown = np.setdiff1d(np.unique(y), classes)
-        if unknown.size:
-            raise ValueError(f"y contains labels {unknown.tolist()} that are not in the "
-                             f"declared classes {np.asarray(classes).tolist()}")
-
-    def _next_classes(self, y, classes, first):
-        """(classes_ after this chunk, declared?, flip the stored labels?), or (None, ...)
-        when nothing changes; raises before anything changes."""
-        if self.task == "one-class":
-            return (np.array([-1, 1]) if first else None), False, False
-        declared_before = not first and getattr(self, "_classes_declared", False)
-        if self.classes is not None:
-            fixed = np.asarray(self.classes)
-            self._check_known(y, fixed)
-            return fixed, True, False
-        if classes is not None:
-            declared = check_declared_classes(classes)
-            self._check_two_classes(declared)
-            if declared_before and not np.array_equal(declared, self.classes_):
-                raise ValueError(f"classes={declared.tolist()} differs from the classes "
-                                 f"declared before ({self.classes_.tolist()})")
-        elif declared_before:
-            declared = self.classes_
-        else:
-            declared = None
-        if declared is not None:
-            self._check_known(y, declared)
-            flip = not first and not declared_before and self.classes_.size == 1 \
-                and self.classes_[0] == declared[0]
-            return declared, True, flip
-        current = np.empty(0, dtype=y.dtype) if first else self.classes_
-        merged = np.union1d(current, y)
-        self._check_two_classes(merged)
-        flip = current.size == 1 and merged.size == 2 and current[0] == merged[0]
-        return merged, False, flip
-
-    def _signs(self, y):
-        """±1 per label: classes_[1] → +1, classes_[0] → −1; the only class so far → +1."""
-        if self.task == "one-class" or self.classes_.size == 1:
-            return np.ones(len(y))
-        return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def _calibrator(self) -> PlattCalibrator:
         calibrator = getattr(self, "calibration_", None)
@@ -620,9 +413,14 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
         for start in range(0, X.shape[0], block):
             rows = X[start:start + block]
             rows = rows.toarray() if sp.issparse(rows) else rows
-            for i in range(rows.shape[0]):
-                self.tracker_.add(int(sites[start + i]), rows[i], float(signs[start + i]))
-                self.n_seen_ += 1
+            if isinstance(self.tracker_, BudgetTracker):
+                self.tracker_.add_rows(sites[start:start + block], rows,
+                                       signs[start:start + block])
+                self.n_seen_ += rows.shape[0]
+            else:
+                for i in range(rows.shape[0]):
+                    self.tracker_.add(int(sites[start + i]), rows[i], float(signs[start + i]))
+                    self.n_seen_ += 1
             if bar is not None:
                 bar.update(start + rows.shape[0])
         if bar is not None:
@@ -704,25 +502,6 @@ class DistributedL2SVM(CheckedParamsMixin, FirstDataRule, ClassifierMixin, BaseE
                 scores, lambda rows: self.tracker_.decision_function(rows, 0)),
             scores >= 0)
         return np.column_stack([1.0 - positive, positive])
-
-    def predict_proba_one(self, x):
-        """``{class: probability}`` of one example (River's interface): during
-        ``learn_one``'s warm-up the frequencies of the labels so far, ``{}`` before anything
-        has been learnt."""
-        if not self.__sklearn_is_fitted__() or self.__dict__.get("_warmup_labels"):
-            return self._warmup_answer()
-        proba = self.predict_proba(self._one_row(x, learn=False))[0]
-        return {(c.item() if isinstance(c, np.generic) else c): float(p)
-                for c, p in zip(self.classes_, proba, strict=True)}
-
-    @property
-    def _multiclass(self) -> bool:
-        return False  # two classes at most (River's binary checks)
-
-    def _unit_test_skips(self) -> set[str]:
-        """River's binary check wants the labels False and True from the first prediction on;
-        this model takes any two labels and names none before it has learnt them."""
-        return {"check_predict_proba_one_binary"}
 
     @property
     def model_nbytes_(self) -> int:

@@ -20,7 +20,6 @@ import copy
 
 from .messages import SiteDown, SiteEndpoint
 from .network import SiteNetwork
-from .site import Site
 
 __all__ = ["RayNetwork", "ray_available"]
 
@@ -44,7 +43,7 @@ class _SiteActor(SiteEndpoint):
             super().__init__(restarted.site, path, restarted.delivered)
         else:
             # Ray hands arguments over as read-only zero-copy arrays: the site needs its own
-            own = Site.__new__(Site)
+            own = type(site).__new__(type(site))
             own.__dict__.update(copy.deepcopy(site.__dict__))
             super().__init__(own, path)
 
