@@ -80,6 +80,10 @@ class BudgetSite:
         self._active = np.zeros(cap, dtype=bool)
         self._n = 0
         self._row = {}
+        # the pool: the last points that were not atoms (candidates of the next local problem)
+        self._pool_ids = np.zeros(0, dtype=np.int64)
+        self._pool_X = np.zeros((0, self.n_features))
+        self._pool_y = np.zeros(0)
 
     def _restore_transient(self) -> None:
         self._row = {int(p): i for i, p in enumerate(self._ids[:self._n])}
@@ -157,9 +161,9 @@ class BudgetSite:
             a = self.coefficients(glob, rows)
         X = self._X[rows]
         y = self._y[rows] if task == 2 else np.ones(len(rows))
-        if new is not None:
-            X = np.vstack([X, new[1][None, :]])
-            y = np.r_[y, new[2] if task == 2 else 1.0]
+        if new is not None:  # (ids, X, y) of the candidates
+            X = np.vstack([X, new[1]])
+            y = np.r_[y, new[2] if task == 2 else np.ones(len(new[0]))]
         m, k = len(y), len(rows)
         A = float(a.sum())
         rest = glob.n_atoms - k > 0 and 1.0 - A > _REST_FLOOR
@@ -201,6 +205,17 @@ class BudgetSite:
         return PrimalVector(w, b, q, float(w @ w) + b * b + q * inv_c, L, gen, n_atoms,
                             glob.version + 1)
 
+    def remember(self, pid, x, y, size):
+        """Keep a point that satisfied its constraint among the last ``size`` such points."""
+        self._pool_ids = np.r_[self._pool_ids, pid][-size:]
+        self._pool_X = np.vstack([self._pool_X, x[None, :]])[-size:]
+        self._pool_y = np.r_[self._pool_y, y][-size:]
+
+    def candidates(self, pid, x, y):
+        """The pool, then the new point: (ids, X, y)."""
+        return (np.r_[self._pool_ids, pid], np.vstack([self._pool_X, x[None, :]]),
+                np.r_[self._pool_y, y])
+
     def _store(self, rows, c, L, gen, new, budget):
         """Install the solution's coefficients ``c`` (over ``rows``, then ``new``); past
         ``budget`` active atoms the smallest are retired; zero ones are dropped."""
@@ -208,9 +223,14 @@ class BudgetSite:
         self._coef[rows] = c[:k]
         self._L[rows] = L
         self._gen[rows] = gen
-        if new is not None and c[k] > 0.0:
-            self._put(new[0], new[1], new[2], c[k], L, gen, True)
-            rows = np.r_[rows, self._n - 1].astype(np.int64)
+        if new is not None:
+            took = np.flatnonzero(c[k:] > 0.0)
+            for i in took:
+                self._put(new[0][i], new[1][i], new[2][i], c[k + i], L, gen, True)
+            rows = np.r_[rows, np.arange(self._n - len(took), self._n)].astype(np.int64)
+            left = np.flatnonzero(c[k:] <= 0.0)
+            self._pool_ids, self._pool_X, self._pool_y = (new[0][left], new[1][left],
+                                                          new[2][left])
         live = rows[self._coef[rows] > 0.0]
         if len(live) > budget:
             order = np.argsort(self._coef[live], kind="stable")
@@ -226,6 +246,9 @@ class BudgetSite:
         self.purge(glob)
         row = self._row.get(int(pid))
         if row is None:
+            keep = self._pool_ids != int(pid)
+            self._pool_ids, self._pool_X = self._pool_ids[keep], self._pool_X[keep]
+            self._pool_y = self._pool_y[keep]
             return glob
         a = float(self.coefficients(glob, [row])[0])
         x, y = self._X[row].copy(), float(self._y[row])
@@ -287,8 +310,10 @@ class BudgetWorker:
             return np.nan, site.first(pid, x, y, self._z(x[None, :])[0], inv_c, task, gen)
         s = self.slack(glob, x, y)
         if s >= -threshold:
+            site.remember(pid, x, y, budget)
             return s, None
-        return s, site.solve(glob, (pid, x, y), self._z, inv_c, task, budget, tol)
+        return s, site.solve(glob, site.candidates(pid, x, y), self._z, inv_c, task, budget,
+                             tol)
 
     def delete(self, k, glob, pid):
         """Point ``pid`` is deleted at site k (:meth:`BudgetSite.delete`)."""

@@ -1,5 +1,13 @@
-"""Distributed L2-SVM tracking (Chrysogelos, "Streaming, High Performance Support Vector
-Methods", 2016): chapter 5 and the extension to real data.
+"""Exact distributed L2-SVM tracking reproduces the statements of chapter 5 of P. Chrysogelos,
+"Streaming, High Performance Support Vector Methods" (diploma thesis, 2016), and extends to
+real data.
+
+Writes: benchmarks/results/distributed.md, distributed_chessboard.png,
+distributed_realdata.md, distributed_sensitivity.md
+Run: python benchmarks/distributed/bench_distributed.py [--part b | --part s]
+
+Every model here is ``tracking="exact"`` (the thesis' protocol; the estimator's default is
+the bounded budget mode, ``docs/distributed.md``).
 
 Part A — chapter 5: one-class RBF L2-SVM on the 10-D chessboard, 10 sites, every point sent
 to a random site, the model starting from the first point; update method 1, exact. Per
@@ -12,21 +20,24 @@ Part B — extension: two-class RBF L2-SVM on IJCNN1 and Adult with a sliding wi
 (deletion of the point W additions old), 10 sites: method 1 vs method 2, exact vs ε̂, and the
 naive protocol; test accuracy of the final model beside scikit-learn's SVC on the final window.
 
-    python benchmarks/bench_distributed.py            # the committed (reduced) run
-    python benchmarks/bench_distributed.py --smoke    # a few seconds
+    python benchmarks/distributed/bench_distributed.py            # the committed run
+    python benchmarks/distributed/bench_distributed.py --smoke    # a few seconds
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from streamsvm.datasets import load_dataset, make_chessboard_10d
 from streamsvm.distributed import DistributedL2SVM
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/_common.py
+from _common import RESULTS, write_markdown  # noqa: E402
 
 K = 10
 
@@ -141,7 +152,7 @@ def part_a(n, n_method2, lines, plots):
     sites = np.random.default_rng(0).integers(K, size=n)
     gamma = 1.0 / (X.shape[1] * X.var())  # gamma='scale' of scikit-learn on this data
     C = 1.0
-    common = dict(task="one-class", kernel="rbf", gamma=gamma, C=C)
+    common = dict(task="one-class", kernel="rbf", gamma=gamma, C=C, tracking="exact")
     exact = DistributedL2SVM(K, **common)
     exact._start(X.shape[1])  # the tracker exists before the first point: attach counters
     thesis = ThesisCounting(exact)
@@ -318,7 +329,8 @@ def sensitivity(n, lines):
     ]
     for gname, gamma in (("scale", scale), ("CVM", cvm)):
         for C in (1.0, 10.0, 100.0):
-            model = DistributedL2SVM(K, task="one-class", kernel="rbf", gamma=gamma, C=C)
+            model = DistributedL2SVM(K, task="one-class", kernel="rbf", gamma=gamma, C=C,
+                                     tracking="exact")
             ever = EverSupport()
             seconds = run_stream(model, X, y, sites, on_event=ever)
             r = model.communication_report()
@@ -345,7 +357,8 @@ def part_b(name, dataset, gamma, C, n, window, n_method2, n_test, lines):
     Xt = Xt.toarray() if hasattr(Xt, "toarray") else np.asarray(Xt, dtype=np.float64)
     yt = np.asarray(yt)[test]
     sites = rng.integers(K, size=n)
-    common = dict(task="two-class", kernel="rbf", gamma=gamma, C=C, classes=[-1, 1])
+    common = dict(task="two-class", kernel="rbf", gamma=gamma, C=C, classes=[-1, 1],
+                  tracking="exact")
     runs = []
     for label, kwargs, limit in [
         ("method 1, exact", {}, None),
@@ -413,8 +426,8 @@ def main():
         args.n_sensitivity = 300
         args.n_method2_real = 100
     intro = COUNTING + [
-        "Regenerate: `PYTHONPATH=src:benchmarks STREAMSVM_DATA=/path/to/data nice python "
-        f"benchmarks/bench_distributed.py --part {args.part}` (defaults = the committed run; "
+        f"Run: `python benchmarks/distributed/bench_distributed.py --part {args.part}` "
+        "(with STREAMSVM_DATA=/path/to/data; defaults = the committed run; "
         "`--smoke` for a quick one). Times are CPU seconds of this process (the machine is "
         "shared).",
         "",
@@ -430,8 +443,7 @@ def main():
         print(path.read_text())
     if args.part == "s":
         lines = [
-            "Regenerate: `PYTHONPATH=src:benchmarks nice python benchmarks/bench_distributed.py "
-            "--part s`.", ""]
+            "Run: `python benchmarks/distributed/bench_distributed.py --part s`.", ""]
         sensitivity(args.n_sensitivity, lines)
         path = write_markdown(f"distributed_sensitivity{suffix}.md", "Distributed L2-SVM "
                               "tracking (Chrysogelos 2016): sensitivity of chapter 5 to "

@@ -1,6 +1,8 @@
-"""Distributed L2-SVM tracking (Chrysogelos, "Streaming, High Performance Support Vector
-Methods", 2016) under faults: what the message layer does to survive them, and that the
-model does not change.
+"""Exact distributed L2-SVM tracking survives lost, duplicated and reordered messages and
+site crashes with the same model, bit for bit (the message layer's cost measured).
+
+Writes: benchmarks/results/distributed_faults.md
+Run: python benchmarks/distributed/bench_distributed_faults.py
 
 One exact two-class run (RBF, 10 sites, method 1) of 600 additions at random sites, with a
 deletion every fifth addition, once without faults and once per fault setting (seeded loss,
@@ -9,12 +11,14 @@ seconds, the protocol's messages between sites (the same in every row), the laye
 resends, duplicates dropped, restarts, requests replayed to restarted sites and checkpoints,
 and whether the final ê at every site equals the fault-free run's bit for bit.
 
-    python benchmarks/bench_distributed_faults.py          # about a minute
+    python benchmarks/distributed/bench_distributed_faults.py          # about a minute
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -22,7 +26,8 @@ from streamsvm.distributed import KernelSpace, SquaredNorm, Tracker
 from streamsvm.distributed.faults import FaultyTransport
 from streamsvm.kernels import Kernel
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/_common.py
+from _common import write_markdown  # noqa: E402
 
 N, SITES = 600, 10
 
@@ -83,6 +88,8 @@ def main():
         "restarts | replayed | checkpoints | same ê at every site |",
         "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
+        "",
+        "Run: `python benchmarks/distributed/bench_distributed_faults.py`",
     ]
     path = write_markdown("distributed_faults.md", "Distributed tracking under faults", lines)
     print(f"wrote {path}")
