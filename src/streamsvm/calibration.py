@@ -38,11 +38,12 @@ cross-validated scores are of models trained on 80% of the rows); until the mode
 ``MIN_ROWS_PER_FEATURE`` = 5 rows per feature, the prequential scores are used. Kernel models,
 which can fit their own rows, keep the prequential scores.
 
-Keeping a row costs next to nothing on the hot paths: dense rows are copied into the float32
-ring, while CSR rows (their three arrays, sliced and copied) and ``learn_one``'s rows (the
-packed bytes the per-row path already holds) wait in a short queue of :class:`CsrRows`; they
-are written into the ring only when the rows are read (probabilities asked for, the model
-saved or pickled), and rows overwritten before then are never written at all.
+Keeping a row costs next to nothing on the hot paths: dense rows (one contiguous copy of the
+chunk's last rows, :class:`DenseRows`, mapped by the learner only when written out), CSR
+rows (their three arrays, sliced and copied, :class:`CsrRows`) and ``learn_one``'s rows (the
+packed bytes the per-row path already holds) wait in a short queue; they are written into the
+float32 ring only when the rows are read (probabilities asked for, the model saved or
+pickled), and rows overwritten before then are never written at all.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ import scipy.sparse as sp
 from numba import njit
 
 __all__ = ["MAX_RESCORED_WIDTH", "MIN_PER_CLASS", "MIN_ROWS_PER_FEATURE", "RESCORED_ROWS",
-           "CsrRows", "PlattCalibrator",
+           "CsrRows", "DenseRows", "PlattCalibrator",
            "agree_with_labels", "agree_with_scores", "fit_platt", "platt_probability"]
 
 #: fewer scores than this of either label: the fallback sigmoid (A, B) = (-1, 0)
@@ -258,6 +259,21 @@ class CsrRows:
         return rows if self.finish is None else self.finish(rows)
 
 
+class DenseRows:
+    """Dense rows copied out of a chunk (one contiguous copy, no conversion), waiting like
+    :class:`CsrRows` to be written into a calibrator's ring: :meth:`dense` gives them through
+    ``finish`` (the learner's own mapping of its input rows) when one is given."""
+
+    __slots__ = ("rows", "shape", "finish")
+
+    def __init__(self, rows, finish=None, width=None):
+        self.rows, self.finish = rows, finish
+        self.shape = (rows.shape[0], int(rows.shape[1] if width is None else width))
+
+    def dense(self) -> np.ndarray:
+        return self.rows if self.finish is None else self.finish(self.rows)
+
+
 class PlattCalibrator:
     """The most recent ``window`` prequential scores of one binary learner, and the Platt
     sigmoid fitted to them (module doc). ``n_recorded`` counts every score recorded;
@@ -356,11 +372,11 @@ class PlattCalibrator:
         return self.rows is not None
 
     def keep_rows(self, X, labels, weights=None) -> None:
-        """Keep the rows of ``X`` (dense, CSR or :class:`CsrRows`, as the learner's
-        ``decision_function`` takes them once written out) with their ±1 labels and optional
-        weights, the oldest overwritten past :data:`RESCORED_ROWS`; nothing unless
-        :meth:`keep_rows_for_rescoring` was called. Dense rows are copied into the ring now,
-        the others queued (module doc)."""
+        """Keep the rows of ``X`` (dense, CSR, :class:`CsrRows` or :class:`DenseRows`, as the
+        learner's ``decision_function`` takes them once written out) with their ±1 labels and
+        optional weights, the oldest overwritten past :data:`RESCORED_ROWS`; nothing unless
+        :meth:`keep_rows_for_rescoring` was called. The rows are queued, copied as they are,
+        and written into the ring only when read (module doc)."""
         if not self._fit_width(X.shape[1]):
             return
         capacity = self.rows.shape[0]
@@ -369,15 +385,13 @@ class PlattCalibrator:
         signs = np.where(np.asarray(labels)[n_rows - kept:] > 0, 1, -1).astype(np.int8)
         weights = None if weights is None else np.asarray(weights, np.float64)[n_rows - kept:]
         if isinstance(X, np.ndarray):
-            self._write_queue()
-            self._write(self.n_rows_kept + n_rows - kept, X[n_rows - kept:], signs, weights)
-        else:
-            if sp.issparse(X):
-                X = CsrRows.tail(X.tocsr(), n_rows - kept)
-            elif kept < n_rows:
-                raise ValueError("queued CsrRows must not be longer than the ring")
-            self._write_learnt()
-            self._enqueue(self.n_rows_kept + n_rows - kept, X, signs, weights)
+            X = DenseRows(np.array(X[n_rows - kept:], copy=True))
+        elif sp.issparse(X):
+            X = CsrRows.tail(X.tocsr(), n_rows - kept)
+        elif kept < n_rows:
+            raise ValueError("queued rows must not be longer than the ring")
+        self._write_learnt()
+        self._enqueue(self.n_rows_kept + n_rows - kept, X, signs, weights)
         self.n_rows_kept += n_rows
 
     def record_learnt_row(self, score: float, label: float, columns: bytes, values: bytes,

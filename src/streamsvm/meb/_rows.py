@@ -64,6 +64,12 @@ class _MappedRows:
         return _core.prepare_dense(*self.jit_args, np.empty(self.shape))
 
 
+def _map_kept_dense(rows, mean, append_one, normalize):
+    """Raw dense ``rows`` mapped as :class:`_MappedRows` maps them (the calibrator's kept
+    rows, once written out)."""
+    return _MappedRows(rows, mean, append_one, normalize).mapped()
+
+
 def _map_written_out(rows, append_one, normalize):
     """Uncentred dense ``rows`` mapped as :class:`_MappedRows` maps them (the calibrator's
     kept CSR rows, once written out)."""

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from .._params import N_JOBS, VERBOSE, Boolean, Interval, Options
 from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier, refuse_rows
-from ..calibration import CsrRows
+from ..calibration import CsrRows, DenseRows
 from ..kernels import (
     KERNEL_NAMES,
     FirstDataRule,
@@ -24,7 +24,13 @@ from ..kernels import (
 )
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core, _lookahead
-from ._rows import _map_written_out, _MappedRows, _warn_unconverged, map_rows
+from ._rows import (
+    _map_kept_dense,
+    _map_written_out,
+    _MappedRows,
+    _warn_unconverged,
+    map_rows,
+)
 
 #: Why the ball models take no weights (their ``_weighting_refusal``).
 MEB_WEIGHTING_REFUSAL = (
@@ -638,15 +644,17 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         return super()._rows_to_score(X, rows)
 
     def _rows_to_keep(self, X, start):
-        """The rows ``start:``, mapped and written out (dense rows), or CSR rows queued with
-        the mapping to apply when the calibrator writes them out (the linear ball scores
-        written-out rows as they are)."""
+        """The rows ``start:`` copied as they are (CSR or dense) and queued with the mapping
+        to apply when the calibrator writes them out (the linear ball scores written-out
+        rows as they are): learning pays one copy, the mapping waits for probabilities."""
         if not isinstance(X, _MappedRows):
             return super()._rows_to_keep(X, start)
         if X.sparse:
             return CsrRows.tail(X.X, start, functools.partial(
                 _map_written_out, append_one=X.append_one, normalize=X.normalize), X.shape[1])
-        return X[start:].mapped()
+        return DenseRows(np.array(X.X[start:], copy=True), functools.partial(
+            _map_kept_dense, mean=X.mean, append_one=X.append_one, normalize=X.normalize),
+            X.shape[1])
 
     @property
     def radius_(self):
