@@ -14,6 +14,11 @@ from . import _state as state
 _MAGNITUDE = 1e150
 
 
+def _counter(slot: int, doc: str) -> property:
+    """A read-only property: the machine's integer counter ``ist[slot]`` (:mod:`._state`)."""
+    return property(lambda self: int(self.m[state.M_IST][slot]), doc=doc)
+
+
 class Machine:
     """State of one exact incremental C-SVM over stored examples (dense rows).
 
@@ -33,13 +38,8 @@ class Machine:
     def capacity(self) -> int:
         return self.m[state.M_X].shape[0]
 
-    @property
-    def n(self) -> int:
-        return int(self.m[state.M_IST][state.I_N])
-
-    @property
-    def P(self) -> int:
-        return int(self.m[state.M_IST][state.I_P])
+    n = _counter(state.I_N, "Examples stored.")
+    P = _counter(state.I_P, "Members of the margin set S.")
 
     @property
     def C(self) -> float:
@@ -300,14 +300,6 @@ class Machine:
     def ids(self) -> np.ndarray:
         return self.m[state.M_IDS][: self.n].copy()
 
-    @property
-    def n_refactorizations(self) -> int:
-        return int(self.m[state.M_IST][state.I_REFACTOR])
-
-    @property
-    def n_events(self) -> int:
-        return int(self.m[state.M_IST][state.I_EVENTS])
-
-    @property
-    def n_kernel_evals(self) -> int:
-        return int(self.m[state.M_IST][state.I_KEVALS])
+    n_refactorizations = _counter(state.I_REFACTOR, "Refactorisations of R = J^-1 (O(P^3)).")
+    n_events = _counter(state.I_EVENTS, "Steps of the adiabatic loop (changes of set).")
+    n_kernel_evals = _counter(state.I_KEVALS, "Kernel values computed while learning.")

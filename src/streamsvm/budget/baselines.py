@@ -142,11 +142,8 @@ class RandomBudgetSVM(KernelStreamClassifier):
     def _chunk_invariant(self) -> bool:
         return False  # the reservoir draws depend on the chunking
 
-    def _make_learner(self):
-        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
-        self._n_learners_made += 1
-        return _RandomLearner(self.n_features_in_, rng, budget=int(self.budget), C=float(self.C),
-                              jit_kernel=self._jit_kernel)
+    def _learner_kwargs(self) -> dict:
+        return {"budget": int(self.budget), "C": float(self.C), "jit_kernel": self._jit_kernel}
 
     _support_positions_missing = ("the reservoir's slots are identified by their reservoir "
                                   "entry, not by their stream position")
@@ -334,7 +331,28 @@ class _BudgetPerceptronWindowLearner(_BudgetPerceptronLearner):
         self.n_seen += X.shape[0]
 
 
-class Forgetron(KernelStreamClassifier):
+class _KernelPerceptronClassifier(KernelStreamClassifier):
+    """The estimator face the two kernel perceptrons share: a kernel expansion of at most
+    ``budget`` stored examples without bias, learnt in one pass whose result depends on the
+    order of the labels, and their count of updates."""
+
+    _order_sensitive = True  # sorted labels: streamsvm.order
+    _bounded_memory = True
+    _support_positions_missing = "the kernel perceptrons do not record stream positions"
+
+    def _learner_expansion(self, learner):
+        coef = learner._coefficients()
+        keep = np.flatnonzero(coef != 0.0)
+        return learner.V[keep].copy(), coef[keep], 0.0, None
+
+    @property
+    def n_updates_(self) -> int:
+        """Updates made (mistakes for the Forgetron, additions for the budget perceptron),
+        summed over one-vs-rest learners."""
+        return self._sum_over_learners("n_updates")
+
+
+class Forgetron(_KernelPerceptronClassifier):
     """The self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer, SIAM J. Comput. 2008): a
     kernel perceptron with at most ``budget`` support vectors that, when over budget,
     shrinks all weights by the largest ``phi`` its mistake bound allows and forgets the
@@ -387,14 +405,11 @@ class Forgetron(KernelStreamClassifier):
     True
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
-
     _learner_class = _ForgetronLearner
     _weighting_refusal = (
         "the Forgetron's shrinking schedule is derived for unit updates; a weighted form is not"
         " implemented"
     )
-    _bounded_memory = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "poly", "degree": 2, "gamma": 0.05}]
 
     _parameter_constraints = {
@@ -419,27 +434,11 @@ class Forgetron(KernelStreamClassifier):
         return float(gamma) * float(self.gamma_factor) if isinstance(self.gamma, str) \
             else gamma
 
-    def _make_learner(self):
-        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
-        self._n_learners_made += 1
-        return _ForgetronLearner(self.n_features_in_, rng, budget=int(self.budget),
-                                 jit_kernel=self._jit_kernel)
-
-    _support_positions_missing = "the kernel perceptrons do not record stream positions"
-
-    def _learner_expansion(self, learner):
-        coef = learner._coefficients()
-        keep = np.flatnonzero(coef != 0.0)
-        return learner.V[keep].copy(), coef[keep], 0.0, None
-
-    @property
-    def n_updates_(self) -> int:
-        """Updates made (mistakes for the Forgetron, additions for the budget perceptron),
-        summed over one-vs-rest learners."""
-        return self._sum_over_learners("n_updates")
+    def _learner_kwargs(self) -> dict:
+        return {"budget": int(self.budget), "jit_kernel": self._jit_kernel}
 
 
-class BudgetPerceptron(KernelStreamClassifier):
+class BudgetPerceptron(_KernelPerceptronClassifier):
     """Budget kernel perceptron (Koby Crammer, Jaz Kandola & Yoram Singer, "Online
     Classification on a Budget", NIPS 2003): an example with ``y f(x) <= beta`` becomes a
     support vector (coefficient ``y``); when ``budget`` are stored, one is removed (see
@@ -510,14 +509,11 @@ class BudgetPerceptron(KernelStreamClassifier):
     True
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
-
     _learner_class = _BudgetPerceptronLearner
     _weighting_refusal = (
         "the budget perceptron's removal rule is derived for unit updates; a weighted form is "
         "not implemented"
     )
-    _bounded_memory = True
     _test_params = [{"budget": 20}, {"budget": 10, "kernel": "linear", "beta": 0.5},
                     {"budget": 8, "removal": "margin"}, {"budget": 12, "removal": "errors"},
                     {"budget": 10, "window": 7}]
@@ -562,16 +558,3 @@ class BudgetPerceptron(KernelStreamClassifier):
         learner = (_BudgetPerceptronErrorsLearner if self.removal == "errors"
                    else _BudgetPerceptronLearner)
         return learner(self.n_features_in_, rng, **common)
-
-    _support_positions_missing = "the kernel perceptrons do not record stream positions"
-
-    def _learner_expansion(self, learner):
-        coef = learner._coefficients()
-        keep = np.flatnonzero(coef != 0.0)
-        return learner.V[keep].copy(), coef[keep], 0.0, None
-
-    @property
-    def n_updates_(self) -> int:
-        """Updates made (mistakes for the Forgetron, additions for the budget perceptron),
-        summed over one-vs-rest learners."""
-        return self._sum_over_learners("n_updates")

@@ -175,11 +175,8 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
                     "check_sample_weight_equivalence_on_sparse_data": reason}
         return {}
 
-    def _make_learner(self):
-        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
-        self._n_learners_made += 1
-        return _IncrementalLearner(self.n_features_in_, rng, C=float(self.C),
-                                   jit_kernel=self._jit_kernel, tol=float(self.tol))
+    def _learner_kwargs(self) -> dict:
+        return {"C": float(self.C), "jit_kernel": self._jit_kernel, "tol": float(self.tol)}
 
     # ------------------------------------------------------------------ weights
     def partial_fit(self, X, y, classes=None, sample_weight=None):

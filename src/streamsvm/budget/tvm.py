@@ -288,15 +288,12 @@ class TwinVectorMachine(KernelStreamClassifier):
         self.verbose = verbose
         self.n_jobs = n_jobs
 
-    def _make_learner(self):
-        rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
-        self._n_learners_made += 1
-        return _TVMLearner(
-            self.n_features_in_, rng, budget=int(self.budget), C=float(self.C),
-            jit_kernel=self._jit_kernel, m1=float(self.m1), m2=float(self.m2),
-            eta=float(self.eta), merging=self.merging, one_sided=self.one_sided,
-            rejection=self.rejection, scale_C=self.scale_C, merge_tries=self.merge_tries,
-            same_label_merging=self.same_label_merging,
+    def _learner_kwargs(self) -> dict:
+        return dict(
+            budget=int(self.budget), C=float(self.C), jit_kernel=self._jit_kernel,
+            m1=float(self.m1), m2=float(self.m2), eta=float(self.eta), merging=self.merging,
+            one_sided=self.one_sided, rejection=self.rejection, scale_C=self.scale_C,
+            merge_tries=self.merge_tries, same_label_merging=self.same_label_merging,
         )
 
     # ------------------------------------------------------------------ introspection
