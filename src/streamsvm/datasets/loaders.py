@@ -354,6 +354,16 @@ def _register(name, description, files, n_train, n_test, n_features, n_classes, 
     _REGISTRY[name] = _Entry(info=info, chunks=chunks, keep=keep, positive=positive)
 
 
+def _register_svmlight(name, description, train, test, n_train, n_test, n_features, papers,
+                       positive_text, *, zero_based=False, split=None):
+    """A binary dataset in two svmlight files, ``train`` and ``test``, whose label +1 is the
+    positive class; its split is the published one unless ``split`` says otherwise."""
+    _register(name, description, (train, test), n_train, n_test, n_features, 2,
+              split or f"published: {train} / {test}", papers,
+              _svmlight_source(name, train, test, n_features, zero_based), positive_text,
+              positive=_plus_one)
+
+
 def _isin(values):
     values = np.asarray(values)
     return lambda y: np.isin(y, values)
@@ -381,27 +391,20 @@ _register("mnist-8vrest", "MNIST digit 8 (+1) against all other digits (-1)", _M
           60000, 10000, 784, 2, _MNIST_SPLIT, (ACTIVE,), _mnist_source("mnist-8vrest"),
           "digit 8", positive=_isin([8]))
 
-_register("adult", "Adult census income (LIBSVM a9a), 123 binary features; +1 = income > 50K",
-          ("adult.trn.bz2", "adult.tst.bz2"), 32561, 16281, 123, 2,
-          "published: adult.trn.bz2 / adult.tst.bz2", (TVM, LASVM, LASVM_NC, ACTIVE),
-          _svmlight_source("adult", "adult.trn.bz2", "adult.tst.bz2", 123, True),
-          "income > 50K (label +1 of the file)", positive=_plus_one)
-_register("ijcnn1", "IJCNN 2001 neural network competition, 22 features",
-          ("ijcnn1.trn.bz2", "ijcnn1.tst.bz2"), 49990, 91701, 22, 2,
-          "published: ijcnn1.trn.bz2 / ijcnn1.tst.bz2", (STREAMSVM, BLURRED, TVM),
-          _svmlight_source("ijcnn1", "ijcnn1.trn.bz2", "ijcnn1.tst.bz2", 22, False),
-          "label +1 of the file", positive=_plus_one)
-_register("w3a", "w3a web page classification (LIBSVM), 300 binary features",
-          ("w3a.t.bz2", "w3a.bz2"), 44837, 4912, 300, 2,
-          "as in the papers: train on the larger file w3a.t.bz2, test on w3a.bz2",
-          (STREAMSVM, BLURRED),
-          _svmlight_source("w3a", "w3a.t.bz2", "w3a.bz2", 300, False),
-          "label +1 of the file", positive=_plus_one)
-_register("reuters-moneyfx", "Reuters-21578 topic money-fx (+1) against the rest, tf-idf",
-          ("reuters.trn.bz2", "reuters.tst.bz2"), 7770, 3299, 8315, 2,
-          "published: reuters.trn.bz2 / reuters.tst.bz2", (LASVM, LASVM_NC, ACTIVE),
-          _svmlight_source("reuters-moneyfx", "reuters.trn.bz2", "reuters.tst.bz2", 8315, False),
-          "topic money-fx", positive=_plus_one)
+_register_svmlight("adult", "Adult census income (LIBSVM a9a), 123 binary features; "
+                   "+1 = income > 50K", "adult.trn.bz2", "adult.tst.bz2", 32561, 16281, 123,
+                   (TVM, LASVM, LASVM_NC, ACTIVE), "income > 50K (label +1 of the file)",
+                   zero_based=True)
+_register_svmlight("ijcnn1", "IJCNN 2001 neural network competition, 22 features",
+                   "ijcnn1.trn.bz2", "ijcnn1.tst.bz2", 49990, 91701, 22,
+                   (STREAMSVM, BLURRED, TVM), "label +1 of the file")
+_register_svmlight("w3a", "w3a web page classification (LIBSVM), 300 binary features",
+                   "w3a.t.bz2", "w3a.bz2", 44837, 4912, 300, (STREAMSVM, BLURRED),
+                   "label +1 of the file",
+                   split="as in the papers: train on the larger file w3a.t.bz2, test on w3a.bz2")
+_register_svmlight("reuters-moneyfx", "Reuters-21578 topic money-fx (+1) against the rest, "
+                   "tf-idf", "reuters.trn.bz2", "reuters.tst.bz2", 7770, 3299, 8315,
+                   (LASVM, LASVM_NC, ACTIVE), "topic money-fx")
 
 _register("usps", "USPS handwritten digits 0-9, 16x16 pixels in [0, 1]", ("usps.npz",),
           7291, 2007, 256, 10, "published: X_train/y_train and X_test/y_test of usps.npz",
