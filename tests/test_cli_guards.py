@@ -186,7 +186,7 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(runner, tmp_path, 
     def closed_pipe(labels):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr(cli, "_as_written", closed_pipe)
+    monkeypatch.setattr(cli.scoring, "_as_written", closed_pipe)
     result = runner.invoke(main, ["predict", str(model_path), "--data", "synthetic-a",
                                   "--n-samples", "10"])
     assert result.exit_code == 1
