@@ -1,5 +1,5 @@
 """The per-row path of the dict interface: River's ``predict_one`` / ``learn_one`` at what
-their maths costs (issue 19, item 7).
+their maths costs.
 
 The general path reads a dict through the vocabulary into a one-row CSR matrix and runs
 ``partial_fit`` (scikit-learn's checks, label sets, the calibration bookkeeping) for every

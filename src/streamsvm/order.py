@@ -5,7 +5,7 @@ by label, each class in one block, are how many tables are stored (scikit-learn'
 ``load_iris``, ``load_wine``, ...) and how cross-validation folds keep them when they are not
 shuffled, and they are the worst order for the learners that follow the last rows: the model
 sees one class for a long time, then the other. Training accuracy with the rows sorted by
-label / shuffled once (defaults; measured 2026-11-27):
+label / shuffled once (each estimator at its defaults):
 
 =================  ===========================  ======================================
 estimator          iris, class 2 vs the rest    ``make_classification(600, 5,
