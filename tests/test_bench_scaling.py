@@ -10,7 +10,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scaling.py"
+BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "library" / "bench_scaling.py"
 
 
 @pytest.fixture(scope="module")

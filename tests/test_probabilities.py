@@ -311,7 +311,7 @@ def _split(X, y):
 
 def _linear_params(name, cls, n_train):
     """The linear kernel and SVC's C = 1 in each estimator's terms (Pegasos: lambda =
-    1 / (C n)); as ``benchmarks/bench_probability_vs_svc.py``."""
+    1 / (C n)); as ``benchmarks/library/bench_probability_vs_svc.py``."""
     if name == "Pegasos":
         return {"alpha": 1.0 / n_train}
     params = {"kernel": "linear"} if "kernel" in cls._parameter_constraints else {}

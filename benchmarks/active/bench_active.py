@@ -7,14 +7,16 @@ Figures 5 and 6 (AL vs RS on Waveform and Adult thinned to several imbalance rat
 Figure 8 (support-vector ratio during learning), on the datasets we have, with the paper's
 C and gamma (its Table 2).
 
-Run: ``python benchmarks/bench_active.py [--quick]``. Writes ``benchmarks/results/active.md``
+Run: ``python benchmarks/active/bench_active.py [--quick]``. Writes ``benchmarks/results/active.md``
 and ``active_fig2.png``, ``active_fig5.png``, ``active_fig6.png``, ``active_fig8.png``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +35,8 @@ from streamsvm.active.baselines import (
 from streamsvm.datasets import DatasetNotFoundError, load_dataset
 from streamsvm.lasvm._expansion_core import KEVALS, N_CANDIDATES
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 SEED = 0
 MNIST_ROWS = None  # all 60000 training rows (the paper's size); --mnist-rows reduces it
@@ -457,8 +460,8 @@ def merge_parts():
         body += text[start:]
     lines = [line for i, line in enumerate(intro) if line or (i and intro[i - 1])]
     lines = lines[1:] if lines and not lines[0] else lines
-    lines += ["Command: `python benchmarks/bench_active.py` (here run as `--only PART` for each "
-              f"of {', '.join(PARTS)} in parallel processes, joined by `--merge`)", ""]
+    lines += ["Run: `python benchmarks/active/bench_active.py` (here run as `--only PART` for "
+              f"each of {', '.join(PARTS)} in parallel processes, joined by `--merge`)", ""]
     lines += body + [READING]
     path = write_markdown("active.md", "Active learning on imbalanced data (CIKM 2007)", lines)
     for part in PARTS:
@@ -557,7 +560,7 @@ def main():
     mnist = "all 60000 training and 10000 test rows (the paper's size)"
     if args.mnist_rows:
         mnist = f"the first {args.mnist_rows} training rows and all 10000 test rows"
-    command = "python benchmarks/bench_active.py" + "".join(
+    command = "python benchmarks/active/bench_active.py" + "".join(
         f" {flag}" for flag, on in (("--quick", args.quick),
                                     (f"--mnist-rows {args.mnist_rows}", args.mnist_rows),
                                     (f"--only {args.only}", args.only)) if on)

@@ -3,20 +3,23 @@ functions of ε, with lookahead L = 0 and L = 10.
 
 The paper does not name the dataset of its figures; this script uses MNIST 8 vs 9 (C = ∞, the
 paper's MNIST setting) and IJCNN (C = 1e5, the paper's IJCNN setting), a few random stream
-orders each. Run: ``python benchmarks/bench_blurred_epsilon.py [--orders 5] [--quick]``.
+orders each. Run: ``python benchmarks/blurred/bench_blurred_epsilon.py [--orders 5] [--quick]``.
 Writes ``benchmarks/results/blurred_epsilon.md`` and ``blurred_epsilon.png``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from streamsvm import BlurredBallSVM
 from streamsvm.datasets import load_dataset
 
-from _common import RESULTS, mean_std, timed, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, mean_std, timed, write_markdown  # noqa: E402
 
 EPSILONS = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-5, 1e-6]
 DATASETS = {
@@ -114,7 +117,7 @@ def main():
         "shapes can be compared. The first run of the script includes numba's compilation.",
         "",
         "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=<data> python "
-        f"benchmarks/bench_blurred_epsilon.py --orders {orders}`.",
+        f"benchmarks/blurred/bench_blurred_epsilon.py --orders {orders}`.",
     ]
     path = write_markdown(f"blurred_epsilon{suffix}.md",
                           "Blurred Ball SVM, Figures 1–2: error and time vs ε", lines)

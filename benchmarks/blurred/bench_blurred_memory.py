@@ -5,21 +5,24 @@ The stream is StreamSVM's Synthetic C (five-dimensional Gaussian clusters, about
 separable, endless generator ``streamsvm.datasets.synthetic_c``), learnt chunk by chunk with
 ``partial_fit``; after every chunk the script records the balls kept, the distinct core points
 stored, the balls added so far and the model's bytes. Run:
-``python benchmarks/bench_blurred_memory.py [--examples 1000000] [--chunk 10000]``.
+``python benchmarks/blurred/bench_blurred_memory.py [--examples 1000000] [--chunk 10000]``.
 Writes ``benchmarks/results/blurred_memory.md`` and ``blurred_memory.png``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from streamsvm import BlurredBallSVM
 from streamsvm.datasets import synthetic_c
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 SETTINGS = [
     {"epsilon": 1e-3, "C": 1.0, "lookahead": 0},
@@ -99,7 +102,7 @@ def main():
         "doubling capacity (1165 core points: a 2048 × 2048 array, 33.5 MB); it is what makes "
         "each new ball's MEB cheap to set up.",
         "",
-        "Regenerate: `PYTHONPATH=src python benchmarks/bench_blurred_memory.py "
+        "Regenerate: `PYTHONPATH=src python benchmarks/blurred/bench_blurred_memory.py "
         f"--examples {args.examples} --chunk {args.chunk}`.",
     ]
     path = write_markdown("blurred_memory.md", "Blurred Ball SVM: memory on a long stream", lines)

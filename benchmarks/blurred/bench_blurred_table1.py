@@ -7,13 +7,15 @@ paper's numbers. For each Blurred Ball run the table also gives the plain final-
 classifier of the same cover ("last"), the ROC AUC of Algorithm 2's scores, the balls and core
 points kept, and the training time.
 
-Run: ``python benchmarks/bench_blurred_table1.py [--quick] [--orders 20]``.
+Run: ``python benchmarks/blurred/bench_blurred_table1.py [--quick] [--orders 20]``.
 Writes ``benchmarks/results/blurred_table1.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -21,7 +23,8 @@ from streamsvm import BlurredBallSVM, StreamSVM
 from streamsvm.datasets import DatasetNotFoundError, load_dataset
 from streamsvm.metrics import roc_auc
 
-from _common import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import (  # noqa: E402
     accuracy_over_orders,
     linear_svc_reference,
     mean_std,
@@ -210,7 +213,7 @@ def main():
         "orders, within half a point of the paper (`defaults_blurred.md`).",
         "",
         f"Regenerate: `PYTHONPATH=src STREAMSVM_DATA=<data> python "
-        f"benchmarks/bench_blurred_table1.py --orders {orders}`.",
+        f"benchmarks/blurred/bench_blurred_table1.py --orders {orders}`.",
     ]
     path = write_markdown(
         "blurred_table1.md" if not args.quick else "blurred_table1_quick.md",

@@ -16,13 +16,15 @@ overlapping Gaussians (1,000 and 4,000 training rows, centres 2 standard deviati
 2,000 test rows). Balanced accuracy, and the CPU seconds of the budget perceptrons on
 Synthetic A 100k (best of 3 fits, compilation excluded).
 
-Run: ``python benchmarks/bench_budget_perceptron.py``. Writes
+Run: ``python benchmarks/budget/bench_budget_perceptron.py``. Writes
 ``benchmarks/results/budget_perceptron.md``.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import balanced_accuracy_score
@@ -38,7 +40,8 @@ from streamsvm.datasets import (
     make_synthetic_a,
 )
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 
 def _gaussians(n_train):
@@ -141,7 +144,7 @@ def main():
         lines += ["", f"CPU seconds of one fit on {TIMED_PROBLEM} (best of 3, compilation "
                   "excluded, a shared 2-core machine): " + "; ".join(
                       f"{label.split(', ', 1)[1]} {cpu:.2f}" for label, cpu in seconds.items())]
-    lines += ["", READING, "", "Command: `python benchmarks/bench_budget_perceptron.py`", ""]
+    lines += ["", READING, "", "Command: `python benchmarks/budget/bench_budget_perceptron.py`", ""]
     write_markdown("budget_perceptron.md", "Budget kernel perceptron: removal rules", lines)
 
 

@@ -9,16 +9,20 @@ the bound per example falls as ``1 / N`` and the margin cannot shrink), under C 
 example (``scale_C=False``), and with the paper's merging, with the test accuracy on 5,000
 clean checkerboard points.
 
-Run: ``python benchmarks/bench_tvm_beneficial.py``. Writes
+Run: ``python benchmarks/budget/bench_tvm_beneficial.py``. Writes
 ``benchmarks/results/tvm_beneficial.md``.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from streamsvm import TwinVectorMachine
 from streamsvm.datasets import make_checkerboard, make_noisy_checkerboard
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 STOPS = (1000, 5000, 10_000, 20_000, 50_000)
 CONFIGS = {
@@ -50,7 +54,7 @@ def main():
             last = stop
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    lines += ["", READING, "", "Command: `python benchmarks/bench_tvm_beneficial.py`", ""]
+    lines += ["", READING, "", "Command: `python benchmarks/budget/bench_tvm_beneficial.py`", ""]
     write_markdown("tvm_beneficial.md", "TVM: the Beneficial share by C rule", lines)
 
 

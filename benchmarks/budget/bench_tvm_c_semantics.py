@@ -24,13 +24,15 @@ original example is bounded by ``B / N`` at the end of a stream of N rows) and w
 per original example (``scale_C=False``), beside the exact SVM (SVC) with the bound per
 example that the literal rule reaches at N = 5,000 and at the paper's N = 21,048.
 
-Run: ``python benchmarks/bench_tvm_c_semantics.py``. Writes
+Run: ``python benchmarks/budget/bench_tvm_c_semantics.py``. Writes
 ``benchmarks/results/tvm_c_semantics.md``.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from bench_tvm_tables import T3, prepare
@@ -48,7 +50,8 @@ from streamsvm.datasets import (
     make_noisy_checkerboard,
 )
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 
 def _dense(X):
@@ -198,7 +201,7 @@ def main():
                      for b in ADULT_BUDGETS]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines += ["", "SVC(C=1) does not depend on B (one value).", "", ADULT_READING]
-    lines += ["", "Command: `python benchmarks/bench_tvm_c_semantics.py`", ""]
+    lines += ["", "Command: `python benchmarks/budget/bench_tvm_c_semantics.py`", ""]
     write_markdown("tvm_c_semantics.md", "Twin Vector Machine: C as SVC's C", lines)
 
 

@@ -4,7 +4,7 @@ Accuracy on the noise-free checkerboard (5000 test points) as the stream grows, 
 exact IDSVM (stopped on a time budget, as in the paper) and scikit-learn's SVC (LIBSVM) on
 prefixes of the stream; CPU time of TVM and IDSVM against the stream length.
 
-Run: ``python benchmarks/bench_tvm_checkerboard.py [--n-max 10000000] [--idsvm-max 6000]
+Run: ``python benchmarks/budget/bench_tvm_checkerboard.py [--n-max 10000000] [--idsvm-max 6000]
 [--svc-max 20000]``. Writes ``benchmarks/results/tvm_checkerboard.md``, ``.png`` and a JSON
 of the curve (updated as the run goes, so a long run can be read before it ends).
 """
@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 from sklearn.svm import SVC
 
 from streamsvm import IncrementalSVM, TwinVectorMachine
 from streamsvm.datasets import make_checkerboard, noisy_checkerboard
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 GAMMA = 1.0 / (2 * 0.37)  # the paper's RBF width delta = 0.37 in exp(-|x-y|^2 / (2 delta))
 C = 100.0

@@ -16,7 +16,7 @@ C by default). Training examples in one random order (seed 0).
   Global merging, feature-space merging.
 
 IDSVM runs on a CPU-time budget like the paper's (3000 s there), then reports the examples
-learnt. Run: ``python benchmarks/bench_tvm_tables.py [--n-train 10000] [--idsvm-seconds 20]
+learnt. Run: ``python benchmarks/budget/bench_tvm_tables.py [--n-train 10000] [--idsvm-seconds 20]
 [--datasets banana,gauss] [--tables 3,3b,4,5]``; a run of some tables keeps the
 others' results in the JSON. Writes ``benchmarks/results/tvm_tables.md``
 (and ``tvm_tables.json``, updated after each data set).
@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.preprocessing import StandardScaler
@@ -42,7 +44,8 @@ from streamsvm.datasets import (
     make_waveform,
 )
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 # Paper values. Table 3: Forgetron, Random, LIBSVM, IDSVM, TVM B=20, 50, 100, 200, 500
 T3 = {
@@ -351,7 +354,8 @@ def report(results, args):
                                                                        strict=True)]
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     lines += ["", READING]
-    lines += ["", f"Command: `python benchmarks/bench_tvm_tables.py --n-train {args.n_train} "
+    lines += ["", "Run: `python benchmarks/budget/bench_tvm_tables.py "
+              f"--n-train {args.n_train} "
               f"--idsvm-seconds {args.idsvm_seconds:g} --budgets "
               f"{','.join(map(str, args.budgets))}`", ""]
     write_markdown("tvm_tables.md", "TVM paper, Tables 2-5 (reduced)", lines)

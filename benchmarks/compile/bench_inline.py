@@ -117,8 +117,8 @@ def main(argv=None):
             dropped = rewrite(root / "streamsvm", variant)
             cache = Path(tmp) / "cache"
             cold = run(COLD, [], root, cache)
-            speed = run(REGIMES, [str(HERE.parent), str(args.repeats), args.regimes], root,
-                        cache)
+            speed = run(REGIMES, [str(HERE.parent / "lasvm"), str(args.repeats), args.regimes],
+                        root, cache)
         rows.append({"variant": variant, "dropped": dropped, "cold": cold, "speed": speed})
         print(json.dumps(rows[-1]), flush=True)
     sys.path.insert(0, str(HERE.parent))

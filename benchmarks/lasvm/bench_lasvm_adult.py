@@ -3,13 +3,15 @@ online epoch and the finishing step timed apart: the acceptance run of the speed
 
 RBF gamma = 0.005, C = 100, tau = 0.001, 40 MB cache for both, one epoch in the file's
 order, CPU seconds (``time.process_time``), both in this process. Run:
-``python benchmarks/bench_lasvm_adult.py``; prints one line per phase and writes
+``python benchmarks/lasvm/bench_lasvm_adult.py``; prints one line per phase and writes
 ``benchmarks/results/lasvm_adult.md``.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.svm import SVC
@@ -17,7 +19,8 @@ from sklearn.svm import SVC
 from streamsvm import LASVM
 from streamsvm.datasets import load_dataset
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 
 def main():
@@ -51,7 +54,7 @@ def main():
                     "tau = 0.001, 40 MB cache for both, one epoch in the file's order; CPU "
                     "seconds, LASVM then SVC in one process. Paper: LASVM×1 14.94% error, "
                     "11,268 SV, 809 s; LIBSVM 14.90%, 11,327 SV, 1,079 s (its 2005 machine).",
-                    "", *lines, "", "Regenerate: `python benchmarks/bench_lasvm_adult.py`."])
+                    "", *lines, "", "Regenerate: `python benchmarks/lasvm/bench_lasvm_adult.py`."])
 
 
 if __name__ == "__main__":

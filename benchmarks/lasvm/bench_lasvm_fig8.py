@@ -6,14 +6,16 @@ with the same RBF kernel, C, tolerance and a 40 MB cache, run in the same proces
 paper's LIBSVM and LASVM×1 numbers beside. Figure 9: relative change of error, SVs and time
 made by the finishing step of LASVM×1.
 
-Run: ``python benchmarks/bench_lasvm_fig8.py [--quick] [--only Adult,USPS]``.
+Run: ``python benchmarks/lasvm/bench_lasvm_fig8.py [--quick] [--only Adult,USPS]``.
 Writes ``benchmarks/results/lasvm_fig8.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _lasvm_data import FIG7, PREPROCESSING, load
@@ -21,7 +23,8 @@ from sklearn.svm import SVC
 
 from streamsvm import LASVM
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 # Figure 8: LIBSVM (error %, SV, KCalc, time s), LASVM×1 (error %, SV, KCalc, time s)
 PAPER = {
@@ -144,7 +147,7 @@ def main():
         *fig9_lines,
         "",
         "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
-        f"benchmarks/bench_lasvm_fig8.py{' --quick' if args.quick else ''}"
+        f"benchmarks/lasvm/bench_lasvm_fig8.py{' --quick' if args.quick else ''}"
         f"{' --only ' + args.only if args.only else ''}"
         f"{' --out ' + args.out if args.out else ''}`",
     ]

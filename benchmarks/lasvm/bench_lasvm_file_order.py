@@ -10,20 +10,23 @@ it beta = C: both predict "not 8" everywhere. One pass over the first ``--n-trai
 images in the file's order (the paper: 60,000, averages of 10 shuffled runs), the 10,000
 test images, C = 100, gamma = 0.001 (the paper's Table 2), s = -1, CLEAN every 300.
 
-Run: ``python benchmarks/bench_lasvm_file_order.py [--n-train 60000]``. Writes
+Run: ``python benchmarks/lasvm/bench_lasvm_file_order.py [--n-train 60000]``. Writes
 ``benchmarks/results/lasvm_file_order_mnist8.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 from streamsvm import LASVM, LASVMG, LASVMI, LASVMNC
 from streamsvm.datasets import load_dataset
 from streamsvm.metrics import g_means
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 PAPER = {"LASVM-G": 99.27, "LASVM-NC": 99.15, "LASVM-I": 99.18}  # Table 3, 60,000 shuffled
 
@@ -88,7 +91,7 @@ def main():
                      f"{cpu:.1f} | {paper} |")
         print(lines[-1], flush=True)
     lines += ["", READING]
-    lines += ["", f"Command: `python benchmarks/bench_lasvm_file_order.py --n-train "
+    lines += ["", f"Command: `python benchmarks/lasvm/bench_lasvm_file_order.py --n-train "
               f"{args.n_train}`", ""]
     write_markdown("lasvm_file_order_mnist8.md", "LASVM-NC / LASVM-I on MNIST-8 in file order",
                    lines)

@@ -12,7 +12,7 @@ largest cache.
 LASVM's jitted code is loaded (numba's on-disk cache) by a small warm-up fit before any
 timing; that one-time cost per process is measured and reported apart.
 
-Run: ``python benchmarks/bench_lasvm_mnist.py [--digits 8|all] [--n-train 60000]
+Run: ``python benchmarks/lasvm/bench_lasvm_mnist.py [--digits 8|all] [--n-train 60000]
 [--cache 256] [--x2] [--cache-sizes 8,32,256,1024]``. Writes
 ``benchmarks/results/lasvm_mnist.md`` (or ``lasvm_mnist_cache.md`` + ``.png`` with
 ``--cache-sizes``).
@@ -21,7 +21,9 @@ Run: ``python benchmarks/bench_lasvm_mnist.py [--digits 8|all] [--n-train 60000]
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.svm import SVC
@@ -29,7 +31,8 @@ from sklearn.svm import SVC
 from streamsvm import LASVM
 from streamsvm.datasets import load_dataset
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 GAMMA, C = 0.005, 1000.0
 # Figure 4: multiclass error and time (LIBSVM, LASVM×1, LASVM×2), full 60000 training set
@@ -106,8 +109,9 @@ def table(args, X, y, Xt, yt, warm):
             lines.append(f"| {method} | {100 * np.mean(predicted != yt):.2f} | {total:.1f} | "
                          f"{svc_total / total:.2f} | {paper[0]} | {paper[1]} |")
             print(lines[-1], flush=True)
-    lines += ["", "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
-              f"benchmarks/bench_lasvm_mnist.py --digits {args.digits} --n-train {args.n_train} "
+    lines += ["", "Run: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
+              f"benchmarks/lasvm/bench_lasvm_mnist.py --digits {args.digits} "
+              f"--n-train {args.n_train} "
               f"--cache {args.cache:g}{' --x2' if args.x2 else ''}"
               f"{' --out ' + args.out if args.out != 'lasvm_mnist.md' else ''}`"]
     return write_markdown(args.out, "LASVM on MNIST (Bordes et al. 2005, Sec. 3.3)",
@@ -162,8 +166,9 @@ def cache_figure(args, X, y, Xt, yt, warm):
     fig.tight_layout()
     fig.savefig(RESULTS / "lasvm_mnist_cache.png", dpi=80)
     lines += ["", "![cache figure](lasvm_mnist_cache.png)", "",
-              "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
-              f"benchmarks/bench_lasvm_mnist.py --digits {args.digits} --n-train {args.n_train} "
+              "Run: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
+              f"benchmarks/lasvm/bench_lasvm_mnist.py --digits {args.digits} "
+              f"--n-train {args.n_train} "
               f"--cache-sizes {args.cache_sizes}`"]
     return write_markdown("lasvm_mnist_cache.md",
                           "LASVM on MNIST: training time vs kernel cache size (Figure 6)", lines)

@@ -7,7 +7,7 @@ saved, the finishing step run and measured, and the state restored before more i
 Adult (published split; the paper averages 65 random splits) and MNIST 8-vs-rest with 10%
 training label noise (reduced training set, see the results file). SVC's error beside.
 
-Run: ``python benchmarks/bench_lasvm_selection.py [--mnist-train 10000]``.
+Run: ``python benchmarks/lasvm/bench_lasvm_selection.py [--mnist-train 10000]``.
 Writes ``benchmarks/results/lasvm_selection.md`` and ``lasvm_selection.png``.
 """
 
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import copy
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _lasvm_data import load
@@ -23,7 +25,8 @@ from sklearn.svm import SVC
 
 from streamsvm import LASVM
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 # the learner state a finishing step changes (the cached rows follow the layout of S: the
 # layout log and the rows' generations are saved with the cache)
@@ -149,7 +152,7 @@ def main():
     fig.savefig(RESULTS / f"{args.out}.png", dpi=80)
     lines += [f"![selection curves]({args.out}.png)", "",
               "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
-              f"benchmarks/bench_lasvm_selection.py --mnist-train {args.mnist_train} "
+              f"benchmarks/lasvm/bench_lasvm_selection.py --mnist-train {args.mnist_train} "
               f"--active-max {args.active_max}"
               f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}"
               f" --problems {args.problems} --out {args.out}"

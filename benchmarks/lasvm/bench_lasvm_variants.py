@@ -6,14 +6,16 @@ with the parameters of their Table 2, the paper's numbers beside (averages of 10
 is one run in a shuffled order, seed 0). LASVM×1 (with its finishing step) is added for
 reference.
 
-Run: ``python benchmarks/bench_lasvm_variants.py [--mnist-train 10000] [--only Banana]
+Run: ``python benchmarks/lasvm/bench_lasvm_variants.py [--mnist-train 10000] [--only Banana]
 [--out lasvm_variants.md]``. Writes ``benchmarks/results/<out>``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _lasvm_data import PREPROCESSING, TABLE2, load
@@ -21,7 +23,8 @@ from _lasvm_data import PREPROCESSING, TABLE2, load
 from streamsvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM
 from streamsvm.metrics import accuracy, g_means, prbep, roc_auc
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 DATASETS = list(TABLE2)
 METHODS = {"FULL SVM": FullSVM, "LASVM-G": LASVMG, "LASVM-NC": LASVMNC, "LASVM-I": LASVMI}
@@ -124,7 +127,7 @@ def main():
             lines.append(f"| {method} | " + " | ".join(cells) + " |")
         lines.append("")
     lines.append("Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
-                 f"benchmarks/bench_lasvm_variants.py --mnist-train {args.mnist_train}"
+                 f"benchmarks/lasvm/bench_lasvm_variants.py --mnist-train {args.mnist_train}"
                  f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}"
                  f"{' --only ' + args.only if args.only else ''}"
                  f"{' --out ' + args.out if args.out != 'lasvm_variants.md' else ''}`")

@@ -8,7 +8,7 @@ MNIST 8 vs 9 (784 pixels), Reuters money-fx (8,315 tf-idf features, CSR) and w3a
 binary features, CSR). Large sets are subsampled (seeded; stated in the table) so that the
 whole run takes a few minutes. Run:
 
-    PYTHONPATH=src STREAMSVM_DATA=/work/shared/data python benchmarks/bench_lasvm_vs_svc.py
+    PYTHONPATH=src STREAMSVM_DATA=/work/shared/data python benchmarks/lasvm/bench_lasvm_vs_svc.py
 
 (``--only banana,adult`` for some regimes, ``--repeats 3``); writes
 ``benchmarks/results/lasvm_vs_svc.md``.
@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,7 +33,8 @@ from streamsvm.datasets import load_dataset
 from streamsvm.lasvm import _expansion_core as expansion
 from streamsvm.lasvm.learner import _Learner
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 SEED = 0
 
@@ -231,7 +234,7 @@ def main(argv=None):
         results.append(r)
     lines = report(results, args.repeats)
     lines += ["", "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data python "
-              "benchmarks/bench_lasvm_vs_svc.py`."]
+              "benchmarks/lasvm/bench_lasvm_vs_svc.py`."]
     title = "LASVM against SVC per regime (issue 20)" + (f", {args.label}" if args.label else "")
     path = write_markdown(args.out, title, lines)
     print(f"wrote {path}")

@@ -14,7 +14,7 @@ the weights a user could compute from the first chunk. The model with O(N^2) mem
 table. Times are CPU seconds (``time.process_time``) of learning, compilation excluded (every
 model learns a small problem first), all models in one process.
 
-Run: ``python benchmarks/bench_class_weight.py [--rows N] [--kernel-rows M] [--test T]``
+Run: ``python benchmarks/library/bench_class_weight.py [--rows N] [--kernel-rows M] [--test T]``
 (``--quick`` for a small run); writes ``benchmarks/results/class_weight.md``. Needs
 ``STREAMSVM_DATA`` for IJCNN1 (without it, the generated problem only).
 """
@@ -22,8 +22,10 @@ Run: ``python benchmarks/bench_class_weight.py [--rows N] [--kernel-rows M] [--t
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import make_classification
@@ -35,7 +37,8 @@ from sklearn.utils.class_weight import compute_class_weight
 from streamsvm import LASVM, LASVMG, CollapseWarning, IncrementalSVM, Pegasos, Perceptron
 from streamsvm.datasets import load_dataset
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 CHUNK = 1_000
 

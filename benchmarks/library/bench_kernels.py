@@ -12,7 +12,7 @@ Compares, in the same process, scikit-learn's ``rbf_kernel(x, B)`` with
 Blocks of 1k / 10k / 100k rows, dense (100 features, and 784 like MNIST) and CSR shaped like
 Reuters RCV1 (47,236 features, about 76 stored values per row with power-law feature
 frequencies, rows of unit length). Reports rows per second (higher is better) and the
-speed-up over scikit-learn. Run: ``python benchmarks/bench_kernels.py [--quick]``; writes
+speed-up over scikit-learn. Run: ``python benchmarks/library/bench_kernels.py [--quick]``; writes
 ``benchmarks/results/kernels.md`` (``kernels_quick.md`` with ``--quick``).
 """
 
@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -33,7 +35,8 @@ from threadpoolctl import threadpool_limits
 
 from streamsvm.kernels import RBF, Kernel, _core
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 GAMMA = 0.1
 RCV1_FEATURES = 47_236

@@ -5,7 +5,7 @@ checkerboard in chunks of 1,000 rows, C = 1000, gamma = 1, then its finishing st
 scikit-learn's ``SVC`` model (``support_vectors_`` + ``dual_coef_`` + ``intercept_``) on the
 same rows and parameters, and the acceptance bound (3x SVC's bytes + 64 KB).
 
-Run: ``python benchmarks/bench_model_files.py [--n 20000] [--before BYTES]``; ``--before``
+Run: ``python benchmarks/library/bench_model_files.py [--n 20000] [--before BYTES]``; ``--before``
 records the size the same run gave before the change (measured on the merge base). Writes
 ``benchmarks/results/model_files.md``.
 """
@@ -15,14 +15,17 @@ from __future__ import annotations
 import argparse
 import os
 import pickle
+import sys
 import tempfile
+from pathlib import Path
 
 from sklearn.svm import SVC
 
 import streamsvm
 from streamsvm.datasets import make_checkerboard
 
-from _common import timed, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import timed, write_markdown  # noqa: E402
 
 C, GAMMA, CHUNK = 1000.0, 1.0, 1000
 

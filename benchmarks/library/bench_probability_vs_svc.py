@@ -18,7 +18,7 @@ this change (the sigmoid fitted to the prequential window of the models along th
 and **test-fitted**: Platt's sigmoid fitted to the test rows' own scores (with
 ``predict_proba``'s agreement rule), about the least log-loss a sigmoid of that model's scores
 reaches (where it is above 1.10, the model's scores, not their calibration, fall short of
-SVC's). Run: ``python benchmarks/bench_probability_vs_svc.py`` (about two minutes
+SVC's). Run: ``python benchmarks/library/bench_probability_vs_svc.py`` (about two minutes
 on an idle 2-core machine, compilation included); writes
 ``benchmarks/results/probability_vs_svc.md``. Needs ``STREAMSVM_DATA`` for Adult
 (``--adult-rows 0`` skips it).
@@ -27,8 +27,10 @@ on an idle 2-core machine, compilation included); writes
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer, make_classification, make_moons
@@ -39,7 +41,8 @@ from sklearn.svm import SVC
 from streamsvm.calibration import agree_with_labels, fit_platt, platt_probability
 from streamsvm.registry import available_estimators
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 CHUNK = 50
 #: training rows of the estimators whose every row is a protocol event (the rest: all)

@@ -5,20 +5,23 @@ PAClassifier. Default parameters everywhere, except ``DistributedL2SVM`` on 3 si
 default 10 sites take minutes: every row is a protocol event).
 CPU seconds per stream (``time.process_time``, one run, the estimator's first use in the
 process excluded by a warm-up run on 100 rows). Issue 19's acceptance: LASVM within 2 points
-of LogisticRegression. Run: ``python benchmarks/bench_river_phishing.py`` (about three
+of LogisticRegression. Run: ``python benchmarks/library/bench_river_phishing.py`` (about three
 minutes); writes ``benchmarks/results/river_phishing.md``.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 import time
+from pathlib import Path
 
 from river import datasets, evaluate, linear_model, metrics, preprocessing
 
 from streamsvm.registry import available_estimators
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 
 def contenders():

@@ -34,7 +34,7 @@ at 10^6 and 10^7 examples: flat when both grow by at most 10%. The **growth expo
 the least-squares slope of log(CPU s) on log(n) over the measured sizes >= 10^4 (all sizes
 when fewer than two of them are measured).
 
-Run: ``python benchmarks/bench_scaling.py [--quick] [--jobs 2]``. Writes
+Run: ``python benchmarks/library/bench_scaling.py [--quick] [--jobs 2]``. Writes
 ``benchmarks/results/scaling.md``, ``scaling.json``, ``scaling_time.png`` and
 ``scaling_memory.png`` (``scaling_quick.*`` with ``--quick``).
 """
@@ -52,6 +52,7 @@ import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -628,7 +629,7 @@ def plot(results, prefix, RESULTS):
 def report(results, quick, seconds):
     lines = [
         "Training CPU time and peak memory as a generated stream grows. Method, settings and "
-        "the meaning of each column: the docstring of `benchmarks/bench_scaling.py` and "
+        "the meaning of each column: the docstring of `benchmarks/library/bench_scaling.py` and "
         "`docs/scaling.md`. Plots: `scaling_time.png`, `scaling_memory.png`"
         + (" (quick run: not written)" if quick else "") + ".",
         "",
@@ -654,7 +655,7 @@ def report(results, quick, seconds):
         lines += ["", READING.strip()]
     if seconds:
         lines += ["", f"Whole run: {seconds / 60:.0f} min wall clock on a shared 2-core machine."]
-    lines += ["", "Regenerate: `PYTHONPATH=src nice -n 10 python benchmarks/bench_scaling.py"
+    lines += ["", "Run: `PYTHONPATH=src nice -n 10 python benchmarks/library/bench_scaling.py"
               + (" --quick" if quick else "") + "`."]
     return lines
 
@@ -741,6 +742,7 @@ def main():
         print(json.dumps(child_batch(group, label, int(n))))
         return
 
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
     from _common import RESULTS, write_markdown
 
     prefix = "scaling_quick" if args.quick else "scaling"

@@ -7,7 +7,7 @@ same models. Writes ``docs/img/boundaries.png``, ``docs/img/learning_curves.png`
 
 Regenerate::
 
-    PYTHONPATH=src STREAMSVM_DATA=/path/to/data python benchmarks/plot_guide.py
+    PYTHONPATH=src STREAMSVM_DATA=/path/to/data python benchmarks/library/plot_guide.py
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import pathlib
+import sys
 import time
 
 import matplotlib
@@ -31,9 +32,10 @@ from streamsvm.datasets import make_checkerboard  # noqa: E402
 from streamsvm.evaluate import holdout  # noqa: E402
 from streamsvm.registry import get_estimator  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
 from _common import write_markdown  # noqa: E402
 
-IMG = pathlib.Path(__file__).resolve().parents[1] / "docs" / "img"
+IMG = pathlib.Path(__file__).resolve().parents[2] / "docs" / "img"
 ADULT_ROWS = 10_000
 
 #: (panel title, label in OUR_SETTINGS) for the boundary and curve figures.
@@ -202,7 +204,7 @@ def main() -> None:
                  f"{adult.gamma}, C = {adult.C} for the kernel models, the settings of "
                  "`streamsvm bench` for the others; one pass in chunks of 1,000 (SVC: batch). "
                  f"Plot: `docs/img/{path.name}`. Regenerate: "
-                 "`python benchmarks/plot_guide.py --only roc`.", "", *lines]
+                 "`python benchmarks/library/plot_guide.py --only roc`.", "", *lines]
         print(path, write_markdown("guide_roc.md", "ROC on Adult (the user guide's figure)",
                                    notes))
 

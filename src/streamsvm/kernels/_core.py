@@ -35,8 +35,8 @@ length ``n_features`` once, then gather ``workspace[indices[p]] * data[p]`` over
 stored values: one pass over the block with no branches, O(nnz(x) + nnz(block)). The
 alternative, merging the two sorted index lists per block row, costs
 O(nnz(x) + nnz(row)) *per block row* and branches unpredictably; on Reuters-like data it is
-about ten times slower (``benchmarks/bench_kernels.py`` measures both). The merge is used only
-for a single pair of CSR vectors (:func:`kernel_csr`), where no workspace is at hand.
+about ten times slower (``benchmarks/library/bench_kernels.py`` measures both). The merge is
+used only for a single pair of CSR vectors (:func:`kernel_csr`), where no workspace is at hand.
 
 The LRU cache of kernel rows and its compiled functions are in :mod:`streamsvm.kernels.cache`.
 
