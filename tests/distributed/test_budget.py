@@ -175,3 +175,34 @@ def test_ray_groups_sites_in_few_actors():
         remote.close()
     finally:
         ray.shutdown()
+
+
+def test_faults_give_the_fault_free_model():
+    """Lost, duplicated and reordered messages and a crashed worker restarted from its
+    checkpoint (with an empty cache of features) leave the model bit for bit as without."""
+    from streamsvm.distributed.faults import FaultyTransport
+    from streamsvm.distributed.features import feature_map_for
+    from streamsvm.distributed.objective import KernelSpace
+    from streamsvm.kernels import Kernel
+
+    X, y = make_classification(300, 4, random_state=9)
+    y = np.where(y == 1, 1.0, -1.0)
+
+    def run(transport):
+        kernel = Kernel("rbf", gamma=0.3)
+        tracker = BudgetTracker(6, 4, KernelSpace(kernel, 1.0, "two-class"),
+                                feature_map_for(kernel, 4, 64, 0), budget=4, n_workers=3,
+                                checkpoint_every=10, transport=transport)
+        tracker.add_rows(np.arange(300) % 6, X, y)
+        for i in range(0, 300, 7):
+            tracker.delete(i % 6, i)
+        return tracker
+
+    clean = run(None)
+    faults = FaultyTransport(seed=0, drop=0.2, duplicate=0.2, reorder=0.3, crash={1: 40})
+    faulty = run(faults)
+    report = faulty.report()
+    assert report["restarts"] >= 1 and report["resends"] > 0
+    np.testing.assert_array_equal(faulty.glob.w, clean.glob.w)
+    assert faulty.glob.f == clean.glob.f
+    assert report["messages"] == clean.report()["messages"]

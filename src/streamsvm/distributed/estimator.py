@@ -4,8 +4,11 @@ chapter 4).
 
 :class:`DistributedL2SVM` keeps, at every site, the (exact or ε-approximate) two-class or
 one-class L2-SVM over the union of the sites' current points, while points are added and
-deleted at the sites. It is a thin front over :class:`~streamsvm.distributed.protocol.Tracker`
-with the L2-SVM kernel k̂ of section 4.1 and f = ‖·‖².
+deleted at the sites. It is a thin front over one of two drivers, chosen by ``tracking``:
+:class:`~streamsvm.distributed.budget.BudgetTracker` (the default for the RBF and linear
+kernels: ê as a vector of random Fourier features or of the inputs, a bounded cost per row)
+or :class:`~streamsvm.distributed.protocol.Tracker` (``tracking='exact'``, the thesis'
+protocol, with the L2-SVM kernel k̂ of section 4.1 and f = ‖·‖²).
 
 It is in the estimator registry with the library's contract (``fit``, ``partial_fit(X, y,
 classes=None)``, ``learn_one`` / ``predict_one``, CSR input, ``save`` / ``load``), plus what
@@ -16,8 +19,9 @@ scaling of site 0's decision values, fitted on the prequential scores of the row
 for ``task='one-class'`` there are no negative labels to fit against, so the probability of
 the +1 class is the uncalibrated fallback ``1 / (1 + exp(-f))``. It differs where the tracked
 model does: two classes at most (no one-vs-rest: each class pair would be a separate
-tracker and protocol), and every row is a protocol step in Python (messages between sites),
-so it is far slower per example than the single-machine learners.
+tracker and protocol), and every row is a protocol step in Python (messages between sites):
+about a millisecond per row in the budget mode, and a cost that grows with the support
+vectors in the exact mode.
 """
 
 from __future__ import annotations

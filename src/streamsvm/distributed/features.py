@@ -30,18 +30,39 @@ class IdentityMap:
 
 
 class RandomFourierMap:
-    """Random Fourier features of ``exp(−γ‖x − x'‖²)`` (Rahimi & Recht 2007, Algorithm 1)."""
+    """Random Fourier features of ``exp(−γ‖x − x'‖²)`` (Rahimi & Recht 2007, Algorithm 1).
+
+    Files and checkpoints keep the seed, not Ω and φ (n_features × n_components numbers, 136
+    MB on 8,315-d text): they are drawn again on loading, the same bits, and shared by the
+    maps of one process that have the same seed and sizes."""
+
+    _transient = ("omega", "phase")
 
     def __init__(self, n_features, n_components, gamma, seed):
         self.n_features = int(n_features)
         self.n_components = int(n_components)
         self.gamma = float(gamma)
         self.seed = int(seed)
-        rng = np.random.default_rng(self.seed)
-        self.omega = rng.normal(0.0, np.sqrt(2.0 * self.gamma),
-                                size=(self.n_features, self.n_components))
-        self.phase = rng.uniform(0.0, 2.0 * np.pi, size=self.n_components)
         self.scale = float(np.sqrt(2.0 / self.n_components))
+        self._restore_transient()
+
+    def _restore_transient(self) -> None:
+        key = (self.n_features, self.n_components, self.gamma, self.seed)
+        if key not in _DRAWN:
+            rng = np.random.default_rng(self.seed)
+            omega = rng.normal(0.0, np.sqrt(2.0 * self.gamma),
+                               size=(self.n_features, self.n_components))
+            _DRAWN[key] = (omega, rng.uniform(0.0, 2.0 * np.pi, size=self.n_components))
+            while len(_DRAWN) > 4:
+                _DRAWN.pop(next(iter(_DRAWN)))
+        self.omega, self.phase = _DRAWN[key]
+
+    def __getstate__(self):  # copies (pickle, Ray) carry the seed, as files do
+        return {k: v for k, v in vars(self).items() if k not in self._transient}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._restore_transient()
 
     def transform(self, X) -> np.ndarray:
         """z of each row of X (2-D): √(2/D) cos(XΩ + φ)."""
@@ -50,6 +71,10 @@ class RandomFourierMap:
         np.cos(Z, out=Z)
         Z *= self.scale
         return Z
+
+
+#: the last drawn (Ω, φ) by (n_features, n_components, gamma, seed): never changed in place
+_DRAWN: dict = {}
 
 
 def feature_map_for(kernel, n_features, n_components, seed):

@@ -38,6 +38,9 @@ class _SiteActor(SiteEndpoint):
     checkpoint file (``site=None``)."""
 
     def __init__(self, site, path):  # noqa: D107
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")  # the actors are the parallelism
         if site is None:
             restarted = SiteEndpoint.restart(path)
             super().__init__(restarted.site, path, restarted.delivered)
