@@ -1,4 +1,11 @@
-""""Learning on the border" (Ertekin, Huang, Bottou & Giles, CIKM 2007), reproduced.
+"""Active learning with early stopping (Ertekin, Huang, Bottou & Giles, CIKM 2007) reaches batch
+SVC's PRBEP, g-means and AUC on imbalanced data with a fraction of the labels.
+
+Writes: benchmarks/results/active.md, active_fig2.png, active_fig5.png, active_fig6.png,
+    active_fig8.png
+Run: python benchmarks/active/bench_active.py
+
+"Learning on the border" (Ertekin, Huang, Bottou & Giles, CIKM 2007), reproduced.
 
 Table 1 (g-means and AUC of Batch and early-stopped AL, SV ratio, data efficiency), Table 3
 (PRBEP of Batch, US, SMOTE, DC and AL; training time of SMOTE and AL; here also Batch's),

@@ -1,4 +1,10 @@
-"""Blurred Ball SVM's Figures 1 and 2 (Nathan & Raghvendra): test error and training time as
+"""The Blurred Ball SVM's test error and training time depend on ε as in Figures 1 and 2 of Nathan
+& Raghvendra (2014).
+
+Writes: benchmarks/results/blurred_epsilon.md, blurred_epsilon.png
+Run: python benchmarks/blurred/bench_blurred_epsilon.py --orders 5
+
+Blurred Ball SVM's Figures 1 and 2 (Nathan & Raghvendra): test error and training time as
 functions of ε, with lookahead L = 0 and L = 10.
 
 The paper does not name the dataset of its figures; this script uses MNIST 8 vs 9 (C = ∞, the

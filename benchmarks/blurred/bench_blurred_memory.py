@@ -1,4 +1,10 @@
-"""Blurred Ball SVM memory on a long generated stream: balls kept and core points stored
+"""The Blurred Ball SVM keeps a bounded number of balls and core points on a stream of 10^6
+examples.
+
+Writes: benchmarks/results/blurred_memory.md, blurred_memory.png
+Run: python benchmarks/blurred/bench_blurred_memory.py --examples 1000000 --chunk 10000
+
+Blurred Ball SVM memory on a long generated stream: balls kept and core points stored
 against examples seen.
 
 The stream is StreamSVM's Synthetic C (five-dimensional Gaussian clusters, about 85%

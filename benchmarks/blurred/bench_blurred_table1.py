@@ -1,4 +1,10 @@
-"""Blurred Ball SVM's Table 1 (Nathan & Raghvendra), reproduced.
+"""The Blurred Ball SVM reproduces the single-pass accuracies of Table 1 of Nathan & Raghvendra
+(2014) with lookahead 0 and 10.
+
+Writes: benchmarks/results/blurred_table1.md
+Run: python benchmarks/blurred/bench_blurred_table1.py --orders 20
+
+Blurred Ball SVM's Table 1 (Nathan & Raghvendra), reproduced.
 
 Single-pass test accuracy (%) of the Blurred Ball SVM with lookahead L = 0 and L = 10 (the
 paper's ε and C), averaged over random stream orders with the standard deviation, beside

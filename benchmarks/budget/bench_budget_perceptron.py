@@ -1,4 +1,11 @@
-"""Budget kernel perceptron: the removal rule, measured against the other budget methods.
+"""The budget kernel perceptron's default removal rule (errors on a window of recent rows) keeps a
+balanced accuracy at least that of the margin rule of Crammer, Kandola & Singer (2003) at a
+budget of 100.
+
+Writes: benchmarks/results/budget_perceptron.md
+Run: python benchmarks/budget/bench_budget_perceptron.py
+
+Budget kernel perceptron: the removal rule, measured against the other budget methods.
 
 Crammer, Kandola & Singer ("Online Classification on a Budget", NIPS 2003) remove the
 stored example with the largest margin without itself (``removal="margin"``); Weston,

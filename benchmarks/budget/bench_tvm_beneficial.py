@@ -1,4 +1,10 @@
-"""Twin Vector Machine: the share of examples that Beneficial keeps, by C rule.
+"""The share of examples that the Twin Vector Machine's Beneficial test keeps falls as the stream
+grows (Wang & Vucetic, Sec. 4.4), under each C rule.
+
+Writes: benchmarks/results/tvm_beneficial.md
+Run: python benchmarks/budget/bench_tvm_beneficial.py
+
+Twin Vector Machine: the share of examples that Beneficial keeps, by C rule.
 
 The paper (Sec. 4.4) says the share n/N of examples within the margin "decreases with N"
 because the margin shrinks as the stream grows; our long N-Checkerboard run keeps about

@@ -1,4 +1,10 @@
-"""Twin Vector Machine: what C means, measured against SVC with the same C.
+"""The Twin Vector Machine given SVC's C reaches SVC's balanced accuracy only when C means the
+same thing per example.
+
+Writes: benchmarks/results/tvm_c_semantics.md
+Run: python benchmarks/budget/bench_tvm_c_semantics.py
+
+Twin Vector Machine: what C means, measured against SVC with the same C.
 
 Each problem is learnt inside ``Pipeline(StandardScaler(), est)`` with SVC's default C = 1
 and gamma = 'scale' by

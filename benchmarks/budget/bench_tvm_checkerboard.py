@@ -1,4 +1,10 @@
-"""TVM paper, Sec. 5.3 / Figure 2e-f: TVM (B = 100, RBF) on a long N-Checkerboard stream.
+"""The Twin Vector Machine (B = 100) approaches the accuracy of Figure 2e-f of Wang & Vucetic on a
+10^7-example N-Checkerboard stream in CPU time linear in the stream.
+
+Writes: benchmarks/results/tvm_checkerboard.md, tvm_checkerboard.json, tvm_checkerboard.png
+Run: python benchmarks/budget/bench_tvm_checkerboard.py
+
+TVM paper, Sec. 5.3 / Figure 2e-f: TVM (B = 100, RBF) on a long N-Checkerboard stream.
 
 Accuracy on the noise-free checkerboard (5000 test points) as the stream grows, beside the
 exact IDSVM (stopped on a time budget, as in the paper) and scikit-learn's SVC (LIBSVM) on

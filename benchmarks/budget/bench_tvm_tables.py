@@ -1,4 +1,11 @@
-"""TVM paper, Tables 2-5, reproduced (reduced) on the data we have.
+"""The Twin Vector Machine reproduces the ordering of Tables 2-5 of Wang & Vucetic (above Random
+and Forgetron, close to the unbounded SVMs, accuracy growing with B) on reduced data.
+
+Writes: benchmarks/results/tvm_tables.md, tvm_tables.json
+Run: python benchmarks/budget/bench_tvm_tables.py --n-train 5000 --idsvm-seconds 10 --budgets
+    20,50,100,200,500
+
+TVM paper, Tables 2-5, reproduced (reduced) on the data we have.
 
 For each data set (Covertype is not available offline): attributes standardised with the
 training mean and deviation; RBF ``exp(-||x - y||^2 / (2 delta))`` with ``delta = K / 2``

@@ -1,4 +1,10 @@
-"""What a user pays for first use: each registered estimator's first ``fit`` in a new process
+"""Every estimator's first fit on 200 × 10 rows compiles within 15 s wall, and streamsvm warmup
+within 90 s (issue 36).
+
+Writes: benchmarks/results/compile.md, compile.json
+Run: python benchmarks/compile/bench_compile.py --no-warmup --layouts dense
+
+What a user pays for first use: each registered estimator's first ``fit`` in a new process
 with an empty numba cache (cold), the same in a process that finds the cache written (warm),
 and the whole ``streamsvm warmup`` cold and warm.
 

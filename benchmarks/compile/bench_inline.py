@@ -1,4 +1,10 @@
-"""What numba's IR-level inlining (``@njit(inline="always")``) costs in compile time and buys in
+"""Replacing numba's IR-level inlining by plain calls cuts LASVM's cold compile without slowing
+its hot loops by more than 5% (issue 36).
+
+Writes: benchmarks/results/compile_inline.md
+Run: python benchmarks/compile/bench_inline.py --variants today,none --repeats 3
+
+What numba's IR-level inlining (``@njit(inline="always")``) costs in compile time and buys in
 run time, for LASVM.
 
 Claim checked (issue 36): replacing IR-level inlining by plain calls cuts LASVM's cold compile

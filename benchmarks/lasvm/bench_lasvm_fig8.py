@@ -1,4 +1,11 @@
-"""LASVM's Figure 8 (and Figure 9) of Bordes et al. (JMLR 2005), reproduced.
+"""LASVM×1 and LASVM×2 reach LIBSVM's test error and support vectors with fewer kernel
+calculations (Figures 8 and 9 of Bordes et al. 2005).
+
+Writes: benchmarks/results/lasvm_fig8_cpu.md, lasvm_fig8.md
+Run: python benchmarks/lasvm/bench_lasvm_fig8.py --only Waveform,Banana,Reuters,USPS --out
+    lasvm_fig8_cpu.md
+
+LASVM's Figure 8 (and Figure 9) of Bordes et al. (JMLR 2005), reproduced.
 
 Test error, support vectors, kernel calculations and training time of LASVM×1 and LASVM×2
 (one / two shuffled epochs, then the finishing step) against scikit-learn's SVC (LIBSVM)

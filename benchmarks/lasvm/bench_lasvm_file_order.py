@@ -1,4 +1,10 @@
-"""LASVM-NC and LASVM-I on MNIST-8 (digit 8 vs rest) in FILE ORDER, with and without
+"""LASVM-NC and LASVM-I collapse on MNIST-8 in file order without LASVM's seeding and learn with
+it.
+
+Writes: benchmarks/results/lasvm_file_order_mnist8.md
+Run: python benchmarks/lasvm/bench_lasvm_file_order.py --n-train 10000
+
+LASVM-NC and LASVM-I on MNIST-8 (digit 8 vs rest) in FILE ORDER, with and without
 LASVM's seeding.
 
 Ertekin, Bottou & Giles ("Nonconvex Online Support Vector Machines", IEEE TPAMI 2011) build

@@ -1,4 +1,11 @@
-"""LASVM's MNIST experiments (Bordes et al. 2005, Sec. 3.3), reproduced as far as two shared
+"""LASVM×1 matches SVC's error on MNIST's ten one-vs-rest problems, and with an 8 MB cache is
+faster than SVC with 1 GB (Bordes et al. 2005, Sec. 3.3).
+
+Writes: benchmarks/results/lasvm_mnist.md, lasvm_mnist_8vrest.md, lasvm_mnist_cache.md,
+    lasvm_mnist_cache.png
+Run: python benchmarks/lasvm/bench_lasvm_mnist.py --digits all --n-train 12000 --cache 256 --x2
+
+LASVM's MNIST experiments (Bordes et al. 2005, Sec. 3.3), reproduced as far as two shared
 cores allow.
 
 RBF kernel gamma = 0.005, C = 1000, tau = 0.001, pixels in [0, 1]. For each one-vs-rest

@@ -1,4 +1,12 @@
-"""Example selection criteria of LASVM (Bordes et al. 2005, Figures 11-15), reproduced.
+"""ACTIVE selection reaches RANDOM's error with fewer support vectors on noisy data, and GRADIENT
+is the worst early (Figures 11-15 of Bordes et al. 2005).
+
+Writes: benchmarks/results/lasvm_selection.md, lasvm_selection.png, lasvm_selection_mnist.md,
+    lasvm_selection_mnist.png
+Run: python benchmarks/lasvm/bench_lasvm_selection.py --problems adult --adult-train 10000
+    --active-max 5000 --out lasvm_selection
+
+Example selection criteria of LASVM (Bordes et al. 2005, Figures 11-15), reproduced.
 
 RANDOM, GRADIENT, ACTIVE (M = 50) and AUTOACTIVE selection: test error and support vectors
 after the finishing step, as a function of the online iterations and of the computing time

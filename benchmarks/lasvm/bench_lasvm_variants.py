@@ -1,4 +1,11 @@
-"""Table 3 of Ertekin, Bottou & Giles ("Ignorance is Bliss"), reproduced.
+"""LASVM-G, LASVM-NC and LASVM-I reproduce Table 3 of Ertekin, Bottou & Giles (2011) beside the
+full SVM.
+
+Writes: benchmarks/results/lasvm_variants.md, lasvm_variants_adult_mnist8.md
+Run: python benchmarks/lasvm/bench_lasvm_variants.py --mnist-train 10000 --only
+    Banana,Reuters,USPS,USPSN
+
+Table 3 of Ertekin, Bottou & Giles ("Ignorance is Bliss"), reproduced.
 
 Accuracy, PRBEP, AUC, g-means, support vectors, kernel calculations and training time of
 FULL SVM, LASVM-G, LASVM-NC and LASVM-I (s = -1, CLEAN every 300 examples) after one pass,

@@ -1,4 +1,10 @@
-"""class_weight on imbalanced streams: balanced accuracy with ``None`` and ``'balanced'``.
+"""class_weight='balanced' raises the streaming estimators' balanced accuracy on imbalanced
+streams (IJCNN1 and a generated 1:20 stream).
+
+Writes: benchmarks/results/class_weight.md
+Run: python benchmarks/library/bench_class_weight.py
+
+class_weight on imbalanced streams: balanced accuracy with ``None`` and ``'balanced'``.
 
 Two problems: IJCNN1 (IJCNN 2001 neural network competition; about 1 positive in 10), a
 random subsample of the training file streamed in its shuffled order and the first test rows;

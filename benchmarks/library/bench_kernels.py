@@ -1,4 +1,10 @@
-"""Kernel-row throughput: one example against a block of stored vectors, RBF kernel.
+"""The compiled RBF kernel row, dense and CSR, is at least as fast as scikit-learn's rbf_kernel on
+one thread.
+
+Writes: benchmarks/results/kernels.md
+Run: python benchmarks/library/bench_kernels.py
+
+Kernel-row throughput: one example against a block of stored vectors, RBF kernel.
 
 Compares, in the same process, scikit-learn's ``rbf_kernel(x, B)`` with
 

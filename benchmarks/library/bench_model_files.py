@@ -1,4 +1,9 @@
-"""Model file sizes (issue 19, "slim model files"): LASVM (Bordes, Ertekin, Weston & Bottou,
+"""A LASVM model file stays within 3 × SVC's model bytes + 64 KB (issue 19).
+
+Writes: benchmarks/results/model_files.md
+Run: python benchmarks/library/bench_model_files.py --n 20000
+
+Model file sizes (issue 19, "slim model files"): LASVM (Bordes, Ertekin, Weston & Bottou,
 "Fast Kernel Classifiers with Online and Active Learning", JMLR 2005) streamed over the
 checkerboard in chunks of 1,000 rows, C = 1000, gamma = 1, then its finishing step (what
 ``streamsvm train`` does), saved with ``streamsvm.save`` and pickled; beside it the bytes of

@@ -1,4 +1,10 @@
-"""Every estimator in River's own evaluation: ``progressive_val_score`` on River's Phishing
+"""Every estimator runs in River's progressive_val_score on Phishing beside River's own linear
+classifiers.
+
+Writes: benchmarks/results/river_phishing.md
+Run: python benchmarks/library/bench_river_phishing.py
+
+Every estimator in River's own evaluation: ``progressive_val_score`` on River's Phishing
 stream (1,250 rows, bundled with River), behind River's ``StandardScaler``, with Accuracy,
 ROCAUC (from ``predict_proba_one``) and F1, beside River's LogisticRegression, Perceptron and
 PAClassifier. Default parameters everywhere, except ``DistributedL2SVM`` on 3 sites (its

@@ -1,4 +1,10 @@
-"""Scaling and memory: CPU time and peak memory of every streaming estimator as the stream
+"""Every bounded-memory estimator's memory is flat from 10^6 to 10^7 streamed examples while its
+CPU time grows linearly.
+
+Writes: benchmarks/results/scaling.md, scaling.json, scaling_time.png, scaling_memory.png
+Run: python benchmarks/library/bench_scaling.py
+
+Scaling and memory: CPU time and peak memory of every streaming estimator as the stream
 grows from 10^3-10^4 to 10^7 generated examples, beside SGDClassifier, SVC and a NumPy
 throughput ceiling.
 

@@ -1,4 +1,10 @@
-"""Throughput and peak memory of the streaming svmlight reader against scikit-learn's loader.
+"""The streaming svmlight reader reads files of any size in bounded memory, at a throughput
+comparable with scikit-learn's loader.
+
+Writes: benchmarks/results/svmlight_reader.md
+Run: python benchmarks/library/bench_svmlight_reader.py
+
+Throughput and peak memory of the streaming svmlight reader against scikit-learn's loader.
 
 Writes generated svmlight files of growing size to a scratch folder (``benchmarks/.scratch``,
 kept out of git), then, each in a fresh Python process, reads every file

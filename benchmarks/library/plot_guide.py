@@ -1,4 +1,11 @@
-"""The user guide's figures: decision boundaries, learning curves and ROC curves.
+"""The user guide's figures (decision boundaries, learning curves, ROC on Adult) show the models
+as streamsvm bench sets them up.
+
+Writes: benchmarks/results/guide_roc.md, docs/img/boundaries.png, docs/img/learning_curves.png,
+    docs/img/roc_adult.png
+Run: python benchmarks/library/plot_guide.py
+
+The user guide's figures: decision boundaries, learning curves and ROC curves.
 
 Every model is set up exactly as in ``streamsvm bench`` (``streamsvm.bench.OUR_SETTINGS`` and
 the tasks' paper parameters), so the pictures and the guide's decision table describe the

@@ -1,4 +1,10 @@
-"""Hostile inputs against every registered estimator: how many cases were accepted (a model
+"""Every registered estimator answers hostile input with finite decisions or the documented
+ValueError, and none crashes or is silently wrong.
+
+Writes: benchmarks/results/reliability_estimators.md
+Run: python benchmarks/reliability/estimator_fuzzing.py --cases 40 --seed 2
+
+Hostile inputs against every registered estimator: how many cases were accepted (a model
 with finite decisions), refused cleanly (the documented ValueError), refused although valid,
 gave a wrong exception, crashed, or were silently wrong.
 

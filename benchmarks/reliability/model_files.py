@@ -1,4 +1,11 @@
-"""Damaged model files: how often ``streamsvm.load`` refuses them cleanly (issue: hardening).
+"""streamsvm.load refuses damaged model files with ModelFileError, and none crashes or loads
+silently wrong.
+
+Writes: benchmarks/results/reliability_model_files.md
+Run: python benchmarks/reliability/model_files.py --cases 2000 --seed 0 --out
+    benchmarks/results/reliability_model_files.md
+
+Damaged model files: how often ``streamsvm.load`` refuses them cleanly (issue: hardening).
 
 Draws damaged copies of the files of a few small models (random bytes, flipped bytes,
 truncations, hostile header edits, swapped arrays; see ``tests/model_file_cases.py``) from a

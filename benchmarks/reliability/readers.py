@@ -1,4 +1,11 @@
-"""Damaged data files: how often the svmlight and CSV readers refuse them cleanly.
+"""The svmlight and CSV readers read hostile files as a slow reference reading does, or refuse
+them with a ValueError naming the file.
+
+Writes: benchmarks/results/reliability_readers.md
+Run: python benchmarks/reliability/readers.py --cases 2000 --seed 0 --out
+    benchmarks/results/reliability_readers.md
+
+Damaged data files: how often the svmlight and CSV readers refuse them cleanly.
 
 Draws hostile files from a seeded generator (random bytes, valid files with hostile edits,
 compressed files that are truncated, corrupt or not compressed at all; see

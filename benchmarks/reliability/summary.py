@@ -1,4 +1,9 @@
-"""The reliability table of ``docs/reliability.md``: every hostile-input generator of the
+"""Summed over every hostile-input generator of the project, no case crashes or is silently wrong.
+
+Writes: docs/reliability.md
+Run: python benchmarks/reliability/summary.py
+
+The reliability table of ``docs/reliability.md``: every hostile-input generator of the
 project, run with fixed seeds, summed into one row per category.
 
 Categories and their generators (each also has its own script here with a detailed table):

@@ -1,4 +1,11 @@
-"""Training over shards (``streamsvm.sharded.fit_sharded``): wall-time speed-up of 2 local
+"""Two local workers train over shards faster than one (StreamSVM, the Cascade LASVM's first
+layer), at one machine's accuracy.
+
+Writes: benchmarks/results/sharded.md, sharded.json, sharded_quick.md, sharded_quick.json,
+    sharded_streamsvm.md, sharded_streamsvm_quick.md
+Run: python benchmarks/sharded/bench_sharded.py
+
+Training over shards (``streamsvm.sharded.fit_sharded``): wall-time speed-up of 2 local
 workers over 1, and accuracy against one machine.
 
 1. Speed-up (the acceptance of issue 21): StreamSVM over 4 ``.npz`` shards of N generated

@@ -1,4 +1,9 @@
-"""Where one worker's time goes on the shard path of StreamSVM over ``.npz`` shards: the scan
+"""A worker's CPU seconds per stage of StreamSVM's shard path do not grow from 1 to 2 workers.
+
+Writes: benchmarks/results/sharded_profile.md
+Run: python benchmarks/sharded/profile_shard_path.py --rows 250000
+
+Where one worker's time goes on the shard path of StreamSVM over ``.npz`` shards: the scan
 task and the training task of ``fit_sharded``, run in a pool of spawned processes with 1 and
 then 2 workers, each task measured inside its worker (``resource.getrusage``: user and system
 CPU seconds, minor page faults) and the pool's wall time per stage.

@@ -1,4 +1,9 @@
-"""LASVM with ``n_jobs`` 1 and 2 on an idle machine and with one core kept busy.
+"""LASVM with n_jobs=2 loses its speed-up when another process keeps one of two cores busy.
+
+Writes: benchmarks/threads/busy.md
+Run: python benchmarks/threads/bench_busy.py > benchmarks/threads/busy.md
+
+LASVM with ``n_jobs`` 1 and 2 on an idle machine and with one core kept busy.
 
 The parallel regions of a fit (thousands) each wait for their slowest thread; a thread that
 another process keeps off its core holds every region up. This measures it: LASVM (C = 1,

@@ -1,4 +1,9 @@
-"""``n_jobs=None`` must not make small problems slower: CPU seconds of LASVM on small problems
+"""n_jobs=None does not make LASVM slower on small problems than a source tree without threads.
+
+Writes: benchmarks/threads/small.md
+Run: python benchmarks/threads/bench_small.py --baseline /work/main/src
+
+``n_jobs=None`` must not make small problems slower: CPU seconds of LASVM on small problems
 with this checkout's code against another source tree (e.g. ``main`` before ``n_jobs``).
 
 Each tree runs in its own subprocess (the same module names cannot be imported twice in one

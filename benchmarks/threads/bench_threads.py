@@ -1,4 +1,10 @@
-"""Wall-time speed-up of LASVM against its thread count (``n_jobs``).
+"""LASVM's wall time falls with n_jobs on large problems while every thread count fits the same
+model bit for bit.
+
+Writes: benchmarks/threads/results.md, speedup.png
+Run: python benchmarks/threads/bench_threads.py
+
+Wall-time speed-up of LASVM against its thread count (``n_jobs``).
 
 LASVM (Bordes, Ertekin, Weston & Bottou, "Fast Kernel Classifiers with Online and Active
 Learning", JMLR 2005), RBF kernel, tau = 0.001, one epoch in file order and the finishing

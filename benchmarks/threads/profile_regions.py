@@ -1,4 +1,9 @@
-"""Parallel regions of a LASVM fit: how many, how long, and the time outside them.
+"""The time a LASVM fit spends outside its parallel regions bounds what n_jobs can gain.
+
+Writes: benchmarks/threads/regions.md
+Run: LD_PRELOAD=/tmp/gompcount.so python benchmarks/threads/profile_regions.py adult 1,2
+
+Parallel regions of a LASVM fit: how many, how long, and the time outside them.
 
 Build the counter once (it wraps libgomp's ``GOMP_parallel``, numba's OpenMP layer)::
 
