@@ -10,7 +10,15 @@ from sklearn.datasets import make_classification
 
 import streamsvm
 from streamsvm import LASVM, CollapseWarning, IncrementalSVM, Pegasos, Perceptron
-from streamsvm.collapse import MIN_ROWS, WINDOW, collapse_counts, collapse_message
+from streamsvm.collapse import (
+    MIN_MINORITY_ROWS,
+    MIN_ROWS,
+    MISSED_SHARE,
+    WINDOW,
+    collapse_counts,
+    collapse_message,
+    stream_counts,
+)
 from streamsvm.datasets import make_checkerboard
 
 
@@ -127,3 +135,72 @@ def test_counts_read_the_last_rows_of_the_ring_as_a_naive_reading_does():
         expected = (held, sum(calibrator.scores[s] > 0 for s in slots),
                     sum(calibrator.labels[s] > 0 for s in slots))
         assert collapse_counts(calibrator) == expected
+
+
+def rare_minority_stream(n=4000, seed=0):
+    """3% positives spread over the stream (w3a's rate), few features."""
+    return make_classification(n, n_features=10, weights=[0.97], flip_y=0.0,
+                               random_state=seed)
+
+
+def test_majority_only_model_of_a_rare_minority_warns_from_the_stream_counts():
+    """A 3% minority is below the window rule's 5%; a model that predicts it for none of the
+    rows (LASVM with a tiny C) is caught by the stream-long counts, and the message says so."""
+    X, y = rare_minority_stream()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model = stream_into(LASVM(C=1e-4), X, y)
+    calibrator = model.learners_[0].calibration
+    rows, predicted_pos, labelled_pos = collapse_counts(calibrator)
+    assert labelled_pos < 0.05 * rows  # the window rule alone would stay silent
+    caught = collapse_warnings(record)
+    assert len(caught) == 1
+    assert "rows of its stream" in str(caught[0].message)
+    stream_rows, stream_pred, stream_pos = stream_counts(calibrator)
+    assert stream_rows == calibrator.n_recorded and stream_pos >= MIN_MINORITY_ROWS
+    assert stream_pred <= MISSED_SHARE * stream_pos
+
+
+@pytest.mark.parametrize("make", [Perceptron, lambda: LASVM(C=10.0)])
+def test_a_model_that_predicts_a_rare_minority_stays_silent(make):
+    X, y = rare_minority_stream()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CollapseWarning)
+        model = stream_into(make(), X, y)
+    _, predicted_pos, labelled_pos = stream_counts(model.learners_[0].calibration)
+    assert predicted_pos > MISSED_SHARE * labelled_pos
+
+
+def test_rules_of_the_stream_counts():
+    window = (1000, 0, 30)  # one class predicted, 3% minority: the window rule is silent
+    assert collapse_message("M", (0, 1), window) is None
+    assert collapse_message("M", (0, 1), window, stream=(4000, 0, 120)) is not None
+    assert collapse_message("M", (0, 1), window, stream=(4000, 12, 120)) is not None  # 10%
+    assert collapse_message("M", (0, 1), window, stream=(4000, 13, 120)) is None
+    assert collapse_message("M", (0, 1), window, stream=(4000, 0, 19)) is None  # < 20 rows
+    assert collapse_message("M", (0, 1), window, stream=(4000, 0, 39)) is None  # < 1%
+    assert collapse_message("M", (0, 1), window, stream=(MIN_ROWS - 1, 0, 30)) is None
+    # a negative minority, counted from the other side
+    assert collapse_message("M", (0, 1), (1000, 1000, 970), stream=(4000, 4000, 3880))
+
+
+def test_stream_counts_count_every_recorded_score_as_a_naive_count_does():
+    from streamsvm.calibration import PlattCalibrator
+
+    rng = np.random.default_rng(1)
+    calibrator = PlattCalibrator(window=50)
+    scores, labels = [], []
+    for _ in range(60):
+        n = int(rng.integers(1, 120))
+        s, lab = rng.normal(size=n), rng.choice([-1, 1], size=n)
+        if n == 1:
+            calibrator.record_one(s[0], lab[0])
+        else:
+            calibrator.record(s, lab)
+        scores += list(s)
+        labels += list(lab)
+    assert stream_counts(calibrator) == (len(scores), sum(v > 0 for v in scores),
+                                         sum(v > 0 for v in labels))
+    calibrator.flip()
+    assert stream_counts(calibrator) == (len(scores), sum(v < 0 for v in scores),
+                                         sum(v < 0 for v in labels))

@@ -292,6 +292,10 @@ class PlattCalibrator:
     row_labels = None
     row_weights = None
     n_rows_kept = 0
+    # every recorded score > 0 and every recorded label +1, over the whole stream (the
+    # collapse guard's stream-long counts); files saved before they existed start at 0
+    n_scored_positive = 0
+    n_labelled_positive = 0
 
     def __init__(self, window: int = DEFAULT_WINDOW, per_chunk: int = DEFAULT_PER_CHUNK):
         self.per_chunk = int(per_chunk)
@@ -323,6 +327,8 @@ class PlattCalibrator:
         slots = (self.n_recorded + n_rows - kept + np.arange(kept)) % window
         self.scores[slots] = scores[n_rows - kept:]
         self.labels[slots] = np.where(labels[n_rows - kept:] > 0, 1, -1)
+        self.n_scored_positive += int(np.count_nonzero(scores > 0.0))
+        self.n_labelled_positive += int(np.count_nonzero(labels > 0))
         if weights is not None or self.weights is not None:
             self._weights()[slots] = 1.0 if weights is None else np.asarray(weights)[n_rows - kept:]
         self.n_recorded += n_rows
@@ -333,6 +339,8 @@ class PlattCalibrator:
         slot = self.n_recorded % self.scores.shape[0]
         self.scores[slot] = score
         self.labels[slot] = 1 if label > 0 else -1
+        self.n_scored_positive += int(score > 0.0)
+        self.n_labelled_positive += int(label > 0)
         if weight is not None or self.weights is not None:
             self._weights()[slot] = 1.0 if weight is None else weight
         self.n_recorded += 1
@@ -430,6 +438,8 @@ class PlattCalibrator:
         signs = np.where(np.array(labels) > 0, 1, -1).astype(np.int8)
         scored = 1 if scores[0] is None else 0  # only a learner's first row has no score
         window = self.scores.shape[0]
+        self.n_scored_positive += sum(1 for v in scores[scored:] if v > 0.0)
+        self.n_labelled_positive += int(np.count_nonzero(signs[scored:] > 0))
         scored = max(scored, len(scores) - window)  # those a smaller window would overwrite
         if scored < len(scores):
             n_scored = len(scores) - scored
@@ -558,6 +568,8 @@ class PlattCalibrator:
                     for v in (self.per_chunk, self.n_recorded, self.n_learned,
                               self.n_rows_kept))
             and self.per_chunk >= 1
+            and all(type(v) is int and 0 <= v <= self.n_recorded
+                    for v in (self.n_scored_positive, self.n_labelled_positive))
             and self._rows_consistent()
         )
         if not ok:
@@ -584,6 +596,10 @@ class PlattCalibrator:
         self._write_learnt()
         self.scores *= -1.0
         self.labels *= -1
+        # the stream-long counts: every label flips; a score of exactly 0 stays not positive
+        # (rare: the count may then be one high)
+        self.n_scored_positive = self.n_recorded - self.n_scored_positive
+        self.n_labelled_positive = self.n_recorded - self.n_labelled_positive
         if self.row_labels is not None:
             self._write_queue()
             self.row_labels *= -1

@@ -9,7 +9,16 @@ in-sample value just after: ``calibration.py``) with their labels. Over the last
 :data:`WINDOW` of them, once at least :data:`MIN_ROWS` are held, when the sign of the score
 is one class for at least :data:`PREDICTED_SHARE` of the rows while the other class is at
 least :data:`MINORITY_SHARE` of their labels, the model emits one :class:`CollapseWarning`
-(once per model: the flag is saved with it) with the counts and what to try. The check is a
+(once per model: the flag is saved with it) with the counts and what to try.
+
+A minority rarer than that (w3a's 3%) may not even appear among the last rows (the file
+orders its labels in places), so the window adapts to the class rate by reaching back over
+the whole stream: the calibrator also counts every score it recorded above 0 and every +1
+label (``n_scored_positive``, ``n_labelled_positive``), and when the window predicts one
+class for at least :data:`PREDICTED_SHARE` of its rows, the guard also warns if over the
+whole stream (at least :data:`MIN_ROWS` predictions) the other class holds at least
+:data:`MIN_MINORITY_ROWS` labels and :data:`MIN_MINORITY_SHARE` of them while the model
+predicted it for at most :data:`MISSED_SHARE` of as many rows as carry it. The check is a
 few vectorised operations per ``fit`` / ``partial_fit`` call; it reads nothing the learners
 do not already record. Models of more than two classes are not checked (a one-vs-rest
 learner that never says yes for its class is usual and does not make the model collapse).
@@ -21,8 +30,9 @@ import warnings
 
 import numpy as np
 
-__all__ = ["CollapseWarning", "MINORITY_SHARE", "MIN_ROWS", "PREDICTED_SHARE", "WINDOW",
-           "collapse_counts", "collapse_message", "guard_collapse", "warn_collapse"]
+__all__ = ["CollapseWarning", "MINORITY_SHARE", "MIN_MINORITY_ROWS", "MIN_MINORITY_SHARE",
+           "MIN_ROWS", "MISSED_SHARE", "PREDICTED_SHARE", "WINDOW", "collapse_counts",
+           "collapse_message", "guard_collapse", "stream_counts", "warn_collapse"]
 
 #: recent prequential predictions the guard reads (of each binary learner)
 WINDOW = 1000
@@ -32,6 +42,12 @@ MIN_ROWS = 500
 PREDICTED_SHARE = 0.99
 #: the other class must be at least this share of the window's labels
 MINORITY_SHARE = 0.05
+#: over the whole stream, a rarer minority counts from this many labels ...
+MIN_MINORITY_ROWS = 20
+#: ... and this share of the labels
+MIN_MINORITY_SHARE = 0.01
+#: ... when the model predicted it for at most this share of as many rows as carry it
+MISSED_SHARE = 0.1
 
 
 class CollapseWarning(UserWarning):
@@ -55,22 +71,54 @@ def collapse_counts(calibrator) -> tuple[int, int, int]:
     return held, predicted, labelled
 
 
+def stream_counts(calibrator) -> tuple[int, int, int]:
+    """``(rows, predicted +1, labelled +1)`` over every prediction ``calibrator`` recorded
+    (its stream-long counts; 0 for a calibrator saved before they existed)."""
+    return (calibrator.n_recorded, calibrator.n_scored_positive,
+            calibrator.n_labelled_positive)
+
+
+def _rare_minority_missed(counts: tuple[int, int, int]) -> bool:
+    """Whether the stream-long ``counts`` show a minority of at least
+    :data:`MIN_MINORITY_ROWS` labels and :data:`MIN_MINORITY_SHARE` of them that the model
+    predicted for at most :data:`MISSED_SHARE` of as many rows (module doc)."""
+    rows, predicted_pos, labelled_pos = counts
+    if rows < MIN_ROWS or labelled_pos > rows:
+        return False
+    minority_positive = labelled_pos * 2 < rows
+    minority = labelled_pos if minority_positive else rows - labelled_pos
+    predicted = predicted_pos if minority_positive else rows - predicted_pos
+    return (minority >= max(MIN_MINORITY_ROWS, MIN_MINORITY_SHARE * rows)
+            and predicted <= MISSED_SHARE * minority)
+
+
 def collapse_message(estimator_name: str, labels, counts: tuple[int, int, int],
-                     hints=("class_weight='balanced'", "a larger C")) -> str | None:
-    """The warning's text when ``counts`` (of :func:`collapse_counts`) show a collapse, else
-    None; ``labels`` are the learner's ``(-1 class, +1 class)``, ``hints`` the parameters
-    worth trying (standardised features are always suggested)."""
+                     hints=("class_weight='balanced'", "a larger C"),
+                     stream: tuple[int, int, int] | None = None) -> str | None:
+    """The warning's text when ``counts`` (of :func:`collapse_counts`) show a collapse, or
+    they predict one class and the stream-long ``stream`` counts (of :func:`stream_counts`)
+    show a rare minority missed (module doc), else None; ``labels`` are the learner's
+    ``(-1 class, +1 class)``, ``hints`` the parameters worth trying (standardised features
+    are always suggested)."""
     rows, predicted_pos, labelled_pos = counts
     if rows < MIN_ROWS:
         return None
     predicted_share = max(predicted_pos, rows - predicted_pos) / rows
     minority = min(labelled_pos, rows - labelled_pos)
-    if predicted_share < PREDICTED_SHARE or minority < MINORITY_SHARE * rows:
+    if predicted_share < PREDICTED_SHARE:
         return None
+    if minority < MINORITY_SHARE * rows:
+        if stream is None or not _rare_minority_missed(stream):
+            return None
+        rows, predicted_pos, labelled_pos = stream
+        predicted_share = max(predicted_pos, rows - predicted_pos) / rows
+        where = f"the {rows} rows of its stream"
+    else:
+        where = f"its last {rows} rows"
     majority_predicted = labels[1] if predicted_pos * 2 > rows else labels[0]
     return (
         f"{estimator_name} predicts one class ({majority_predicted!r}) for {predicted_share:.1%} "
-        f"of its last {rows} rows (predicted before learning each: {predicted_pos} as "
+        f"of {where} (predicted before learning each: {predicted_pos} as "
         f"{labels[1]!r}, {rows - predicted_pos} as {labels[0]!r}), while {labelled_pos} of them "
         f"are labelled {labels[1]!r} and {rows - labelled_pos} {labels[0]!r}: the model has "
         f"collapsed to one class. Try {''.join(h + ', ' for h in hints)}"
@@ -96,13 +144,14 @@ def guard_collapse(estimator) -> None:
     low, high = (c.item() if isinstance(c, np.generic) else c for c in estimator.classes_)
     labels = (low, high) if estimator._signs[0] > 0 else (high, low)
     counts = collapse_counts(calibrator)
-    if collapse_message("", labels, counts, ()) is None:
+    stream = stream_counts(calibrator)
+    if collapse_message("", labels, counts, (), stream) is None:
         return  # the common case, decided before the hints' parameter look-up
     params = estimator.get_params(deep=False)
     hints = [hint for name, hint in (("class_weight", "class_weight='balanced'"),
                                      ("C", "a larger C"), ("alpha", "a smaller alpha"))
              if name in params]
-    message = collapse_message(type(estimator).__name__, labels, counts, hints)
+    message = collapse_message(type(estimator).__name__, labels, counts, hints, stream)
     if message is not None:
         estimator._collapse_warned = True
         warn_collapse(message)
