@@ -6,11 +6,17 @@ import datetime
 import os
 import pathlib
 import platform
+import re
+import shlex
+import sys
 import time
 
 import numpy as np
 
 RESULTS = pathlib.Path(__file__).parent / "results"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: A line of a results page that names the command that made it.
+RUN_LINE = re.compile(r"^[\s_*>-]*Run:", re.MULTILINE)
 
 
 def timed(fn, *args, **kwargs):
@@ -34,9 +40,24 @@ def machine_line() -> str:
     )
 
 
+def run_line(argv: list[str] | None = None) -> str | None:
+    """``Run: `python benchmarks/<script>.py <options>``` for the running script (``sys.argv``),
+    or None when it is not a script under ``benchmarks/``."""
+    argv = sys.argv if argv is None else argv
+    script = pathlib.Path(argv[0]).resolve() if argv and argv[0] else None
+    if script is None or not script.is_file() or not script.is_relative_to(ROOT / "benchmarks"):
+        return None
+    words = ["python", script.relative_to(ROOT).as_posix(), *map(shlex.quote, argv[1:])]
+    return f"Run: `{' '.join(words)}`"
+
+
 def write_markdown(name: str, title: str, lines: list[str]) -> pathlib.Path:
+    """Write ``results/<name>`` with its title, the machine line and ``lines``; a page whose
+    lines name no ``Run:`` command gets the running script's (:func:`run_line`) at its end."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / name
+    if not RUN_LINE.search("\n".join(lines)) and (run := run_line()):
+        lines = [*lines, "", run]
     path.write_text(f"# {title}\n\n_{machine_line()}_\n\n" + "\n".join(lines) + "\n")
     return path
 

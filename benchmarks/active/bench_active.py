@@ -593,7 +593,7 @@ def main():
         "Reuters topics (Figure 2's grain and ship are replaced by USPS and money-fx, the "
         "latter on its first 3000 training rows). One run (seed 0), not the paper's average "
         "of 10.", "",
-        f"Command: `{command}`" + (" (**quick mode: subsets**)" if args.quick else ""), "",
+        f"Run: `{command}`" + (" (**quick mode: subsets**)" if args.quick else ""), "",
     ]
     datasets = [d if d[0] != "MNIST-8" else (*d[:4], args.mnist_rows, *d[5:])
                 for d in DATASETS] + [DIAGNOSTIC]

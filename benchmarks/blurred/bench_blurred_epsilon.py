@@ -122,7 +122,7 @@ def main():
         "core points are kept). The paper's figures are images without numbers, so only these "
         "shapes can be compared. The first run of the script includes numba's compilation.",
         "",
-        "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=<data> python "
+        "Run: `PYTHONPATH=src STREAMSVM_DATA=<data> python "
         f"benchmarks/blurred/bench_blurred_epsilon.py --orders {orders}`.",
     ]
     path = write_markdown(f"blurred_epsilon{suffix}.md",

@@ -108,7 +108,7 @@ def main():
         "doubling capacity (1165 core points: a 2048 × 2048 array, 33.5 MB); it is what makes "
         "each new ball's MEB cheap to set up.",
         "",
-        "Regenerate: `PYTHONPATH=src python benchmarks/blurred/bench_blurred_memory.py "
+        "Run: `PYTHONPATH=src python benchmarks/blurred/bench_blurred_memory.py "
         f"--examples {args.examples} --chunk {args.chunk}`.",
     ]
     path = write_markdown("blurred_memory.md", "Blurred Ball SVM: memory on a long stream", lines)

@@ -218,7 +218,7 @@ def main():
         "(ε = 1e-3, C = 3) give 90.14 ± 1.30 (L = 0) and 90.73 ± 0.84 (L = 10) over 20 "
         "orders, within half a point of the paper (`defaults_blurred.md`).",
         "",
-        f"Regenerate: `PYTHONPATH=src STREAMSVM_DATA=<data> python "
+        f"Run: `PYTHONPATH=src STREAMSVM_DATA=<data> python "
         f"benchmarks/blurred/bench_blurred_table1.py --orders {orders}`.",
     ]
     path = write_markdown(

@@ -151,7 +151,7 @@ def main():
         lines += ["", f"CPU seconds of one fit on {TIMED_PROBLEM} (best of 3, compilation "
                   "excluded, a shared 2-core machine): " + "; ".join(
                       f"{label.split(', ', 1)[1]} {cpu:.2f}" for label, cpu in seconds.items())]
-    lines += ["", READING, "", "Command: `python benchmarks/budget/bench_budget_perceptron.py`", ""]
+    lines += ["", READING, "", "Run: `python benchmarks/budget/bench_budget_perceptron.py`", ""]
     write_markdown("budget_perceptron.md", "Budget kernel perceptron: removal rules", lines)
 
 

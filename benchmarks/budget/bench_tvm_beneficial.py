@@ -60,7 +60,7 @@ def main():
             last = stop
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    lines += ["", READING, "", "Command: `python benchmarks/budget/bench_tvm_beneficial.py`", ""]
+    lines += ["", READING, "", "Run: `python benchmarks/budget/bench_tvm_beneficial.py`", ""]
     write_markdown("tvm_beneficial.md", "TVM: the Beneficial share by C rule", lines)
 
 

@@ -207,7 +207,7 @@ def main():
                      for b in ADULT_BUDGETS]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines += ["", "SVC(C=1) does not depend on B (one value).", "", ADULT_READING]
-    lines += ["", "Command: `python benchmarks/budget/bench_tvm_c_semantics.py`", ""]
+    lines += ["", "Run: `python benchmarks/budget/bench_tvm_c_semantics.py`", ""]
     write_markdown("tvm_c_semantics.md", "Twin Vector Machine: C as SVC's C", lines)
 
 

@@ -195,7 +195,7 @@ def main(argv=None):
         from _common import write_markdown
 
         write_markdown(f"{args.output}.md", "First use: compile seconds per estimator",
-                       report(result, before) + ["", f"Regenerate: `{command.strip()}`."])
+                       report(result, before) + ["", f"Run: `{command.strip()}`."])
 
     write(first_fits(names, breakdown, args.layouts.split(","), progress=write))
     if not args.no_warmup:

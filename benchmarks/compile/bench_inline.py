@@ -145,7 +145,7 @@ def main(argv=None):
                      f"{r['cold']['cpu']:.1f} | " + " | ".join(cells) + " |")
     command = "PYTHONPATH=src python benchmarks/compile/bench_inline.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
-    lines += ["", f"_{time.strftime('%Y-%m-%d')}; regenerate: `{command.strip()}`._"]
+    lines += ["", f"_{time.strftime('%Y-%m-%d')}_", "", f"Run: `{command.strip()}`"]
     write_markdown("compile_inline.md", "IR-level inlining: compile seconds against run time",
                    lines)
 

@@ -60,7 +60,7 @@ def main():
                     "tau = 0.001, 40 MB cache for both, one epoch in the file's order; CPU "
                     "seconds, LASVM then SVC in one process. Paper: LASVM×1 14.94% error, "
                     "11,268 SV, 809 s; LIBSVM 14.90%, 11,327 SV, 1,079 s (its 2005 machine).",
-                    "", *lines, "", "Regenerate: `python benchmarks/lasvm/bench_lasvm_adult.py`."])
+                    "", *lines, "", "Run: `python benchmarks/lasvm/bench_lasvm_adult.py`."])
 
 
 if __name__ == "__main__":

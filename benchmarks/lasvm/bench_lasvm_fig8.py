@@ -153,7 +153,7 @@ def main():
         "",
         *fig9_lines,
         "",
-        "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
+        "Run: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
         f"benchmarks/lasvm/bench_lasvm_fig8.py{' --quick' if args.quick else ''}"
         f"{' --only ' + args.only if args.only else ''}"
         f"{' --out ' + args.out if args.out else ''}`",

@@ -97,7 +97,7 @@ def main():
                      f"{cpu:.1f} | {paper} |")
         print(lines[-1], flush=True)
     lines += ["", READING]
-    lines += ["", f"Command: `python benchmarks/lasvm/bench_lasvm_file_order.py --n-train "
+    lines += ["", f"Run: `python benchmarks/lasvm/bench_lasvm_file_order.py --n-train "
               f"{args.n_train}`", ""]
     write_markdown("lasvm_file_order_mnist8.md", "LASVM-NC / LASVM-I on MNIST-8 in file order",
                    lines)

@@ -1,7 +1,7 @@
 """ACTIVE selection reaches RANDOM's error with fewer support vectors on noisy data, and GRADIENT
 is the worst early (Figures 11-15 of Bordes et al. 2005).
 
-Writes: benchmarks/results/lasvm_selection.md, lasvm_selection.png, lasvm_selection_mnist.md,
+Writes: benchmarks/results/lasvm_selection.md, lasvm_selection_mnist.md,
     lasvm_selection_mnist.png
 Run: python benchmarks/lasvm/bench_lasvm_selection.py --problems adult --adult-train 10000
     --active-max 5000 --out lasvm_selection
@@ -159,7 +159,7 @@ def main():
     fig.tight_layout()
     fig.savefig(RESULTS / f"{args.out}.png", dpi=80)
     lines += [f"![selection curves]({args.out}.png)", "",
-              "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
+              "Run: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
               f"benchmarks/lasvm/bench_lasvm_selection.py --mnist-train {args.mnist_train} "
               f"--active-max {args.active_max}"
               f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}"

@@ -133,7 +133,7 @@ def main():
                 cells.append(f"{fmt.format(ours)} / {paper_value}")
             lines.append(f"| {method} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.append("Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
+    lines.append("Run: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data nice -n 10 python "
                  f"benchmarks/lasvm/bench_lasvm_variants.py --mnist-train {args.mnist_train}"
                  f"{f' --adult-train {args.adult_train}' if args.adult_train else ''}"
                  f"{' --only ' + args.only if args.only else ''}"

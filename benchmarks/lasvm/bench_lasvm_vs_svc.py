@@ -239,7 +239,7 @@ def main(argv=None):
               f"SV {r['lasvm_sv']} / {r['svc_sv']}, profile {r['profile']}", flush=True)
         results.append(r)
     lines = report(results, args.repeats)
-    lines += ["", "Regenerate: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data python "
+    lines += ["", "Run: `PYTHONPATH=src STREAMSVM_DATA=/work/shared/data python "
               "benchmarks/lasvm/bench_lasvm_vs_svc.py`."]
     title = "LASVM against SVC per regime (issue 20)" + (f", {args.label}" if args.label else "")
     path = write_markdown(args.out, title, lines)

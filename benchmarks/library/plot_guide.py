@@ -210,8 +210,8 @@ def main() -> None:
         notes = [f"Adult, first {ADULT_ROWS:,} training rows, all 16,281 test rows; RBF gamma = "
                  f"{adult.gamma}, C = {adult.C} for the kernel models, the settings of "
                  "`streamsvm bench` for the others; one pass in chunks of 1,000 (SVC: batch). "
-                 f"Plot: `docs/img/{path.name}`. Regenerate: "
-                 "`python benchmarks/library/plot_guide.py --only roc`.", "", *lines]
+                 f"Plot: `docs/img/{path.name}`.", "",
+                 "Run: `python benchmarks/library/plot_guide.py --only roc`", "", *lines]
         print(path, write_markdown("guide_roc.md", "ROC on Adult (the user guide's figure)",
                                    notes))
 

@@ -118,7 +118,7 @@ def main() -> None:
 
     text = (
         f"# Damaged model files (streamsvm {streamsvm.__version__})\n\n"
-        f"`PYTHONPATH=src python benchmarks/reliability/model_files.py --cases {args.cases} "
+        f"Run: `PYTHONPATH=src python benchmarks/reliability/model_files.py --cases {args.cases} "
         f"--seed {args.seed}`\n\n{table(counts)}\n"
     )
     if bad:

@@ -113,7 +113,7 @@ def main() -> None:
     if where.is_relative_to(ROOT):
         where = where.relative_to(ROOT)
     text = (f"# Reliability: damaged svmlight and CSV files\n\n"
-            f"`PYTHONPATH=src python benchmarks/reliability/readers.py --cases {args.cases} "
+            f"Run: `PYTHONPATH=src python benchmarks/reliability/readers.py --cases {args.cases} "
             f"--seed {args.seed}` (readers of streamsvm {streamsvm.__version__}, "
             f"from `{where}`)\n\n"
             + table(counts, args.cases) + "\nBy kind of case:\n\n| kind | "

@@ -274,7 +274,7 @@ def main(argv=None):
         with tempfile.TemporaryDirectory() as tmp:
             speed, start = speed_rows(Path(tmp), args.quick, args.repeats, streamsvm_only=True)
         lines = [
-            "Command: `python benchmarks/sharded/bench_sharded.py --streamsvm-only"
+            "Run: `python benchmarks/sharded/bench_sharded.py --streamsvm-only"
             f"{' --quick' if args.quick else ''}` ({time.perf_counter() - begin:.0f} s). Wall "
             f"times (`time.perf_counter`), best of {args.repeats}, workers started and warm "
             "(start-up below). On a machine shared with other work the wall times and "
@@ -288,7 +288,7 @@ def main(argv=None):
         speed, start = speed_rows(Path(tmp), args.quick, args.repeats)
         accuracy = accuracy_rows(Path(tmp), args.quick, args.cascade_rows)
     lines = [
-        f"Command: `python benchmarks/sharded/bench_sharded.py{' --quick' if args.quick else ''}`"
+        f"Run: `python benchmarks/sharded/bench_sharded.py{' --quick' if args.quick else ''}`"
         f" ({time.perf_counter() - begin:.0f} s). Wall times (`time.perf_counter`), best of "
         f"{args.repeats}, workers started and warm (start-up below). On a machine shared with "
         "other work the wall times and speed-ups are distorted; rerun on an idle machine.",

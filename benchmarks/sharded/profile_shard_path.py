@@ -91,7 +91,7 @@ def main(argv=None):
 
     begin = time.perf_counter()
     lines = [
-        f"Command: `python benchmarks/sharded/profile_shard_path.py --rows {args.rows}` "
+        f"Run: `python benchmarks/sharded/profile_shard_path.py --rows {args.rows}` "
         f"(chunks of {args.chunk_size:,} rows, the best of {args.repeats} runs by pool wall "
         "time, after one run that loads the compiled code). Per stage: the pool's wall "
         "time, and summed over the 4 tasks as measured in the workers: wall, user and system "

@@ -55,7 +55,8 @@ def main():
     print(f"_{time.strftime('%Y-%m-%d')} · {platform.machine()} · {os.cpu_count()} cores · "
           f"Python {platform.python_version()}_\n")
     print(f"LASVM (C = 1, gamma = 0.05) on the first {ROWS:,} rows of Adult, dense; wall "
-          "seconds, best of 2, compilation excluded (`benchmarks/threads/bench_busy.py`).\n")
+          "seconds, best of 2, compilation excluded.\n")
+    print("Run: `python benchmarks/threads/bench_busy.py > benchmarks/threads/busy.md`\n")
     print("| machine | n_jobs=1 s | n_jobs=2 s | n_jobs=2 against 1 |")
     print("|---|---:|---:|---:|")
     for label, t in rows:

@@ -100,6 +100,8 @@ def main():
     lines = ["# Small problems: n_jobs=None against the baseline (CPU seconds)", "",
              f"_{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end; "
              f"baseline `{args.baseline}`; best of 3 runs × {args.rounds} rounds_", "",
+             "Run: `python benchmarks/threads/bench_small.py --baseline "
+             f"{args.baseline} --rounds {args.rounds}`", "",
              "| task | this checkout | baseline | ratio |", "|---|---:|---:|---:|"]
     for task in best["baseline"]:
         mine, theirs = best["this checkout"][task], best["baseline"][task]

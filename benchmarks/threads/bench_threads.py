@@ -41,6 +41,7 @@ import datetime
 import os
 import pathlib
 import platform
+import sys
 import time
 
 import numba
@@ -139,6 +140,9 @@ def main():
         f"{os.cpu_count()} cores (numba may use {available_threads()}) · threading layer "
         f"`{numba.threading_layer()}` · load average {load:.1f} at the start · "
         f"Python {platform.python_version()}_",
+        "",
+        "Run: `python benchmarks/threads/bench_threads.py "
+        + " ".join(sys.argv[1:]).replace(str(HERE.parents[1]) + "/", "") + "`",
         "",
         f"Run size `{args.size}`. LASVM, RBF kernel, tau = 0.001, one epoch in file order and "
         "the finishing step; "

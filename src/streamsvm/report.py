@@ -205,7 +205,7 @@ def demo_table(rows: Sequence[DemoRow], *, data: str, n_train: int, n_test: int)
 def bench_notes(quick: bool) -> str:
     """The notes written above the results of ``streamsvm bench``."""
     return (
-        "Produced by `streamsvm bench" + (" --quick" if quick else "") + "`. Training time "
+        "Run: `streamsvm bench" + (" --quick" if quick else "") + "`. Training time "
         "is CPU time (process_time) and excludes loading and (for River) turning rows into "
         "dicts; peak MB is what training allocates as seen by tracemalloc (NumPy and Python "
         "objects; not LIBSVM's own cache); model KB is the pickled model for streamsvm and "
