@@ -10,6 +10,7 @@ from sklearn.datasets import make_classification
 
 from streamsvm import LASVM
 from streamsvm.lasvm import _expansion_core as expansion
+from streamsvm.lasvm import _kernel_rows_core as kernel_rows
 from streamsvm.lasvm import _lasvm_core as core
 
 
@@ -104,10 +105,10 @@ def test_dense_rbf_row_is_the_two_pass_row():
 
     @njit
     def both(rid, lo, hi, a, b):
-        n1 = expansion._dense_rbf_columns(rid, lo, hi, X, sq, perm, gamma, a)
-        expansion._column_dots(rid, lo, hi, X, none_i, none_i.astype(np.int32), none_f, False,
-                               perm, none_f, b)
-        n2 = expansion.dots_to_columns(b, lo, hi, sq[rid], sq, perm, kern)
+        n1 = kernel_rows._dense_rbf_columns(rid, lo, hi, X, sq, perm, gamma, a)
+        kernel_rows._column_dots(rid, lo, hi, X, none_i, none_i.astype(np.int32), none_f, False,
+                                 perm, none_f, b)
+        n2 = kernel_rows.dots_to_columns(b, lo, hi, sq[rid], sq, perm, kern)
         return n1, n2
 
     for rid, lo, hi in [(4, 0, 120), (5, 17, 120), (9, 0, 0), (11, 3, 64)]:

@@ -10,7 +10,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
 from streamsvm import LASVM
-from streamsvm.lasvm import _expansion_core, _finish_core, _lasvm_core
+from streamsvm.lasvm import _expansion_core, _finish_core, _kernel_rows_core, _lasvm_core
 
 from tests import naive
 
@@ -196,9 +196,9 @@ def _check_cached_rows(learner, X_store):
     cached = np.flatnonzero(learner.cache.id_meta[: learner.n_store, 0] >= 0)
     assert cached.size > 0
     for rid in cached:
-        row = _expansion_core.kernel_row(rid, n, learner._store(), learner._kern(), learner._svs(),
-                               learner.cache.state, learner.ws, learner.scratch[0],
-                               learner.cnt).copy()
+        row = _kernel_rows_core.kernel_row(rid, n, learner._store(), learner._kern(),
+                                           learner._svs(), learner.cache.state, learner.ws,
+                                           learner.scratch[0], learner.cnt).copy()
         expected = rbf_kernel(X_store[rid : rid + 1], X_store[np.maximum(perm, 0)],
                               gamma=GAMMA)[0]
         live = perm >= 0  # a hole keeps whatever it held (its alpha is 0)

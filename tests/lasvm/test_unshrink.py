@@ -13,7 +13,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 from streamsvm import LASVM
 from streamsvm.kernels.cache import CACHE_ID_META, CACHE_SLOT_META, CACHE_STATS, cache_invalidate
-from streamsvm.lasvm import _expansion_core, _finish_core, _lasvm_core
+from streamsvm.lasvm import _expansion_core, _finish_core, _kernel_rows_core, _lasvm_core
 
 GAMMA = 0.5
 
@@ -87,9 +87,9 @@ def test_unshrink_gives_the_exact_gradients(way):
                              rid)
     else:  # the set-aside rows in the cache, whole: eq. 9 computes nothing
         for rid in aside:
-            _expansion_core.kernel_row(rid, n, store, kern, svs, cache,
-                                       work[_expansion_core.WORK_SCATTER],
-                                       work[_expansion_core.WORK_SCRATCH_C], cnt)
+            _kernel_rows_core.kernel_row(rid, n, store, kern, svs, cache,
+                                         work[_expansion_core.WORK_SCATTER],
+                                         work[_expansion_core.WORK_SCRATCH_C], cnt)
     exact = _exact_gradients(learner, n)
     stale = np.abs(learner.g[n_active:n] - exact[n_active:]).max()
     assert stale > 1e-6  # the steps after the shrinks moved them

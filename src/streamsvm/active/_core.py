@@ -8,9 +8,10 @@ import numpy as np
 from numba import njit
 
 from .._random import rand_below
+from ..kernels._cache_core import cache_acquire, cache_set_length
 from ..kernels._core import dot_dense
-from ..kernels.cache import cache_acquire, cache_set_length
 from ..lasvm import _expansion_core as _expansion
+from ..lasvm._decision_core import decision_value
 from ..lasvm._expansion_core import (
     KERN_SPARSE,
     STORE_DATA,
@@ -29,6 +30,7 @@ from ..lasvm._expansion_core import (
     WORK_SCRATCH_A,
     WORK_SCRATCH_C,
 )
+from ..lasvm._kernel_rows_core import column_dots, columns, dots_to_columns
 from ..lasvm._lasvm_core import process, reprocess
 
 
@@ -178,8 +180,8 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     room = rows.shape[0] - cnt[_expansion.N_LIVE] - BLOCK_SPARE_SLOTS
     if room < 1:  # (almost) no cache: one candidate at a time, through scratch rows
         for c in range(n):
-            f[c] = _expansion.decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
-                                         work[WORK_SCRATCH_C])
+            f[c] = decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
+                                  work[WORK_SCRATCH_C])
         return
     block = min(n, room)
     slots = np.empty(block, dtype=np.int64)
@@ -207,7 +209,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
         if panel.shape[0] > 0:  # row by row from the panel (as kernel_row computes them)
             for c in range(m):
                 if valid[c] < ncol:
-                    cnt[_expansion.KEVALS] += _expansion.columns(
+                    cnt[_expansion.KEVALS] += columns(
                         ids[start + c], valid[c], ncol, store, kern, perm, panel,
                         work[WORK_SCATTER], rows[slots[c]])
                     cache_set_length(slot_meta, slots[c], ncol)
@@ -225,13 +227,13 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
                     need += 1
                 s = perm[j]
                 if s >= 0:  # (a hole: dots_to_columns writes 0)
-                    _expansion.column_dots(Xd, s, j, sorted_ids, sorted_slots, need, rows)
+                    column_dots(Xd, s, j, sorted_ids, sorted_slots, need, rows)
         for c in range(m):
             row = rows[slots[c]]
             if valid[c] < ncol:
                 k = ids[start + c]
-                cnt[_expansion.KEVALS] += _expansion.dots_to_columns(row, valid[c], ncol, sq[k], sq,
-                                                             perm, kern)
+                cnt[_expansion.KEVALS] += dots_to_columns(row, valid[c], ncol, sq[k], sq,
+                                                          perm, kern)
                 cache_set_length(slot_meta, slots[c], ncol)
             f[start + c] = dot_dense(a, row[:ncol]) + b
 
@@ -305,7 +307,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
         # y(x) is the same everywhere until both classes have support vectors: draw at random
         draw_front(ids, rows, m, np.int64(1), rng)
         t = 0
-        f = _expansion.decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
+        f = decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
         fst[F_RADIUS] = 0.0
     else:
         n = m

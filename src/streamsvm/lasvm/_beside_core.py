@@ -4,7 +4,7 @@ beside the steps of the current ones (issue 20).
 On one thread an online iteration (Bordes, Ertekin, Weston & Bottou, "Fast Kernel Classifiers
 with Online and Active Learning", JMLR 2005, section 3.2) is mostly one kernel row,
 ``K(x_k, x_s)`` over S, and the steps that use it: PROCESS, REPROCESS, the removals. With
-several threads :func:`._expansion_core.prefetch_rows` computes the rows of the next examples
+several threads :func:`._prefetch_core.prefetch_rows` computes the rows of the next examples
 eight at a time in parallel, but the steps between run on one thread while the others wait:
 on all of Adult a quarter of the fit (``benchmarks/threads/regions.md``), which caps two
 threads at 1.6x.
@@ -31,8 +31,8 @@ import numpy as np
 from numba import njit, prange
 
 from .._threads import _set_threads, fetch_add, threads_now
+from ..kernels._cache_core import CACHE_ID_META
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
-from ..kernels.cache import CACHE_ID_META
 from ._expansion_core import (
     KERN_SPARSE,
     KEVALS,
@@ -45,9 +45,12 @@ from ._expansion_core import (
     SV_PANEL,
     SV_PERM,
     WORK_SCATTER,
-    _zero_holes,
-    lacks_row,
     layout_due,
+)
+from ._kernel_rows_core import _zero_holes
+from ._lasvm_core import RANDOM, lasvm_online
+from ._prefetch_core import (
+    lacks_row,
     mark_prefetched,
     next_missing,
     prefetch_block,
@@ -59,7 +62,6 @@ from ._expansion_core import (
     prefetch_width,
     unpin_prefetched,
 )
-from ._lasvm_core import RANDOM, lasvm_online
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side

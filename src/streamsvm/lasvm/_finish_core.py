@@ -8,7 +8,7 @@ set, and the unshrink that brings the set-aside gradients up to date."""
 import numpy as np
 from numba import njit
 
-from ..kernels.cache import CACHE_ID_META, CACHE_SLOT_META, ID_SLOT, SLOT_LENGTH
+from ..kernels._cache_core import CACHE_ID_META, CACHE_SLOT_META, ID_SLOT, SLOT_LENGTH
 from ._expansion_core import (
     CURVATURE_FLOOR,
     N_COLS,
@@ -25,10 +25,10 @@ from ._expansion_core import (
     WORK_SCRATCH_A,
     WORK_SCRATCH_C,
     compact,
-    kernel_row,
     remove,
     reorder,
 )
+from ._kernel_rows_core import kernel_row
 from ._lasvm_core import (
     clipped_step,
     extremes,

@@ -7,7 +7,7 @@ the paper's misprints that these functions correct in :mod:`streamsvm.lasvm.vari
 import numpy as np
 from numba import njit
 
-from ..kernels.cache import CACHE_ID_META
+from ..kernels._cache_core import CACHE_ID_META
 from ._expansion_core import (
     CURVATURE_FLOOR,
     GAP,
@@ -34,11 +34,11 @@ from ._expansion_core import (
     WORK_SCRATCH_A,
     WORK_SCRATCH_C,
     insert,
-    kernel_row,
     make_room,
-    prefetch_rows,
     remove,
 )
+from ._kernel_rows_core import kernel_row
+from ._prefetch_core import prefetch_rows
 
 # variants
 VARIANT_G = 0

@@ -8,8 +8,9 @@ from numba import njit
 
 from .._random import rand_below
 from .._threads import threads_now
+from ..kernels._cache_core import CACHE_ID_META, CACHE_SLOT_META, cache_acquire, cache_set_length
 from ..kernels._core import parallel_worth
-from ..kernels.cache import CACHE_ID_META, CACHE_SLOT_META, cache_acquire, cache_set_length
+from ._decision_core import decision_value
 from ._expansion_core import (
     B_,
     CURVATURE_FLOOR,
@@ -44,20 +45,18 @@ from ._expansion_core import (
     WORK_SCRATCH_A,
     WORK_SCRATCH_B,
     WORK_SCRATCH_C,
+    insert,
+    layout_due,
+    make_room,
+    sync_row,
+)
+from ._kernel_rows_core import (
     _row_width,
     _scatter_row,
     columns,
     columns_in_blocks,
-    decision_value,
     fill_columns,
-    insert,
     kernel_row,
-    lacks_row,
-    layout_due,
-    make_room,
-    prefetch_rows,
-    sync_row,
-    unpin_prefetched,
 )
 from ._parallel_core import (
     GRADIENT_MIN_PARALLEL,
@@ -73,6 +72,7 @@ from ._parallel_core import (
     update_and_search,
     update_search_remove,
 )
+from ._prefetch_core import lacks_row, prefetch_rows, unpin_prefetched
 
 # selection criteria
 RANDOM = 0
@@ -181,7 +181,7 @@ def fused_worth(n):
 
 @njit(cache=True, inline="always")
 def _acquire_row(rid, ncol, store, svs, cache, scratch):
-    """:func:`~._expansion_core.kernel_row`'s cache part: ``(slot, valid columns, target)``,
+    """:func:`~._kernel_rows_core.kernel_row`'s cache part: ``(slot, valid columns, target)``,
     the row brought to the current layout of S."""
     rows, slot_meta, id_meta, stats = cache
     slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, rid, ncol)

@@ -4,7 +4,7 @@
 
 Each loop here computes every value exactly as its one-thread form does (elementwise
 updates; sums over S kept whole within one row), so the result does not depend on the thread
-count. The kernel rows of S are computed in blocks by ``_expansion_core.columns_in_blocks``,
+count. The kernel rows of S are computed in blocks by ``_kernel_rows_core.columns_in_blocks``,
 or, for a pair step, in the same region as the gradient update and the pair search
 (:func:`rows_update_search`: one region per step).
 
@@ -40,19 +40,10 @@ from numba import njit, prange
 
 from .._threads import threads_now
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
-from ._expansion_core import (
-    STORE_Y,
-    SV_ALPHA,
-    SV_G,
-    SV_HI,
-    SV_LO,
-    SV_PANEL,
-    SV_PERM,
-    columns,
-    remove,
-)
-from ._expansion_core import decision_rows_csr as rows_csr
-from ._expansion_core import decision_rows_dense as rows_dense
+from ._decision_core import decision_rows_csr as rows_csr
+from ._decision_core import decision_rows_dense as rows_dense
+from ._expansion_core import STORE_Y, SV_ALPHA, SV_G, SV_HI, SV_LO, SV_PANEL, SV_PERM, remove
+from ._kernel_rows_core import columns
 
 __all__ = ["gradient_step", "decision_rows_dense", "decision_rows_csr", "search_worth",
            "search_in_blocks", "update_and_search", "update_search_remove",
@@ -357,7 +348,7 @@ def rows_update_search(ri, rj, rid_i, rid_j, valid_i, valid_j, ws_i, ws_j, lam, 
     of ``rj`` (``rid_j``) up to ``n`` (for CSR, each example already scattered into its
     workspace ``ws_i`` / ``ws_j``), then :func:`update_and_search` (``blatant`` False) or
     :func:`update_search_remove` (True), all in one parallel region: each block computes its
-    columns of both rows as ``_expansion_core.kernel_row`` does, updates its gradients and
+    columns of both rows as ``_kernel_rows_core.kernel_row`` does, updates its gradients and
     summarises its sub-blocks. The same rows, gradients, removals and pair as the separate
     steps, bit for bit. Returns ``(i, g_max, j, g_min, kernel values computed)``."""
     alpha, g, lo, hi, perm = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI], svs[SV_PERM]
@@ -524,7 +515,7 @@ def _decision_rows_dense_blocks(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree
 @njit(cache=True, nogil=True)
 def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
     """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` (eq. 2) for dense X and support vectors
-    (``_expansion_core.decision_rows_dense``), in blocks of rows on several threads when worth
+    (``_decision_core.decision_rows_dense``), in blocks of rows on several threads when worth
     it; every row's value is computed as in one thread (the same bits)."""
     if parallel_worth(X.shape[0], SV.shape[0] * (X.shape[1] + 8)):
         _decision_rows_dense_blocks(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0,
@@ -549,7 +540,7 @@ def _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_colptr, sv_rows, s
 def decision_rows_csr(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq, coef, b,
                       code, gamma, degree, coef0, out):
     """:func:`decision_rows_dense` for CSR X and the support vectors by feature (CSC;
-    ``_expansion_core.decision_rows_csr``)."""
+    ``_decision_core.decision_rows_csr``)."""
     n = indptr.shape[0] - 1
     if parallel_worth(n, sv_vals.shape[0] + 8 * SV_sq.shape[0]):
         _decision_rows_csr_blocks(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals,

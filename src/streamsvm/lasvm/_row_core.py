@@ -1,7 +1,7 @@
 """Compiled per-row pieces of the LASVM family's ``learn_one`` / ``predict_one``
 (:mod:`streamsvm._row_path`) on a sparse store: the decision value of one example over the
 expansion S, and the append of one example to the store, each with the arithmetic of the
-chunk path (:func:`~streamsvm.lasvm._expansion_core.decision_rows_csr`,
+chunk path (:func:`~streamsvm.lasvm._decision_core.decision_rows_csr`,
 :meth:`~streamsvm.lasvm.learner._Learner.add_examples`), so the bits are the same."""
 
 import numpy as np

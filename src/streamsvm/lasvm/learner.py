@@ -35,7 +35,7 @@ from ..base import BinaryLearner
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
-from . import _beside_core, _finish_core, _gap_core, _lasvm_core, _panel_core
+from . import _beside_core, _decision_core, _finish_core, _gap_core, _lasvm_core, _panel_core
 from . import _expansion_core as _expansion
 from . import _parallel_core as _parallel
 from ._row_core import lasvm_decision_row, store_row_csr
@@ -402,7 +402,7 @@ class _Learner(BinaryLearner):
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         self._ensure_cache()
         out = np.empty(ids.shape[0])
-        return _expansion.decision_values(ids, self._store(), self._kern(), self._svs(),
+        return _decision_core.decision_values(ids, self._store(), self._kern(), self._svs(),
                                      self.cache.state, self._work(), self.cnt, self.st, out)
 
     def partial_fit(self, X, y):
