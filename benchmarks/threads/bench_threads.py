@@ -2,7 +2,7 @@
 model bit for bit.
 
 Writes: benchmarks/threads/results.md, speedup.png
-Run: python benchmarks/threads/bench_threads.py
+Run: python benchmarks/threads/bench_threads.py --repeats 6
 
 Wall-time speed-up of LASVM against its thread count (``n_jobs``).
 
