@@ -85,3 +85,20 @@ def test_merged_results_replace_rows_and_keep_the_first_references():
     assert by_name["A"]["flags"] == ["gap"]  # 30 pt below 0.90, above 0.55
     assert by_name["B"]["balanced_accuracy"] == 0.85
     assert out["acceptance"] == {"pairs": 2, "collapses": 0, "gaps": 1, "gap_share": 0.5}
+
+
+def test_distributed_l2svm_is_in_the_study_on_every_problem_without_a_row_cap():
+    """Issue 39: DistributedL2SVM runs the whole study like every other estimator (no
+    ``max_rows_hint``), within the study's time limit (no error) and without a collapse."""
+    import json
+
+    from streamsvm import DistributedL2SVM
+
+    assert getattr(DistributedL2SVM, "max_rows_hint", None) is None
+    results = json.loads((VERDICTS.parents[1] / "results" / "defaults.json").read_text())
+    rows = [r for r in results["results"] if r["estimator"] == "DistributedL2SVM"]
+    problems = {r["problem"] for r in results["results"]}
+    assert {(r["problem"], r["order"]) for r in rows} == {
+        (p, o) for p in problems for o in ("file", "shuffled")}
+    assert all(r["balanced_accuracy"] is not None for r in rows)
+    assert not any("collapse" in r["flags"] for r in rows)
