@@ -10,7 +10,7 @@ from sklearn.datasets import make_classification
 from sklearn.svm import SVC
 from sklearn.utils.class_weight import compute_class_weight
 
-from streamsvm import LASVM, LASVMG, IncrementalSVM, Perceptron
+from streamsvm import LASVM, LASVMG, IncrementalSVM, Pegasos, Perceptron
 from streamsvm.registry import available_estimators
 
 GAMMA = 0.2
@@ -142,7 +142,8 @@ BAD_WEIGHTS = [
 
 
 @pytest.mark.parametrize("bad, match", BAD_WEIGHTS)
-@pytest.mark.parametrize("make", [lambda: Perceptron(), lambda: IncrementalSVM(gamma=GAMMA)])
+@pytest.mark.parametrize("make", [lambda: Perceptron(), lambda: IncrementalSVM(gamma=GAMMA),
+                                  lambda: Pegasos(block_size=3)])
 def test_bad_sample_weight_is_refused_and_the_model_kept(make, bad, match):
     X, y = imbalanced(100)
     model = make().partial_fit(X[:50], y[:50])
@@ -181,7 +182,7 @@ def test_invalid_class_weight_values_are_refused(class_weight):
         LASVM(class_weight=class_weight).fit(X, y)
 
 
-WEIGHTED_ROWS = {"IncrementalSVM", "Perceptron"}
+WEIGHTED_ROWS = {"IncrementalSVM", "Pegasos", "Perceptron"}
 WEIGHTED_SIDES = {"LASVM", "LASVMG", "LASVMNC", "LASVMI", "FullSVM"}
 
 
@@ -207,9 +208,10 @@ def test_unknown_fit_keywords_are_a_type_error():
         LASVM().fit(X, y, weights=np.ones(50))
 
 
-def test_weighted_fit_in_progress_pieces_is_the_same_model(monkeypatch, capsys):
-    """With verbose, the Perceptron learns in pieces: the weights are cut with the rows and
-    'balanced' reads the counts of the whole call."""
+@pytest.mark.parametrize("make", [Perceptron, lambda **kw: Pegasos(block_size=3, **kw)])
+def test_weighted_fit_in_progress_pieces_is_the_same_model(monkeypatch, capsys, make):
+    """With verbose, the Perceptron and Pegasos (blocks across the pieces) learn in pieces:
+    the weights are cut with the rows and 'balanced' reads the counts of the whole call."""
     from streamsvm import progress
 
     ticks = iter(range(10**6))
@@ -217,8 +219,8 @@ def test_weighted_fit_in_progress_pieces_is_the_same_model(monkeypatch, capsys):
     monkeypatch.setattr(progress, "FIRST_PIECE", 20)
     X, y = imbalanced(240)
     w = np.random.default_rng(3).uniform(0, 2, size=240)
-    quiet = Perceptron(class_weight="balanced").fit(X, y, sample_weight=w)
-    talking = Perceptron(class_weight="balanced", verbose=1).fit(X, y, sample_weight=w)
+    quiet = make(class_weight="balanced").fit(X, y, sample_weight=w)
+    talking = make(class_weight="balanced", verbose=1).fit(X, y, sample_weight=w)
     assert "/240 rows (" in capsys.readouterr().err  # it did learn in pieces
     np.testing.assert_array_equal(talking.coef_, quiet.coef_)
     np.testing.assert_array_equal(talking.intercept_, quiet.intercept_)

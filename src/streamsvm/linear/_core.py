@@ -101,14 +101,19 @@ def _pegasos_finish_block(lam, project, scale, sqnorm_v, v):
 
 
 @njit(cache=True)
-def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins, intercept):
+def pegasos_dense(X, y, yw, v, scale, sqnorm_v, t, lam, block_size, project, margins,
+                  intercept):
     """Pegasos (Shalev-Shwartz, Singer, Srebro & Cotter 2011, Fig. 2 with blocks) over the
     complete blocks of ``block_size`` rows.
 
     Per block A_t: ``w <- (1 - 1/t) w + (eta_t / k) sum_{A_t^+} y x`` with
     ``eta_t = 1/(lam t)`` and ``A_t^+`` the rows of the block with margin ``y w·x < 1``
     (measured with ``w`` at the block's start), then the optional projection onto
-    ``||w|| <= 1/sqrt(lam)``. ``w = scale * v`` so that the shrink costs O(1). With
+    ``||w|| <= 1/sqrt(lam)``. ``yw`` is each row's label times its weight (``y`` itself
+    unweighted): a violating row steps by ``eta_t / k * yw x``, the weighted hinge loss's
+    sub-gradient as in scikit-learn's ``SGDClassifier``; a row of weight 0 still counts as a
+    step (``t`` grows, ``w`` shrinks), as there. ``w = scale * v`` so that the shrink costs
+    O(1). With
     ``intercept``, every row carries a constant feature 1 whose weight is ``v[-1]`` (the
     paper's first way to incorporate a bias: a regularised one), without writing the row out.
     Only ``X.shape[0] // block_size`` blocks are processed. Returns
@@ -143,7 +148,7 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
             if margins[i] < 1.0:
                 n_updates += 1
                 r = start + i
-                c = eta * y[r] / (k * scale)
+                c = eta * yw[r] / (k * scale)
                 if moved:
                     dot = _dot_dense(v[:d], X[r]) + (v[d] if intercept else 0.0)
                 else:
@@ -159,8 +164,8 @@ def pegasos_dense(X, y, v, scale, sqnorm_v, t, lam, block_size, project, margins
 
 
 @njit(cache=True)
-def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size, project,
-                margins, intercept):
+def pegasos_csr(indptr, indices, data, y, yw, v, scale, sqnorm_v, t, lam, block_size,
+                project, margins, intercept):
     """:func:`pegasos_dense` for CSR rows (the bias weight ``v[-1]`` with ``intercept``)."""
     n_updates = 0
     k = block_size
@@ -180,7 +185,7 @@ def pegasos_csr(indptr, indices, data, y, v, scale, sqnorm_v, t, lam, block_size
                 n_updates += 1
                 r = start + i
                 lo, hi = indptr[r], indptr[r + 1]
-                c = eta * y[r] / (k * scale)
+                c = eta * yw[r] / (k * scale)
                 xx = one
                 for p in range(lo, hi):
                     xx += data[p] * data[p]

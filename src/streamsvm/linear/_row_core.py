@@ -81,7 +81,8 @@ def pegasos_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, scale, sqnorm
     idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
     score = _score(idx, val, n, v, scale, scale * v[v.shape[0] - 1] if intercept else 0.0)
     fscratch[0] = y
-    scale, sqnorm_v, t, updates = pegasos_csr(iscratch[:2], idx, val, fscratch[:1], v, scale,
+    label = fscratch[:1]  # unweighted: the label is its own step factor
+    scale, sqnorm_v, t, updates = pegasos_csr(iscratch[:2], idx, val, label, label, v, scale,
                                               sqnorm_v, t, lam, 1, project, fscratch[1:2],
                                               intercept)
     return score, scale, sqnorm_v, t, updates
@@ -93,7 +94,8 @@ def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, pr
     """:func:`pegasos_learn_row` of the example the call before gathered (fewer arguments:
     learn_one right after predict_one). Returns ``(scale, sqnorm_v, t, n_updates)``."""
     fscratch[0] = y
-    return pegasos_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], fscratch[:1], v,
+    label = fscratch[:1]
+    return pegasos_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], label, label, v,
                        scale, sqnorm_v, t, lam, 1, project, fscratch[1:2], intercept)
 
 
