@@ -19,9 +19,11 @@ active atoms (total weight A). ê_rest/(1 − A) lies in the hull of the union, 
 does too, and f never rises. Only ``budget`` atoms per site stay *active* (variables of its
 local problems); past the budget the smallest-coefficient atoms are *retired*: their weight
 stays in ê (nothing changes in w, b, q) and scales with the rest, but the site no longer
-re-optimises them (it keeps them only to delete them exactly). Points that satisfy their
-constraint when they arrive are not kept (a single pass): the cost of a row is one z(x) and
-one dot product, plus, when it violates, one local problem of at most ``budget + 2`` points.
+re-optimises them (it keeps them only to delete them exactly). Of the points that satisfy
+their constraint when they arrive, a site keeps the last ``budget`` in a *pool*: candidates
+of its next local problem, which may make them atoms. The cost of a row is one z(x) and
+one dot product, plus, when it violates, one local problem of at most 2 ``budget`` + 2
+points.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class BudgetSite:
         self._active = np.zeros(cap, dtype=bool)
         self._n = 0
         self._row = {}
+        self._seen_gen = 0  # the generation of ê this site last saw
         # the pool: the last points that were not atoms (candidates of the next local problem)
         self._pool_ids = np.zeros(0, dtype=np.int64)
         self._pool_X = np.zeros((0, self.n_features))
@@ -145,14 +148,15 @@ class BudgetSite:
 
     def purge(self, glob):
         """Drop the atoms of older generations (their weight is 0), once per generation."""
-        if glob is not None and getattr(self, "_seen_gen", glob.gen) != glob.gen:
+        if glob is not None and self._seen_gen != glob.gen:
             self._drop(np.flatnonzero(self._gen[:self._n] != glob.gen))
         if glob is not None:
             self._seen_gen = glob.gen
 
     def solve(self, glob, new, z_of, inv_c, task, budget, tol):
-        """Local problem over {ê_rest/(1 − A)} ∪ active atoms ∪ ``new`` ((pid, x, y) or None);
-        returns the new :class:`PrimalVector`."""
+        """Local problem (eq. 4.5) over {ê_rest/(1 − A)} ∪ active atoms ∪ ``new`` (the
+        candidates (ids, X, y): the pool and the arriving point; or None); returns the new
+        :class:`PrimalVector`."""
         self.purge(glob)
         rows = np.flatnonzero(self._active[:self._n])
         a = self.coefficients(glob, rows)
