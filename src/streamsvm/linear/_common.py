@@ -15,6 +15,42 @@ def _with_zero_columns(rows, added: int):
     return np.hstack([rows, np.zeros((rows.shape[0], added))])
 
 
+#: rows whose mean norm exceeds this many times sqrt(n_features) count as unscaled
+UNSCALED_NORM_RATIO = 4.0
+#: the leading rows of the first chunk that the column factors are estimated from
+SCALE_ROWS = 1000
+
+
+def first_chunk_scale(X):
+    """Per-column factors ``1 / max |x_j|`` over the first :data:`SCALE_ROWS` rows of ``X``
+    (1 where a column is all 0) when those rows look unscaled: their mean norm exceeds
+    :data:`UNSCALED_NORM_RATIO` times ``sqrt(n_features)`` (standardised rows have norm about
+    ``sqrt(n_features)``, binary rows less); otherwise None. Measured in
+    ``docs/choosing.md`` (raw data)."""
+    X = X[:SCALE_ROWS]
+    n, d = X.shape
+    if n == 0 or d == 0:
+        return None
+    if sp.issparse(X):
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    else:
+        sq = np.einsum("ij,ij->i", X, X)
+        peak = np.abs(X).max(axis=0)
+    if not np.sqrt(sq).mean() > UNSCALED_NORM_RATIO * np.sqrt(d):
+        return None
+    return np.where(peak > 0.0, 1.0 / np.where(peak > 0.0, peak, 1.0), 1.0)
+
+
+def scale_columns(X, factors):
+    """``X`` with column j multiplied by ``factors[j]`` (a copy; CSR stays CSR)."""
+    if sp.issparse(X):
+        X = X.tocsr(copy=True)
+        X.data *= factors[X.indices]
+        return X
+    return X * factors
+
+
 class LinearLearner(BinaryLearner):
     """A binary learner whose model is ``f(x) = w·x + b``; subclasses expose ``weights()``."""
 

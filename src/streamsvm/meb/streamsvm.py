@@ -22,6 +22,7 @@ from ..kernels import (
     resolve_gamma,
     uses_gamma,
 )
+from ..linear._common import first_chunk_scale, scale_columns
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core, _lookahead
 from ._rows import (
@@ -591,13 +592,29 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         finally:
             self.__dict__.pop("_first_column_sums", None)
 
+    #: per-column factors of the linear kernel, fixed from the first chunk when it looked
+    #: unscaled (None: the rows as given; files saved before they existed have none)
+    scale_ = None
+
     def _fix_from_first_data(self, X) -> None:
         sums = self.__dict__.get("_first_column_sums")
         if sums is None:
             super()._fix_from_first_data(X)
-            return
-        self.gamma_ = resolve_gamma(self.gamma, X) if uses_gamma(self.kernel) else None
-        self.mean_ = sums / X.shape[0]  # centring_mean(X), bit for bit
+        else:
+            self.gamma_ = resolve_gamma(self.gamma, X) if uses_gamma(self.kernel) else None
+            self.mean_ = sums / X.shape[0]  # centring_mean(X), bit for bit
+        self.scale_ = first_chunk_scale(X) if self.kernel == "linear" else None
+        if self.scale_ is not None and self.mean_ is not None:
+            self.mean_ = self.mean_ * self.scale_  # the rows are scaled, then centred
+
+    def _scaled(self, X):
+        """The rows with the first chunk's column factors applied (``scale_``, if any)."""
+        scale = self.scale_
+        if scale is None:
+            return X
+        if self._learners_check_rows and not sp.issparse(X):  # checked in the loop, scaled
+            refuse_rows(float(np.einsum("ij,ij->", X, X)))
+        return scale_columns(X, scale)
 
     def _make_learner(self):
         rng = np.random.default_rng([self._seed_entropy, self._n_learners_made])
@@ -624,7 +641,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         sigmoid use k / sqrt(k(x,x) k(z,z)). (A constant input column would not do: RBF
         ignores it.)"""
         linear = self.kernel == "linear"
-        return map_rows(X, self.mean_, bool(self.fit_intercept) and linear,
+        return map_rows(self._scaled(X), self.mean_, bool(self.fit_intercept) and linear,
                         bool(self.normalize) and linear)
 
     def _prepare_for_learning(self, X):
@@ -632,7 +649,8 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         their loops (one read of each row instead of a write and a read of a mapped copy);
         every other case gets :meth:`_prepare`'s output."""
         if self.kernel == "linear" and self.n_balls == 1:
-            return _MappedRows(X, self.mean_, bool(self.fit_intercept), bool(self.normalize))
+            return _MappedRows(self._scaled(X), self.mean_, bool(self.fit_intercept),
+                               bool(self.normalize))
         return self._prepare(X)
 
     def _rows_to_score(self, X, rows):
