@@ -88,9 +88,13 @@ def test_refused_chunk_with_nan_in_its_last_row_leaves_the_model_bit_identical(m
 def test_first_data_pass_gives_numpys_mean_bit_for_bit():
     """The centring mean comes from the same compiled pass as the finiteness check."""
     X, y = _stream(seed=6, n=1000)
-    X = X * 1e3 + 0.1
     model = StreamSVM().fit(X, y)
+    assert model.scale_ is None
     np.testing.assert_array_equal(model.mean_, X.mean(axis=0))
+    X = X * 1e3 + 0.1  # unscaled rows: the mean of the first chunk times its column factors
+    model = StreamSVM().fit(X, y)
+    assert model.scale_ is not None
+    np.testing.assert_array_equal(model.mean_, X.mean(axis=0) * model.scale_)
     assert StreamSVM(center=False).fit(X, y).mean_ is None
     assert StreamSVM().fit(sp.csr_matrix(X), y).mean_ is None
 
