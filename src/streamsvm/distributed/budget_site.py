@@ -343,6 +343,7 @@ class BudgetWorker:
     def flip_labels(self):
         for site in self.sites:
             site._y[:site._n] *= -1.0
+            site._pool_y = -site._pool_y
 
     def atoms(self, glob):
         """(site, pid, coefficient) of every atom of these sites under ``glob``."""
