@@ -1,5 +1,8 @@
-"""The defaults study (issue 18): every registered estimator with its defaults, as a new user
-would try it, against scikit-learn's SVMs.
+"""Every registered estimator with its defaults, as a new user would try it, comes near
+scikit-learn's SVMs on binary problems of every shape (the defaults study, issue 18).
+
+Writes: benchmarks/results/defaults.md, defaults.json
+Run: python benchmarks/defaults/study.py
 
 Every estimator of :mod:`streamsvm.registry` is fitted with its defaults inside
 ``Pipeline(StandardScaler(), model)`` (``with_mean=False`` on sparse text) on the binary

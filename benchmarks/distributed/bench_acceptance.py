@@ -1,13 +1,13 @@
 """DistributedL2SVM with its defaults fits noisy tables in bounded CPU time at SVC's balanced
 accuracy, and 20,000 rows at 1,000 sites within two minutes of CPU (issue 39's acceptance).
 
+Writes: benchmarks/results/distributed_acceptance.md
+Run: python benchmarks/distributed/bench_acceptance.py
+
 Each table inside ``make_pipeline(StandardScaler(), DistributedL2SVM())`` (defaults) against
 ``SVC()`` in the same pipeline on the same split: CPU seconds of ``fit`` and balanced
 accuracy on the test part. KEEL's titanic and phoneme are not among the offline data files
 (``STREAMSVM_DATA``) and are reported as such; banana is (4,000 training rows).
-
-Writes: benchmarks/results/distributed_acceptance.md
-Run: python benchmarks/distributed/bench_acceptance.py
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 real data.
 
 Writes: benchmarks/results/distributed.md, distributed_chessboard.png,
-distributed_realdata.md, distributed_sensitivity.md
+    distributed_realdata.md, distributed_sensitivity.md
 Run: python benchmarks/distributed/bench_distributed.py [--part b | --part s]
 
 Every model here is ``tracking="exact"`` (the thesis' protocol; the estimator's default is

@@ -1,15 +1,15 @@
 """DistributedL2SVM's default (budget) mode has a cost per row that does not grow with the
-stream or the number of sites, at an accuracy near one machine's SVC.
+stream, at an accuracy near one machine's SVC, for K = 10, 100 and 1,000 sites.
+
+Writes: benchmarks/results/distributed_scale.md, distributed_scale.json, distributed_scale.png
+Run: python benchmarks/distributed/bench_scale.py --rows 100000 --sites 10 100 1000
 
 Sweeps K sites over one stream of ``make_classification(n, 20, n_informative=10)``: CPU per
 row, messages, bytes and rounds per row, accuracy on 4,000 held-out rows, against (a) the naive
 protocol that ships every row to a coordinator, (b) ``SVC()`` on the union of the rows (one
 machine), (c) on paper, a distributed batch solver that all-reduces a gradient of d numbers
 per site per iteration (Spark MLlib's LinearSVC: 2 (K - 1) d numbers per iteration, counted
-at the iterations ``iterations`` given). Also CPU per row over the stream (flat or not).
-
-Writes: benchmarks/results/distributed_scale.md, distributed_scale.json, distributed_scale.png
-Run: python benchmarks/distributed/bench_scale.py --rows 100000 --sites 10 100 1000
+at the iterations ``--iterations`` gives). Also CPU per row by tenth of the stream.
 """
 
 from __future__ import annotations
