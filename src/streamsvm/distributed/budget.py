@@ -253,7 +253,7 @@ class BudgetTracker(EventChecks):
         new = self.network.call(worker, "delete", k, self.glob, self._wire[pid])
         del self._owner[pid], self._wire[pid]
         self.stats.deletions += 1
-        if new is None:  # ê had no other weight: no model until the next point
+        if new is None and self.glob is not None:  # ê had no other weight: no model
             self.stats.updates += 1
             self.stats.broadcast(self.n_sites, 1)
             self.glob = None
