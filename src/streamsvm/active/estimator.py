@@ -236,10 +236,15 @@ class ActiveSVM(_KernelSVMBase):
     def _one(self, attribute):
         return self._binary_learner(attribute)[0]
 
+    def _labels_spent_at(self, attribute, field):
+        """The learner's count of labels spent when an event happened (its ``field``), or
+        None (-1: it has not happened)."""
+        point = getattr(self._one(attribute), field)
+        return None if point < 0 else point
+
     @property
     def stopping_point_(self):
-        point = self._one("stopping_point_").stopping_point
-        return None if point < 0 else point
+        return self._labels_spent_at("stopping_point_", "stopping_point")
 
     @property
     def stopped_by_(self) -> str:
@@ -247,13 +252,11 @@ class ActiveSVM(_KernelSVMBase):
 
     @property
     def sv_rule_point_(self):
-        point = self._one("sv_rule_point_").sv_stop
-        return None if point < 0 else point
+        return self._labels_spent_at("sv_rule_point_", "sv_stop")
 
     @property
     def margin_rule_point_(self):
-        point = self._one("margin_rule_point_").margin_stop
-        return None if point < 0 else point
+        return self._labels_spent_at("margin_rule_point_", "margin_stop")
 
     @property
     def data_efficiency_(self) -> float:
