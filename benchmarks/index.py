@@ -38,6 +38,7 @@ TOOLS = {"index.py"}
 TOP_LEVEL = {
     "bench_streamsvm_": "streamsvm",
     "bench_linear_vs_sgd": "streamsvm",
+    "bench_raw_data": "streamsvm",
     "bench_per_row": "library",
     "bench_probability_": "library",
     "bench_defaults_": "defaults",
