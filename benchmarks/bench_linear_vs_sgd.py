@@ -1,7 +1,7 @@
 """One-pass linear models at their defaults run at least 2× as fast as one SGDClassifier epoch.
 
 Writes: benchmarks/results/linear_vs_sgd.md
-Run: python benchmarks/bench_linear_vs_sgd.py --repeats 3
+Run: python benchmarks/bench_linear_vs_sgd.py --repeats 5
 
 Two regimes, CPU time (``time.process_time``), best of ``--repeats`` runs, compilation
 excluded (every model learns a small stream first), all estimators in one process, each at
