@@ -187,3 +187,27 @@ def test_second_class_met_mid_stream_flips_the_sites_labels():
         np.testing.assert_array_equal(discovered.decision_function(X),
                                       declared.decision_function(X))
         assert discovered.n_seen_ == 50
+
+
+@pytest.mark.parametrize("tracking", ["exact", "budget"])
+def test_cli_tracking_option_runs_that_mode(tmp_path, tracking):
+    """``--tracking`` picks the mode: the command's objective is the one of the model built
+    with that mode in Python, and the two modes' objectives differ on this log."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    labels = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1, -1)
+    lines = [format_event("add", i % 4, i, int(labels[i]), X[i]) for i in range(40)]
+    log = tmp_path / "events.log"
+    log.write_text("\n".join(lines) + "\n")
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(main, [
+        "distributed", str(log), "--sites", "4", "--gamma", "1", "--tracking", tracking,
+        "--budget", "5", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    objective = json.loads(report.read_text())["objective"]
+    models = {mode: DistributedL2SVM(4, gamma=1.0, tracking=mode, budget=5)
+              for mode in ("exact", "budget")}
+    for model in models.values():
+        model.run_events(lines)
+    assert objective == pytest.approx(models[tracking].objective_)
+    assert models["exact"].objective_ != pytest.approx(models["budget"].objective_)

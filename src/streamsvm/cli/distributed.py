@@ -36,6 +36,12 @@ from .main import main
               show_default=True)
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
               show_default=True)
+@click.option("--tracking", type=click.Choice(["auto", "budget", "exact"]), default="auto",
+              show_default=True,
+              help="'exact': the thesis' protocol (cost per row grows on noisy data); "
+                   "'budget': a bounded cost per row; 'auto': budget for rbf and linear")
+@click.option("--budget", type=click.IntRange(1), default=20, show_default=True,
+              help="active atoms per site in the budget mode")
 @click.option("--queries", "queries_out", type=click.File("w"),
               help="write 'line site decision label' for every query line")
 @click.option("--records", "records_out", type=click.Path(dir_okay=False),
@@ -44,7 +50,7 @@ from .main import main
               help="write the communication totals as JSON")
 @_errors_as_one_line
 def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, relative, update,
-                backend, queries_out, records_out, report_out):
+                backend, tracking, budget, queries_out, records_out, report_out):
     """Replay an event LOG (add/delete/query lines) through a DistributedL2SVM.
 
     The log format is described in docs/distributed.md; every line is checked before the
@@ -69,7 +75,8 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
     try:
         model = DistributedL2SVM(n_sites, task=task, kernel=kernel, gamma=gamma_value,
                                  degree=degree, coef0=coef0, C=C, epsilon=epsilon,
-                                 relative=relative, update=update, backend=backend)
+                                 relative=relative, update=update, backend=backend,
+                                 tracking=tracking, budget=budget)
         check_params(model)
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc), EXIT_USAGE) from exc
