@@ -11,8 +11,8 @@ import scipy.sparse as sp
 from streamsvm import StreamSVM
 from streamsvm.meb import _core, _lookahead
 from streamsvm.qp import augmented_gram, meb_of_balls_and_points
-from streamsvm.qp._away_steps import meb_of_balls_away_steps
 from streamsvm.qp._core import CONVERGED
+from streamsvm.qp._frank_wolfe import meb_of_balls_frank_wolfe
 
 from ..qp.reference import slsqp_meb_balls_radius
 from .algorithm2_cases import RECORDED, cases, learn
@@ -61,7 +61,7 @@ def test_enclose_buffer_is_the_exact_ball_of_the_ball_and_the_buffer(seed):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_away_steps_solver_certifies_its_radius(seed):
+def test_frank_wolfe_solver_certifies_its_radius(seed):
     """Balls of several radii: the returned radius encloses every ball, lies within the
     tolerance of the exact solver's, and the lower bound is below both."""
     rng = np.random.default_rng(seed)
@@ -71,7 +71,7 @@ def test_away_steps_solver_certifies_its_radius(seed):
     G = A @ A.T
     start = np.zeros(m)
     start[0] = 1.0
-    lam, radius, lower, _, status = meb_of_balls_away_steps(G, radii, start, 1e-9, 100 * m)
+    lam, radius, lower, _, status = meb_of_balls_frank_wolfe(G, radii, start, 1e-9, 100 * m)
     exact = meb_of_balls_and_points(G, radii, tol=1e-12)
     assert status == CONVERGED
     assert lam.min() >= 0.0 and lam.sum() == pytest.approx(1.0, abs=1e-12)
@@ -81,7 +81,7 @@ def test_away_steps_solver_certifies_its_radius(seed):
     assert lower <= exact.radius * (1 + 1e-12)
 
 
-def test_unconverged_away_steps_hand_over_to_the_exact_solver():
+def test_unconverged_frank_wolfe_hands_over_to_the_exact_solver():
     """With no step allowed the active-set solver answers (cold start), to its tolerance."""
     w, state, B, labels, inv_C = _ball_and_buffer(0, 12, 5)
     A = np.vstack([w, labels[:, None] * B])
@@ -89,7 +89,7 @@ def test_unconverged_away_steps_hand_over_to_the_exact_solver():
     radii = np.r_[state[_core.R_], np.zeros(12)]
     start = np.zeros(13)
     start[0] = 1.0
-    lam, radius, lower, _, status = meb_of_balls_away_steps(G, radii, start, 1e-10, 0)
+    lam, radius, lower, _, status = meb_of_balls_frank_wolfe(G, radii, start, 1e-10, 0)
     exact = meb_of_balls_and_points(G, radii, tol=1e-10)
     assert status == CONVERGED
     assert radius == pytest.approx(exact.radius, rel=1e-12)
@@ -123,5 +123,8 @@ def test_csr_distances_from_non_zeros_match_dense_rows():
     dense = learn(lambda: StreamSVM(lookahead=50, C=2.0, center=False), X.toarray(), y, 700)
     assert sp.issparse(X)
     assert sparse.n_core_vectors_ == dense.n_core_vectors_
-    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
-    assert sparse.radius_ == pytest.approx(dense.radius_, rel=1e-10)
+    # the two paths round the rows' sums differently, so each ball's solve stops at another
+    # step: equal within the solver's tolerance (radii within 1e-8; centres measured within
+    # 1e-8, where tol bounds them by sqrt(2 tol) R, about 2e-4)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=0, atol=1e-6)
+    assert sparse.radius_ == pytest.approx(dense.radius_, rel=1e-8)

@@ -118,9 +118,11 @@ def test_mapping_fused_into_algorithm2_equals_lookahead_on_mapped_rows(fit_inter
     reference.partial_fit(mapped[:120], y[:120].astype(float))
     reference.partial_fit(mapped[120:], y[120:].astype(float))
     reference.finish()
-    # the fused loop sums a row's norm and dot product in another (vectorised) order
-    np.testing.assert_allclose(model.coef_[0], reference.w, rtol=1e-12, atol=1e-15)
-    assert model.radius_ == pytest.approx(reference.radius, rel=1e-12)
+    # the fused loop sums a row's norm and dot product in another (vectorised) order, so
+    # each ball's Frank-Wolfe solve may stop at another step: equal within tol=1e-8 (centres
+    # measured within 1e-8; tol bounds them by sqrt(2 tol) R, about 2e-4)
+    np.testing.assert_allclose(model.coef_[0], reference.w, rtol=0, atol=1e-6)
+    assert model.radius_ == pytest.approx(reference.radius, rel=1e-8)
 
 def test_centring_matters_for_an_unbiased_hyperplane():
     X, y = make_synthetic_a(4000, random_state=5)

@@ -5,8 +5,8 @@ minimum enclosing balls in one compiled loop.
 A point ``p = [y x; C^{-1/2} e_n]`` at distance ``d >= R`` from the ball (centre ``[w; u]``,
 ``||u||^2 = xi2``, ``d^2 = ||w||^2 - 2 y w·x + ||x||^2 + xi2 + 1/C``, see ``_core``) is
 buffered; when ``L`` are buffered, the ball becomes the minimum enclosing ball of itself and
-the buffer (Algorithm 2, lines 7 and 13), solved in Gram form by Frank–Wolfe with away steps
-warm-started at the previous ball (:func:`streamsvm.qp._away_steps.meb_of_balls_away_steps`).
+the buffer (Algorithm 2, lines 7 and 13), solved in Gram form by pairwise Frank–Wolfe
+warm-started at the previous ball (:func:`streamsvm.qp._frank_wolfe.meb_of_balls_frank_wolfe`).
 A row's distance needs only its squared norm and its dot product with ``w``: dense rows get
 both from one vectorised sweep of the (centred) row, CSR rows from their non-zeros; only a
 buffered row is written out (mapped) into the buffer.
@@ -15,7 +15,7 @@ buffered row is written out (mapped) into the buffer.
 import numpy as np
 from numba import njit
 
-from ..qp._away_steps import meb_of_balls_away_steps
+from ..qp._frank_wolfe import meb_of_balls_frank_wolfe
 from ._core import (
     _ROW_FLAGS,
     N_CORE,
@@ -27,7 +27,7 @@ from ._core import (
     _csr_row_scale,
 )
 
-#: steps of the away-step solver before the exact active-set solver takes over, per point
+#: steps of the Frank-Wolfe solver before the exact active-set solver takes over, per point
 _STEPS_PER_POINT = 100
 
 
@@ -61,7 +61,7 @@ def enclose_buffer(w, state, buffer_X, buffer_y, k, inv_C, tol):
     radii[0] = state[R_]
     start = np.zeros(k + 1)
     start[0] = 1.0
-    lam, radius, _, steps, status = meb_of_balls_away_steps(
+    lam, radius, _, steps, status = meb_of_balls_frank_wolfe(
         G, radii, start, tol, _STEPS_PER_POINT * (k + 1))
     xi2 = lam[0] * lam[0] * state[XI2]
     for j in range(w.shape[0]):
