@@ -125,3 +125,80 @@ def test_no_import_cycle_in_the_package():
     assert len(graph) > 20
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+#: The layers of ``docs/design.md``, lowest first: a module imports modules of its own layer
+#: and of the layers below, never of one above. Entries are the top-level names under
+#: ``streamsvm`` (a module, or a package with everything in it); the package's own
+#: ``__init__`` re-exports from every layer and stands above them all.
+LAYERS = {
+    "utilities": ("_version", "_compiled_cache", "_params", "_threads", "_random", "progress"),
+    "maths": ("kernels", "qp", "metrics"),
+    "input": ("_validation", "datasets", "vocabulary", "_widen", "_river", "_row_path"),
+    "contract": ("base", "support", "calibration", "weights", "collapse", "order",
+                 "persistence"),
+    "families": ("linear", "meb", "budget", "lasvm", "active", "distributed"),
+    "tools": ("registry", "evaluate", "report", "demo", "warmup", "bench", "sharded", "cli"),
+}
+
+
+def layer_of(module: str, layers: dict = LAYERS) -> int | None:
+    """Index of the layer that holds ``module`` (None: the package root, above all)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return None
+    for index, names in enumerate(layers.values()):
+        if parts[1] in names:
+            return index
+    raise AssertionError(f"{module} is in no layer of LAYERS (add it to one, and to "
+                         "docs/design.md's table)")
+
+
+def upward_imports(graph: dict[str, set[str]], layers: dict = LAYERS) -> list[str]:
+    """Every import of a module of a higher layer, as ``'a (layer) -> b (layer)'``."""
+    names = list(layers)
+    found = []
+    for module, imported in sorted(graph.items()):
+        here = layer_of(module, layers)
+        if here is None:
+            continue
+        for target in sorted(imported):
+            there = layer_of(target, layers)
+            if there is not None and there > here:
+                found.append(f"{module} ({names[here]}) -> {target} ({names[there]})")
+    return found
+
+
+def test_an_upward_import_is_found(tmp_path):
+    pkg = tmp_path / PACKAGE
+    (pkg / "low").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from .low import x\n")
+    (pkg / "low" / "__init__.py").write_text("")
+    (pkg / "low" / "x.py").write_text("def f():\n    from ..high import g\n")
+    (pkg / "high.py").write_text("from .low.x import f\n")
+    layers = {"bottom": ("low",), "top": ("high",)}
+    assert upward_imports(import_graph(pkg), layers) == [
+        f"{PACKAGE}.low.x (bottom) -> {PACKAGE}.high (top)"]
+
+
+def test_imports_go_down_the_layers():
+    graph = import_graph()
+    assert upward_imports(graph) == []
+
+
+def test_the_design_page_draws_the_same_layers():
+    """``docs/design.md``'s layer table is this data: same layers, same order, same names."""
+    import re
+
+    text = (ROOT.parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
+    text = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\w+) \| ([^|]+) \|", text, flags=re.MULTILINE)
+    table = {layer: tuple(name.rstrip("/") for name in re.findall(r"`([^`]+)`", cell))
+             for layer, cell in rows if layer != "layer"}
+    assert list(table) == list(LAYERS)
+    for layer, names in LAYERS.items():
+        assert sorted(table[layer]) == sorted(names), layer
+    top_level = {path.stem if path.suffix else path.name for path in ROOT.iterdir()
+                 if (path.suffix == ".py" and path.stem != "__init__")
+                 or (path.is_dir() and (path / "__init__.py").exists())}
+    assert top_level == {name for names in LAYERS.values() for name in names}

@@ -131,6 +131,18 @@ class Machine:
                              "gradients are out of range")
 
     # ------------------------------------------------------------------ files and pickles
+    def _saved_configuration(self) -> dict:
+        """The kernel and tolerance the machine was made with, which a model file must repeat
+        (``streamsvm.persistence`` compares them with a fresh learner's); not C, which the
+        Twin Vector Machine rescales."""
+        if not isinstance(getattr(self, "m", None), tuple):
+            return {}  # a damaged file: its own checks name the problem
+        fs, ist = self.m[state.M_FS], self.m[state.M_IST]
+        return {"machine gamma": float(fs[state.F_GAMMA]),
+                "machine coef0": float(fs[state.F_COEF0]), "machine tol": float(fs[state.F_TOL]),
+                "machine kernel": int(ist[state.I_CODE]),
+                "machine degree": int(ist[state.I_DEGREE])}
+
     def _persist_state(self) -> dict:
         """The machine without its spare capacity: the arrays cut to the ``n`` stored examples
         and the ``P`` margin vectors (what :meth:`reserve` copies; the rest is written before

@@ -42,6 +42,12 @@ class _TVMLearner(BinaryLearner):
         # scale_C (Sec. 4.3): C * sum of weights kept at C * B; else C per example, as SVC's
         self.tw[state.TW_FS][state.TF_CPROD] = float(C) * budget if scale_C else float(C)
 
+    def _saved_configuration(self) -> dict:
+        """The options a model file must repeat (``streamsvm.persistence`` compares them
+        with a fresh learner's): merging rules, scale factors, and C times the budget."""
+        return {"opts": tuple(self.opts.tolist()), "fpar": tuple(self.fpar.tolist()),
+                "C times the budget": float(self.tw[state.TW_FS][state.TF_CPROD])}
+
     def _check_restored(self) -> None:
         """Raise ValueError unless the twins (e.g. read from a model file) fit the budget,
         the machine and each other: the jitted loops do not check bounds."""

@@ -179,26 +179,17 @@ _CONFIGURATION: dict[str, tuple[str, ...]] = {
 
 
 def _configuration(learner) -> dict:
-    """``name -> value`` of the learner's configuration (:data:`_CONFIGURATION`), with the
-    kernel of its budget machine and TVM's options where it has them."""
+    """``name -> value`` of the learner's configuration (:data:`_CONFIGURATION`), with what
+    the learner and the objects it holds add by a ``_saved_configuration()`` method (a
+    budget machine's kernel, the Twin Vector Machine's options)."""
     out = {}
     for cls in type(learner).__mro__:
         for name in _CONFIGURATION.get(f"{cls.__module__}.{cls.__qualname__}", ()):
             out[name] = vars(learner).get(name)
-    machine = vars(learner).get("machine")
-    if type(machine).__name__ == "Machine" and isinstance(getattr(machine, "m", None), tuple):
-        from ..budget import _state as st
-
-        fs, ist = machine.m[st.M_FS], machine.m[st.M_IST]
-        out.update({"machine gamma": float(fs[st.F_GAMMA]),  # not C: TVM rescales it
-                    "machine coef0": float(fs[st.F_COEF0]), "machine tol": float(fs[st.F_TOL]),
-                    "machine kernel": int(ist[st.I_CODE]),
-                    "machine degree": int(ist[st.I_DEGREE])})
-    if type(learner).__name__ == "_TVMLearner":
-        from ..budget import _state as st
-
-        out.update({"opts": tuple(learner.opts.tolist()), "fpar": tuple(learner.fpar.tolist()),
-                    "C times the budget": float(learner.tw[st.TW_FS][st.TF_CPROD])})
+    for part in (learner, *vars(learner).values()):  # its own, and its parts' (a machine)
+        details = getattr(type(part), "_saved_configuration", None)
+        if details is not None and type(part).__module__.startswith("streamsvm."):
+            out.update(details(part))
     return out
 
 
