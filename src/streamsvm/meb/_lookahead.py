@@ -42,20 +42,50 @@ def _dot(a, b):
 
 
 @njit(cache=True)
+def _non_zeros(B):
+    """``(starts, columns)``: the columns of the non-zero entries of each row of ``B``, row n
+    at ``columns[starts[n]:starts[n + 1]]`` (buffered CSR rows are mostly zeros)."""
+    starts = np.zeros(B.shape[0] + 1, dtype=np.int64)
+    for n in range(B.shape[0]):
+        count = 0
+        for j in range(B.shape[1]):
+            if B[n, j] != 0.0:
+                count += 1
+        starts[n + 1] = starts[n] + count
+    columns = np.empty(starts[B.shape[0]], dtype=np.int64)
+    for n in range(B.shape[0]):
+        q = starts[n]
+        for j in range(B.shape[1]):
+            if B[n, j] != 0.0:
+                columns[q] = j
+                q += 1
+    return starts, columns
+
+
+@njit(cache=True)
 def enclose_buffer(w, state, buffer_X, buffer_y, k, inv_C, tol):
     """Replace the ball by the minimum enclosing ball of itself and the first ``k`` buffered
     (mapped) points ``[y_n x_n; C^{-1/2} e_n]``. The centres' Gram matrix is the feature
-    Gram plus the diagonal (xi2, 1/C, ..., 1/C) of the orthogonal e-parts; the new centre is
+    Gram (from each row's non-zeros when the buffer is mostly zeros) plus the diagonal
+    (xi2, 1/C, ..., 1/C) of the orthogonal e-parts; the new centre is
     ``lam_0 [w; u] + sum_n lam_n p_n``, so ``xi2 <- lam_0^2 xi2 + sum_n lam_n^2 / C``.
     Returns the solver's status (0: converged) and its steps."""
     B = buffer_X[:k]
     labels = buffer_y[:k]
     G = np.empty((k + 1, k + 1))
     G[0, 0] = _dot(w, w) + state[XI2]
+    starts, columns = _non_zeros(B)
+    sparse = 2 * columns.shape[0] < k * B.shape[1]
     for n in range(k):
         G[0, n + 1] = G[n + 1, 0] = labels[n] * _dot(B[n], w)
         for m in range(n):
-            G[n + 1, m + 1] = G[m + 1, n + 1] = labels[n] * labels[m] * _dot(B[n], B[m])
+            if sparse:  # the products from row n's non-zeros (CSR rows' buffers)
+                total = 0.0
+                for q in range(starts[n], starts[n + 1]):
+                    total += B[n, columns[q]] * B[m, columns[q]]
+            else:
+                total = _dot(B[n], B[m])
+            G[n + 1, m + 1] = G[m + 1, n + 1] = labels[n] * labels[m] * total
         G[n + 1, n + 1] = _dot(B[n], B[n]) + inv_C
     radii = np.zeros(k + 1)
     radii[0] = state[R_]
