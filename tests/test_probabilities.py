@@ -520,3 +520,24 @@ def test_csr_chunks_keep_the_rows_dense_chunks_keep(name, params):
     rtol = 1e-7 if name == "StreamSVM" else 1e-9
     np.testing.assert_allclose(sparse.predict_proba(X[:200]), dense.predict_proba(X[:200]),
                                rtol=rtol)
+
+
+@pytest.mark.parametrize(("name", "params"), [("StreamSVM", {}), ("Perceptron", {}),
+                                              ("Pegasos", {})])
+def test_dense_rows_are_kept_lazily_and_written_out_when_read(name, params):
+    """Learning dense chunks only queues the kept rows (one copy each, StreamSVM's unmapped):
+    the float32 ring stays untouched until the rows are read, and then holds what an eager
+    copy of the mapped rows would."""
+    X, y = PROBLEMS["imbalanced"]
+    model = ESTIMATORS[name](**params)
+    for start in range(0, 1200, 300):
+        model.partial_fit(X[start:start + 300], y[start:start + 300], classes=[0, 1])
+    calibrator = model.learners_[0].calibration
+    assert calibrator._queue and not calibrator.rows.any()  # queued, nothing written yet
+    rows, labels, _ = calibrator.held_rows()
+    assert not calibrator._queue
+    mapped = model._prepare(X[1200 - RESCORED_ROWS:1200]) if name == "StreamSVM" else (
+        X[1200 - RESCORED_ROWS:1200])
+    order = (np.arange(1200 - RESCORED_ROWS, 1200)) % RESCORED_ROWS
+    np.testing.assert_array_equal(rows[order], np.asarray(mapped, dtype=np.float32))
+    np.testing.assert_array_equal(labels[order] > 0, y[1200 - RESCORED_ROWS:1200] == 1)
