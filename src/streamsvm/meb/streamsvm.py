@@ -25,13 +25,7 @@ from ..kernels import (
 from ..linear._common import first_chunk_scale, scale_columns
 from ..qp import augmented_gram, meb_of_balls_and_points
 from . import _core, _lookahead
-from ._rows import (
-    _map_kept_dense,
-    _map_written_out,
-    _MappedRows,
-    _warn_unconverged,
-    map_rows,
-)
+from ._rows import _map_kept_dense, _map_written_out, _MappedRows, _warn_unconverged, map_rows
 
 #: Why the ball models take no weights (their ``_weighting_refusal``).
 MEB_WEIGHTING_REFUSAL = (
