@@ -34,9 +34,12 @@ def test_file_of_0_1_0_loads_and_answers_as_it_did(name):
             model.add(int(site), x, int(label), point_id=int(pid))
     else:
         model.partial_fit(expected["X_rest"], expected["y_rest"])
+    # StreamSVM's lookahead balls are solved to its tol=1e-8 since its compiled loop (issue
+    # 38), no longer by the exact active-set solver: the resumed model agrees to that tolerance
+    rtol = 1e-7 if name == "streamsvm_midstream" else 1e-9
     np.testing.assert_allclose(
         model.decision_function(expected["X_query"]), expected["decision_after_resume"],
-        rtol=1e-9, atol=1e-12,
+        rtol=rtol, atol=1e-12,
     )
 
 
