@@ -32,15 +32,6 @@ API = DOCS / "api"
 #: folders of docs/ that are not source pages: the build output and the generated stubs
 NOT_SOURCES = ("_build", "api/generated", "_templates")
 
-#: Docstrings in files that other work owns at present (issue 37): the constructor parameters
-#: they describe in prose rather than as entries, and the sections they lack. The lead empties
-#: this table as those docstrings are fixed; the test fails when an entry is no longer true.
-KNOWN_GAPS: dict[str, dict[str, set[str]]] = {
-    "StreamSVM": {"parameters": {"gamma", "degree", "coef0"}},  # meb/streamsvm.py
-    "BlurredBallSVM": {"parameters": {"gamma", "degree", "coef0"}},  # meb/blurred.py
-    "Pegasos": {"sections": {"Attributes"}},  # linear/pegasos.py
-}
-
 
 def _source_pages() -> list[Path]:
     return sorted(
@@ -146,13 +137,12 @@ def test_estimator_docstring_lists_parameters_attributes_and_an_example(name):
     cls = getattr(streamsvm, name)
     doc, complaints = _sections(cls)
     assert not complaints, f"numpydoc cannot parse {name}'s docstring: {complaints}"
-    gaps = KNOWN_GAPS.get(name, {})
     absent = {section for section in ("Parameters", "Attributes", "Examples")
               if not doc[section]}
-    assert absent == gaps.get("sections", set()), f"{name}: sections missing: {absent}"
+    assert absent == set(), f"{name}: sections missing: {absent}"
     documented = {part.strip() for entry in doc["Parameters"] for part in entry.name.split(",")}
     undocumented = set(inspect.signature(cls).parameters) - documented
-    assert undocumented == gaps.get("parameters", set()), (
+    assert undocumented == set(), (
         f"{name}: constructor parameters with no entry in Parameters: {sorted(undocumented)}"
     )
     assert any(">>>" in line for line in doc["Examples"]), f"{name}: no doctest example"

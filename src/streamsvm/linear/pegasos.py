@@ -277,6 +277,14 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
         end (``streamsvm.progress``).
 
+    Attributes
+    ----------
+    coef_, intercept_ : the weights, shape (1, n_features) and (1,) for two classes (one row
+        per class with more), on the features as given (also where the first chunk fixed
+        column factors for unscaled data).
+    n_updates_ : int, sub-gradient steps that moved the weights, summed over one-vs-rest
+        learners.
+
     Examples
     --------
     >>> from streamsvm import Pegasos
@@ -319,4 +327,5 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
 
     @property
     def n_updates_(self) -> int:
+        """Sub-gradient steps that moved the weights, summed over the learners."""
         return self._sum_over_learners("n_updates")

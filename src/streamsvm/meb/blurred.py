@@ -360,6 +360,13 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         MEB equivalence needs. The balls are solved over the pool's Gram matrix, which must
         be positive semi-definite: ``'sigmoid'``, and ``'poly'`` with ``coef0 < 0``, are
         refused by the parameter check.
+    gamma : float, 'scale' or 'auto', default='scale'
+        Kernel coefficient of ``rbf``, ``poly`` and ``sigmoid`` as in scikit-learn, fixed from
+        the raw features of the first chunk (``gamma_``).
+    degree : int, default=3
+        Degree of ``poly``.
+    coef0 : float, default=0.0
+        Independent term of ``poly`` and ``sigmoid`` (>= 0 here).
     normalize : bool, default=True
         Scale rows to unit norm (linear kernel; the other kernels are normalised in kernel
         space).

@@ -401,6 +401,13 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         core vectors, which are few). ``gamma`` (default ``'scale'``), ``degree``, ``coef0``
         as in scikit-learn; ``gamma`` is fixed from the raw features of the first chunk,
         before centring (``docs/design.md``).
+    gamma : float, 'scale' or 'auto', default='scale'
+        Kernel coefficient of ``rbf``, ``poly`` and ``sigmoid`` as in scikit-learn, fixed from
+        the raw features of the first chunk (``gamma_``).
+    degree : int, default=3
+        Degree of ``poly``.
+    coef0 : float, default=0.0
+        Independent term of ``poly`` and ``sigmoid``.
     lookahead : int, default=300
         Algorithm 2's ``L``: points outside the ball are buffered, and every ``L`` of them
         the ball is replaced by the exact minimum enclosing ball of itself and the buffer.
