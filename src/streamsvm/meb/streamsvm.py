@@ -398,12 +398,10 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     kernel : {"linear", "rbf", "poly", "sigmoid"}, default="linear"
         With a non-linear kernel the model keeps coefficients over its core vectors
         (Sec. 4.2) and a distance costs one kernel row over them (memory grows with the
-        core vectors, which are few). ``gamma`` (default ``'scale'``), ``degree``, ``coef0``
-        as in scikit-learn; ``gamma`` is fixed from the raw features of the first chunk,
-        before centring (``docs/design.md``).
+        core vectors, which are few).
     gamma : float, 'scale' or 'auto', default='scale'
         Kernel coefficient of ``rbf``, ``poly`` and ``sigmoid`` as in scikit-learn, fixed from
-        the raw features of the first chunk (``gamma_``).
+        the raw features of the first chunk, before centring (``gamma_``; ``docs/design.md``).
     degree : int, default=3
         Degree of ``poly``.
     coef0 : float, default=0.0
