@@ -29,9 +29,7 @@ PENDING_PAGES = {
         "defaults", "defaults_adult_one_pass", "defaults_before", "defaults_blurred",
         "defaults_dl2svm", "defaults_forgetron", "per_row_profile_after",
         "per_row_profile_before", "probability_overhead", "streamsvm_cvm",
-        "streamsvm_speed",
-        # written again by a change in flight; their Run line follows once it lands
-        "budget_perceptron", "river_phishing", "tvm_beneficial", "tvm_c_semantics")),
+        "streamsvm_speed")),
     *(f"benchmarks/results/defaults_trials/{name}.md" for name in (
         "BlurredBallSVM_classifier_last", "BudgetPerceptron_budget300",
         "BudgetPerceptron_window_budget100", "BudgetPerceptron_window_budget300",
