@@ -17,7 +17,7 @@ with a fresh model, the contenders in turn, after one untimed pass that compiles
 progressive accuracy, for our Pegasos, Perceptron and LASVM (the acceptance), and River's
 Perceptron, LogisticRegression and PAClassifier, all in one process.
 ``general path`` rows run the same estimator with the per-row fast path switched off
-(:data:`streamsvm._row_path.ENABLED`), i.e. the path of before this work.
+(:data:`streamsvm.input.row_path.ENABLED`), i.e. the path of before this work.
 
 ``--profile`` instead runs cProfile on 20,000 rows of Phishing (the stream repeated) for
 Pegasos, Perceptron and LASVM and writes the top functions by own time to
@@ -44,7 +44,7 @@ from river import datasets, linear_model
 from sklearn.datasets import load_svmlight_file
 
 import streamsvm
-from streamsvm import _row_path
+from streamsvm.input import row_path as _row_path
 
 from _common import write_markdown
 

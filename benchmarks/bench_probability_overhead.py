@@ -1,5 +1,5 @@
 """What recording prequential scores costs ``partial_fit`` (Platt scaling, Platt 1999, with
-the fit of Lin, Lin & Weng 2007; ``streamsvm.calibration``).
+the fit of Lin, Lin & Weng 2007; ``streamsvm.base.calibration``).
 
 Pegasos (all 32,561 rows) and LASVM (RBF, C = 100, gamma = 0.005; the first 12,000 rows)
 stream Adult in chunks of 1,000, once as shipped and once with the recording switched off

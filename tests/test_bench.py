@@ -47,7 +47,7 @@ def test_memory_run_reports_what_training_allocates():
     # chunks of 1000 x 2 float64 are copied at least once while validating: > 0, and the
     # pickled model (a weight vector) is tiny next to its calibration window (2,000 scores
     # and labels, 18 KB, and 500 rows of 2 float32 features with labels kept to rescore,
-    # 4.4 KB: streamsvm.calibration), with about 1 KB of pickle's own
+    # 4.4 KB: streamsvm.base.calibration), with about 1 KB of pickle's own
     assert 0.0 < result.peak_mb < 50.0
     assert 22.4 < result.model_kb < 24.5
 
@@ -166,7 +166,7 @@ def test_default_results_folder_is_the_cache_never_the_current_directory(tmp_pat
 
 
 def test_training_progress_every_interval_of_the_clock(monkeypatch, capsys):
-    from streamsvm import progress
+    from streamsvm.utils import progress
 
     clock = iter(float(5 * t) for t in range(1000))  # every reading 5 s after the last
     monkeypatch.setattr(progress, "clock", lambda: next(clock))

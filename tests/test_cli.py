@@ -279,14 +279,14 @@ def test_estimators_lists_every_estimator_with_its_defaults(runner):
     assert "--block-size" in text and "--verbose" in text
     assert "``" not in text  # the docstrings' reST code marks are not shown
     # one owner: the same text as train --help
-    [(name, options)] = streamsvm.report.estimator_parameters({"Pegasos": streamsvm.Pegasos})
-    assert options == ("--alpha 0.01, --block-size 1, --fit-intercept true, --projection true, "
-                       "--verbose 0")
+    [(name, options)] = streamsvm.cli.report.estimator_parameters({"Pegasos": streamsvm.Pegasos})
+    assert options == ("--alpha 0.01, --block-size 1, --class-weight none, --fit-intercept true, "
+                       "--projection true, --verbose 0")
     assert options in " ".join(runner.invoke(main, ["train", "--help"]).output.split())
 
 
 def test_warmup_compiles_each_kernel_and_layout(runner):
-    from streamsvm.warmup import kernels_of
+    from streamsvm.cli.warmup import kernels_of
 
     result = runner.invoke(main, ["warmup", "Forgetron"])
     assert result.exit_code == 0, result.output
@@ -301,7 +301,7 @@ def test_warmup_compiles_each_kernel_and_layout(runner):
 
 
 def test_warmup_steps_cover_the_registry_and_time_with_the_given_clock():
-    from streamsvm.warmup import kernels_of, warm_up, warmup_steps
+    from streamsvm.cli.warmup import kernels_of, warm_up, warmup_steps
 
     steps = warmup_steps()
     assert {s.estimator for s in steps} == set(streamsvm.registry.ESTIMATORS)
@@ -329,7 +329,7 @@ def test_the_demo_times_learning_apart_from_the_first_use():
     from sklearn.exceptions import NotFittedError
 
     from streamsvm import LASVM
-    from streamsvm.demo import run_demo, use_once
+    from streamsvm.cli.demo import run_demo, use_once
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 4))
@@ -345,7 +345,7 @@ def test_the_demo_times_learning_apart_from_the_first_use():
 
 
 def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypatch):
-    from streamsvm import progress
+    from streamsvm.utils import progress
 
     path, _, _ = svmlight_file
     ticks = iter(float(5 * t) for t in range(1000))  # every reading 5 s after the last
@@ -358,7 +358,7 @@ def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypat
 
 
 def test_warmup_reports_a_failed_step_and_runs_the_others(runner, monkeypatch):
-    from streamsvm import warmup
+    from streamsvm.cli import warmup
 
     # the dense steps' problem holds a NaN, which every estimator refuses: each dense step
     # fails (BlurredBallSVM refuses the sigmoid kernel in its parameter check, so there is no

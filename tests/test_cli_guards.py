@@ -216,8 +216,8 @@ def test_clicks_own_errors_are_one_error_line(runner, tmp_path, args, code, mess
 def test_train_help_never_breaks_an_option_across_lines(runner):
     """``train --help`` lists every estimator's parameters; each ``--name value`` stays on
     one line so that it can be copied (the wrapper broke ``--monitor-`` / ``tol``)."""
+    from streamsvm.cli.report import estimator_parameters
     from streamsvm.registry import available_estimators
-    from streamsvm.report import estimator_parameters
 
     result = runner.invoke(main, ["train", "--help"], terminal_width=80)
     assert result.exit_code == 0

@@ -1,4 +1,4 @@
-"""The collapse guard (streamsvm.collapse): a constructed collapse warns once, with the counts;
+"""The collapse guard (streamsvm.base.collapse): a constructed collapse warns once, with the counts;
 normal problems stay silent; the counts and the flag are saved with the model."""
 
 import re
@@ -10,7 +10,7 @@ from sklearn.datasets import make_classification
 
 import streamsvm
 from streamsvm import LASVM, CollapseWarning, IncrementalSVM, Pegasos, Perceptron
-from streamsvm.collapse import (
+from streamsvm.base.collapse import (
     MIN_MINORITY_ROWS,
     MIN_ROWS,
     MISSED_SHARE,
@@ -122,7 +122,7 @@ def test_damaged_counts_or_flag_are_refused_on_load(tmp_path, damage):
 
 
 def test_counts_read_the_last_rows_of_the_ring_as_a_naive_reading_does():
-    from streamsvm.calibration import PlattCalibrator
+    from streamsvm.base.calibration import PlattCalibrator
 
     rng = np.random.default_rng(0)
     calibrator = PlattCalibrator()
@@ -185,7 +185,7 @@ def test_rules_of_the_stream_counts():
 
 
 def test_stream_counts_count_every_recorded_score_as_a_naive_count_does():
-    from streamsvm.calibration import PlattCalibrator
+    from streamsvm.base.calibration import PlattCalibrator
 
     rng = np.random.default_rng(1)
     calibrator = PlattCalibrator(window=50)

@@ -131,7 +131,7 @@ def test_the_issue_row_with_a_duplicate_column_gives_scipys_decision():
 
 
 def test_check_features_sums_duplicates_and_keeps_the_input():
-    from streamsvm._validation import check_features
+    from streamsvm.input.validation import check_features
 
     X = sp.csr_matrix((np.array([1.0, 2.0, 4.0]), np.array([2, 0, 2]), np.array([0, 3])),
                       shape=(1, 3))
@@ -288,7 +288,7 @@ def test_blurred_ball_refuses_poly_with_a_negative_coef0_and_takes_the_psd_kerne
 
 
 def test_the_warm_up_command_compiles_no_sigmoid_step_for_the_blurred_ball():
-    from streamsvm.warmup import kernels_of
+    from streamsvm.cli.warmup import kernels_of
 
     assert kernels_of(streamsvm.BlurredBallSVM) == ["linear", "rbf", "poly"]
     assert "sigmoid" in kernels_of(streamsvm.LASVM)  # others keep it

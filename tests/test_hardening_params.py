@@ -8,8 +8,8 @@ import pytest
 
 import streamsvm
 from streamsvm import LASVM, ActiveSVM, BudgetPerceptron, Pegasos
-from streamsvm._params import MAX_MEMORY_MB, MemoryMB, check_params, physical_memory_bytes
 from streamsvm.sharded import fit_sharded
+from streamsvm.utils.params import MAX_MEMORY_MB, MemoryMB, check_params, physical_memory_bytes
 
 CACHED = ["LASVM", "LASVMG", "LASVMNC", "LASVMI", "FullSVM", "ActiveSVM"]
 
@@ -59,7 +59,7 @@ def test_the_bound_is_the_machines_memory_or_a_documented_maximum(monkeypatch):
     if memory:
         assert MemoryMB.limit_mb() == memory / 2**20
         check_params(LASVM(cache_size=MemoryMB.limit_mb()))  # the bound itself is allowed
-    import streamsvm._params as params
+    import streamsvm.utils.params as params
 
     monkeypatch.setattr(params, "physical_memory_bytes", lambda: None)
     assert MemoryMB.limit_mb() == MAX_MEMORY_MB == 2**20

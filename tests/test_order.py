@@ -1,4 +1,4 @@
-"""The order guard (streamsvm.order): ``fit`` of an order-sensitive estimator warns once when
+"""The order guard (streamsvm.base.order): ``fit`` of an order-sensitive estimator warns once when
 its rows come sorted by label, and only then."""
 
 import warnings
@@ -8,7 +8,7 @@ import pytest
 
 import streamsvm
 from streamsvm.base import StreamClassifier
-from streamsvm.order import MIN_ROWS, SortedLabelsWarning, label_blocks
+from streamsvm.base.order import MIN_ROWS, SortedLabelsWarning, label_blocks
 from streamsvm.registry import available_estimators
 
 ESTIMATORS = {name: cls for name, cls in available_estimators().items()
@@ -45,7 +45,7 @@ def _order_warnings(fit):
 
 
 def test_the_measured_order_sensitive_estimators_are_marked():
-    """The estimators whose ``fit`` lost much on sorted labels (streamsvm.order's table)."""
+    """The estimators whose ``fit`` lost much on sorted labels (streamsvm.base.order's table)."""
     assert SENSITIVE == ["BudgetPerceptron", "Forgetron", "LASVM", "LASVMI", "Pegasos",
                          "Perceptron", "StreamSVM"]
 
@@ -67,7 +67,7 @@ def test_sorted_rows_warn_once_and_shuffled_ones_do_not(name):
 @pytest.mark.parametrize("make", [
     lambda: streamsvm.LASVM(shuffle=True, random_state=0),  # shuffles its epoch itself
     lambda: streamsvm.IncrementalSVM(),  # exact: the same model in any order
-    lambda: streamsvm.BlurredBallSVM(),  # measured within a point or two (streamsvm.order)
+    lambda: streamsvm.BlurredBallSVM(),  # measured within a point or two (streamsvm.base.order)
 ])
 def test_an_estimator_that_shuffles_or_does_not_depend_on_the_order_is_quiet(make):
     """No warning where sorted rows cost nothing: the model learnt from them scores as the

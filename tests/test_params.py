@@ -1,4 +1,4 @@
-"""Hyper-parameter checking (``streamsvm._params``): the constraint objects, and for every
+"""Hyper-parameter checking (``streamsvm.utils.params``): the constraint objects, and for every
 estimator (the registry's and DistributedL2SVM) bad values generated from its own table,
 refused with one message shape at ``fit``, at the first ``partial_fit`` / ``learn_one`` and by
 ``set_params`` on a fitted model, which then keeps its parameters and its decisions."""
@@ -16,7 +16,12 @@ import pytest
 from sklearn.base import clone
 
 import streamsvm
-from streamsvm._params import (
+from streamsvm.distributed import DistributedL2SVM
+from streamsvm.kernels import KERNEL_PARAMETER_CONSTRAINTS, Kernel, kernel_parameter_constraints
+from streamsvm.linear.perceptron import Perceptron
+from streamsvm.meb.streamsvm import StreamSVM
+from streamsvm.registry import available_estimators
+from streamsvm.utils.params import (
     Boolean,
     Interval,
     IsCallable,
@@ -28,11 +33,6 @@ from streamsvm._params import (
     check_params,
     param_error,
 )
-from streamsvm.distributed import DistributedL2SVM
-from streamsvm.kernels import KERNEL_PARAMETER_CONSTRAINTS, Kernel, kernel_parameter_constraints
-from streamsvm.linear.perceptron import Perceptron
-from streamsvm.meb.streamsvm import StreamSVM
-from streamsvm.registry import available_estimators
 
 ESTIMATORS = {**available_estimators(), "DistributedL2SVM": DistributedL2SVM}
 

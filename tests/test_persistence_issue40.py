@@ -106,7 +106,7 @@ def _beyond_float32(name):
 
 def _calibrators(model):
     """The PlattCalibrators of a model: its learners' and its own attributes'."""
-    from streamsvm.calibration import PlattCalibrator
+    from streamsvm.base.calibration import PlattCalibrator
 
     owners = [model, *getattr(model, "learners_", [])]
     values = [v for owner in owners for v in vars(owner).values()]

@@ -1,4 +1,4 @@
-"""Probabilities: Platt scaling on prequential scores (``streamsvm.calibration``).
+"""Probabilities: Platt scaling on prequential scores (``streamsvm.base.calibration``).
 
 Checked against references: the sigmoid fit against scipy minimising the same regularised
 likelihood; the recorded scores against a slow loop that asks the model before each row;
@@ -22,7 +22,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import streamsvm
-from streamsvm.calibration import (
+from streamsvm.base.calibration import (
     MAX_RESCORED_WIDTH,
     MIN_PER_CLASS,
     RESCORED_ROWS,

@@ -1,11 +1,12 @@
-"""Progress lines (streamsvm.progress) and ``verbose`` in fit / partial_fit, on a fake clock."""
+"""Progress lines (streamsvm.utils.progress) and ``verbose`` in fit / partial_fit, on a fake
+clock."""
 
 import numpy as np
 import pytest
 
-from streamsvm import progress
 from streamsvm.base import StreamClassifier
 from streamsvm.registry import available_estimators
+from streamsvm.utils import progress
 
 
 class FakeClock:

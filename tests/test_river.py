@@ -12,10 +12,10 @@ import pytest
 import scipy.sparse as sp
 
 import streamsvm
+from streamsvm.input.vocabulary import FeatureVocabulary, VocabularyFullWarning
 from streamsvm.kernels import resolve_gamma
 from streamsvm.kernels.first_data import WARMUP_ROWS
 from streamsvm.registry import available_estimators
-from streamsvm.vocabulary import FeatureVocabulary, VocabularyFullWarning
 
 river = pytest.importorskip("river")
 from river import (  # noqa: E402
@@ -65,7 +65,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import check_estimator
 import streamsvm
-from streamsvm._river import RIVER_INSTALLED
+from streamsvm.input.river import RIVER_INSTALLED
 assert not RIVER_INSTALLED and "river" not in sys.modules
 model = streamsvm.Perceptron()
 for i in range(40):
@@ -194,7 +194,7 @@ def test_an_empty_first_dict_is_refused_and_leaves_the_model_fresh():
 
 
 def test_the_vocabulary_cap_ignores_new_keys_with_one_warning(monkeypatch):
-    monkeypatch.setattr("streamsvm.vocabulary.MAX_FEATURES", 5)
+    monkeypatch.setattr("streamsvm.input.vocabulary.MAX_FEATURES", 5)
     model = streamsvm.Perceptron()
     with pytest.warns(VocabularyFullWarning, match="full"):
         for i in range(10):

@@ -1,4 +1,4 @@
-"""The per-row path of ``learn_one`` / ``predict_one`` (streamsvm._row_path, issue 19 item 7):
+"""The per-row path of ``learn_one`` / ``predict_one`` (streamsvm.input.row_path, issue 19 item 7):
 the same model, bit for bit, as the general path and as ``partial_fit`` of the same rows one
 at a time; the same answers as ``predict`` / ``predict_proba``; the same refusals."""
 
@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 import streamsvm
-from streamsvm import _row_path
-from streamsvm.calibration import PlattCalibrator
+from streamsvm.base.calibration import PlattCalibrator
+from streamsvm.input import row_path as _row_path
 from streamsvm.linear._core import perceptron_csr
 
 ROW_MODELS = {
@@ -276,8 +276,8 @@ def test_a_dict_changed_between_predict_one_and_learn_one_is_learnt_as_it_is_the
     ids=["Perceptron", "Perceptron-nobias", "Pegasos", "Pegasos-nobias"])
 def test_the_linear_learners_own_widening_is_the_generic_one(make):
     """``widen_features`` (no fresh learners built) gives the arrays, bit for bit, of the
-    generic :func:`~streamsvm._widen.widen_like`, and its undo puts the learner back."""
-    from streamsvm._widen import Undo, widen_like
+    generic :func:`~streamsvm.input.widen.widen_like`, and its undo puts the learner back."""
+    from streamsvm.input.widen import Undo, widen_like
 
     model = make()
     rows, labels = sparse_stream(n=60)
@@ -364,7 +364,7 @@ def test_weights_the_compiled_steps_cannot_take_leave_the_row_path():
 @pytest.mark.parametrize("window", [50, 2000])
 def test_learnt_rows_listed_then_written_equal_rows_recorded_one_by_one(window):
     """``record_learnt_row`` lists rows and writes them in batches (module doc of
-    :mod:`streamsvm.calibration`): the window of scores and the kept rows equal what
+    :mod:`streamsvm.base.calibration`): the window of scores and the kept rows equal what
     recording each row at once gives, across batches, a window smaller than a batch, and
     widths that change in the middle of a batch (the rows of an old width dropped)."""
     rng = np.random.default_rng(7)

@@ -1,4 +1,4 @@
-"""scikit-learn's SVC attributes on the kernel models (streamsvm.support): shapes and meaning
+"""scikit-learn's SVC attributes on the kernel models (streamsvm.base.support): shapes and meaning
 as SVC's, checked against each model's own decision function and against SVC itself where
 both find the same solution (the exact incremental SVM; LASVM with its finishing step)."""
 
@@ -8,8 +8,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
+from streamsvm.base.support import SupportVectorsMixin
 from streamsvm.registry import available_estimators
-from streamsvm.support import SupportVectorsMixin
 
 ESTIMATORS = {name: cls for name, cls in available_estimators().items()
               if issubclass(cls, SupportVectorsMixin)}

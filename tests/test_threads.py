@@ -1,4 +1,4 @@
-"""``n_jobs`` (``streamsvm._threads``): the thread count of the compiled loops is set per call
+"""``n_jobs`` (``streamsvm.utils.threads``): the thread count of the compiled loops is set per call
 and put back, BLAS is held at one thread meanwhile, and every parallel loop gives the very
 same bits as one thread: the kernel rows (``kernels._core``, LASVM's ``kernel_row``), LASVM's
 gradient steps and batch decisions (``lasvm/_parallel_core.py``), and whole fitted models."""
@@ -10,14 +10,6 @@ import scipy.sparse as sp
 from numba import njit, prange
 from threadpoolctl import threadpool_info
 
-from streamsvm._threads import (
-    available_threads,
-    compiled_threads,
-    effective_n_jobs,
-    fetch_add,
-    for_each,
-    threads_now,
-)
 from streamsvm.active import ActiveSVM
 from streamsvm.budget import IncrementalSVM, TwinVectorMachine
 from streamsvm.kernels._core import (
@@ -38,6 +30,14 @@ from streamsvm.lasvm import _parallel_core as par
 from streamsvm.meb.blurred import BlurredBallSVM
 from streamsvm.meb.streamsvm import StreamSVM
 from streamsvm.registry import available_estimators
+from streamsvm.utils.threads import (
+    available_threads,
+    compiled_threads,
+    effective_n_jobs,
+    fetch_add,
+    for_each,
+    threads_now,
+)
 
 CORES = available_threads()
 N_JOBS = [2, -1]  # compared with n_jobs=1

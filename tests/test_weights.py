@@ -1,4 +1,4 @@
-"""class_weight and sample_weight (streamsvm.weights): exactness against scikit-learn's SVC,
+"""class_weight and sample_weight (streamsvm.base.weights): exactness against scikit-learn's SVC,
 sample weights as copies, the stream's 'balanced' rule, refusals that leave the model as it
 was, and the estimators that refuse weights with the reason."""
 
@@ -212,7 +212,7 @@ def test_unknown_fit_keywords_are_a_type_error():
 def test_weighted_fit_in_progress_pieces_is_the_same_model(monkeypatch, capsys, make):
     """With verbose, the Perceptron and Pegasos (blocks across the pieces) learn in pieces:
     the weights are cut with the rows and 'balanced' reads the counts of the whole call."""
-    from streamsvm import progress
+    from streamsvm.utils import progress
 
     ticks = iter(range(10**6))
     monkeypatch.setattr(progress, "clock", lambda: float(next(ticks)))
@@ -250,7 +250,7 @@ def test_a_model_file_of_0_1_0_resumes_with_balanced_weights_counting_from_then(
     np.array([0, 10**7, 3]), np.array([0.5, -1.0, 0.5]), np.array(["b", "a", "b"]),
 ])
 def test_unique_labels_is_numpys_unique_with_counts(labels):
-    from streamsvm._validation import unique_labels
+    from streamsvm.input.validation import unique_labels
 
     classes, counts = unique_labels(labels)
     expected_classes, expected_counts = np.unique(labels, return_counts=True)

@@ -75,7 +75,7 @@ print(json.dumps(out))
 _WARMUP = r"""
 import sys, time
 t0 = time.perf_counter()
-from streamsvm.warmup import warm_up
+from streamsvm.cli.warmup import warm_up
 warm_up()
 print(time.perf_counter() - t0)
 """

@@ -6,7 +6,7 @@ Run: python benchmarks/library/bench_probability_vs_svc.py
 
 Log-loss of every classifier's ``predict_proba`` against ``SVC(kernel='linear',
 probability=True)`` (Platt scaling, Platt 1999, with the fit of Lin, Lin & Weng 2007;
-``streamsvm.calibration``).
+``streamsvm.base.calibration``).
 
 Every registered estimator with the linear kernel (Pegasos and the Perceptron are linear) and
 ``C = 1`` where it has a ``C`` (Pegasos: ``alpha = 1 / n``, the same regularisation), streamed
@@ -44,7 +44,7 @@ from sklearn.metrics import log_loss
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from streamsvm.calibration import agree_with_labels, fit_platt, platt_probability
+from streamsvm.base.calibration import agree_with_labels, fit_platt, platt_probability
 from streamsvm.registry import available_estimators
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common

@@ -48,8 +48,8 @@ import numba
 import numpy as np
 
 from streamsvm import LASVM
-from streamsvm._threads import available_threads
 from streamsvm.datasets import load_dataset
+from streamsvm.utils.threads import available_threads
 
 HERE = pathlib.Path(__file__).parent
 

@@ -12,6 +12,7 @@ from ._version import __version__
 
 _refresh_compiled_cache(_Path(__file__).parent)  # before any compiled loop is loaded
 from .active import ActiveLearner, ActiveSampler, ActiveSVM  # noqa: E402
+from .base.collapse import CollapseWarning  # noqa: E402
 from .budget import (  # noqa: E402
     BudgetPerceptron,
     Forgetron,
@@ -19,7 +20,6 @@ from .budget import (  # noqa: E402
     RandomBudgetSVM,
     TwinVectorMachine,
 )
-from .collapse import CollapseWarning  # noqa: E402
 from .distributed import DistributedL2SVM  # noqa: E402
 from .evaluate import holdout, prequential  # noqa: E402
 from .lasvm import LASVM, LASVMG, LASVMI, LASVMNC, FullSVM  # noqa: E402

@@ -7,7 +7,6 @@ learner) and ``rows`` (the caller's row numbers), of which the first ``m`` entri
 import numpy as np
 from numba import njit
 
-from .._random import rand_below
 from ..kernels._cache_core import cache_acquire, cache_set_length
 from ..kernels._core import dot_dense
 from ..lasvm import _expansion_core as _expansion
@@ -32,6 +31,7 @@ from ..lasvm._expansion_core import (
 )
 from ..lasvm._kernel_rows_core import column_dots, columns, dots_to_columns
 from ..lasvm._lasvm_core import process, reprocess
+from ..utils.seeds import rand_below
 
 
 @njit(cache=True)

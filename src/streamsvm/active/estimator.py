@@ -8,9 +8,9 @@ import numbers
 
 import numpy as np
 
-from .._params import VERBOSE, Boolean, Interval, IsNone, Options, WeightDict
 from ..lasvm._lasvm_core import RANDOM
 from ..lasvm.lasvm import _KernelSVMBase
+from ..utils.params import VERBOSE, Boolean, Interval, IsNone, Options, WeightDict
 from .learner import STOPPING_RULES, _ActiveLearner
 
 __all__ = ["ActiveSVM", "pool_size"]
@@ -96,7 +96,7 @@ class ActiveSVM(_KernelSVMBase):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``

@@ -23,9 +23,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._params import check_params
-from .._validation import check_features
 from ..datasets import iter_svmlight
+from ..input.validation import check_features
+from ..utils.params import check_params
 from .estimator import ActiveSVM
 
 __all__ = ["ActiveLearner", "Query"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_features, check_one_example, row_sqnorms
+from ..input.validation import check_features, check_one_example, row_sqnorms
 from ..lasvm._expansion_core import N_COLS
 from . import _core
 from .oracle import check_learner_setup

@@ -9,7 +9,7 @@ class around it (a :class:`StreamClassifier`) supplies everything else, over tha
 * the River face: ``learn_one(x, y)``, ``predict_one(x)`` and ``predict_proba_one(x)``, with
   ``x`` a 1-D array or a dict of feature -> value;
 * probabilities (``predict_proba``), always available: Platt scaling of each binary learner's
-  decision values, fitted on its prequential scores (:mod:`streamsvm.calibration`);
+  decision values, fitted on its prequential scores (:mod:`streamsvm.base.calibration`);
 * any labels, and more than two classes by one-vs-rest over the binary learner;
 * input validation before any state changes, so a rejected call leaves the model as it was
   (non-finite values, rows too large for the model's kernel, labels of another type).

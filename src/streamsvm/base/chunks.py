@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import progress
-from .._params import check_params
-from .._threads import compiled_threads, for_each
-from .._validation import (
+from ..input.validation import (
     RowsRefused,
     check_declared_classes,
     check_label_kind,
@@ -17,14 +14,17 @@ from .._validation import (
     is_internal_dense,
     unique_labels,
 )
-from ..collapse import guard_collapse
 from ..kernels.first_data import FirstDataRule
-from ..order import guard_order
-from ..weights import (
+from ..utils import progress
+from ..utils.params import check_params
+from ..utils.threads import compiled_threads, for_each
+from .collapse import guard_collapse
+from .learner import BinaryLearner
+from .order import guard_order
+from .weights import (
     check_class_weight_labels,
     check_sample_weight,
 )
-from .learner import BinaryLearner
 
 
 def _put_back(model, before: dict) -> None:
@@ -36,7 +36,7 @@ def _put_back(model, before: dict) -> None:
 
 class SampleWeightMixin:
     """``fit`` and ``partial_fit`` with ``sample_weight``, for the estimators whose learners
-    take a weight per row (``_weighting = "rows"``; :mod:`streamsvm.weights`). Put it before
+    take a weight per row (``_weighting = "rows"``; :mod:`streamsvm.base.weights`). Put it before
     :class:`StreamClassifier` in the bases."""
 
     _weighting = "rows"
@@ -96,7 +96,7 @@ class ChunkPathMixin:
 
     #: True where the learners' compiled loops check dense rows as they learn them (NaN,
     #: infinity, and the linear kernel's bound of :meth:`_max_safe_sqnorm`), raising
-    #: :class:`~streamsvm._validation.RowsRefused`: ``fit`` on a C-contiguous float64 array
+    #: :class:`~streamsvm.input.validation.RowsRefused`: ``fit`` on a C-contiguous float64 array
     #: then reads each row once, with no separate validation pass; on a refusal the model is
     #: put back and the separate checks name the row (the learners are fresh in ``fit``, so
     #: putting back the estimator's attributes puts back everything).
@@ -245,11 +245,11 @@ class ChunkPathMixin:
 
 
     #: whether the learners' compiled loops release the GIL, so that one-vs-rest learners gain
-    #: from running side by side on Python threads (``streamsvm._threads.for_each``)
+    #: from running side by side on Python threads (``streamsvm.utils.threads.for_each``)
     _learners_release_gil: bool = False
 
     def _side_by_side_jobs(self):
-        """``n_jobs`` for :func:`~streamsvm._threads.for_each` over the learners (None: one
+        """``n_jobs`` for :func:`~streamsvm.utils.threads.for_each` over the learners (None: one
         after the other, which is all that learners holding the GIL can do)."""
         return getattr(self, "n_jobs", None) if self._learners_release_gil else None
 
@@ -276,7 +276,7 @@ class ChunkPathMixin:
         self.n_seen_ += X.shape[0]
 
     def _learn_reporting(self, X, y, *, whole_pass: bool, sample_weight=None) -> None:
-        """:meth:`_learn`, with progress lines when ``verbose`` (:mod:`streamsvm.progress`).
+        """:meth:`_learn`, with progress lines when ``verbose`` (:mod:`streamsvm.utils.progress`).
 
         With ``verbose >= 1`` the rows are learnt in pieces, each a compiled call, with a line
         every few seconds, where that gives the very same model (:meth:`_exact_in_pieces`);

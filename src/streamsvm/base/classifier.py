@@ -8,11 +8,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from .. import progress
-from .._params import CheckedParamsMixin
-from .._river import RiverClassifier
-from .._threads import compiled_threads
-from ..weights import ClassWeightsMixin
+from ..input.river import RiverClassifier
+from ..utils import progress
+from ..utils.params import CheckedParamsMixin
+from ..utils.threads import compiled_threads
 from .chunks import ChunkPathMixin
 from .classes import ClassesMixin
 from .inputs import InputChecksMixin
@@ -20,6 +19,7 @@ from .learner import BinaryLearner, state_nbytes
 from .prediction import PredictionMixin
 from .recording import ScoreRecordingMixin
 from .rows import RowPathMixin
+from .weights import ClassWeightsMixin
 
 
 class StreamClassifier(
@@ -38,16 +38,17 @@ class StreamClassifier(
     ``class_counts_`` (rows of each class learnt, which ``class_weight='balanced'`` reads),
     ``model_nbytes_`` (bytes of model state in memory, caches left out; a file may hold less).
 
-    Weights (:mod:`streamsvm.weights`): ``_weighting`` says what the learners take: ``"rows"``
+    Weights (:mod:`streamsvm.base.weights`): ``_weighting`` says what the learners take: ``"rows"``
     (a weight per row: ``class_weight`` and ``sample_weight``, through
     :class:`SampleWeightMixin`), ``"sides"`` (one weight per side of each binary problem:
     ``class_weight`` only, handed over by ``learner.set_side_weights``), ``"own"`` (the
     estimator weighs classes its own way) or None; ``_weighting_refusal`` says why not.
-    Two-class models warn once when they collapse to one class (:mod:`streamsvm.collapse`).
+    Two-class models warn once when they collapse to one class (:mod:`streamsvm.base.collapse`).
 
     Hyper-parameters: subclasses declare ``_parameter_constraints`` (and, for rules tying
-    parameters together, ``_parameter_rules``), checked by :func:`streamsvm._params.check_params`
-    at ``fit``, at the first ``partial_fit`` and by ``set_params`` on a fitted model.
+    parameters together, ``_parameter_rules``), checked by
+    :func:`streamsvm.utils.params.check_params` at ``fit``, at the first ``partial_fit`` and
+    by ``set_params`` on a fitted model.
     """
 
     _learner_class: type[BinaryLearner] = BinaryLearner
@@ -65,13 +66,13 @@ class StreamClassifier(
     #: why this estimator takes no sample weights (the error's text)
     _weighting_refusal: str = "its algorithm has no weighted form implemented"
     #: whether rows sorted by label make ``fit`` learn a much worse model (measured in
-    #: :mod:`streamsvm.order`): then ``fit`` warns when it gets them so
+    #: :mod:`streamsvm.base.order`): then ``fit`` warns when it gets them so
     _order_sensitive: bool = False
 
     # ------------------------------------------------------------------ sklearn plumbing
     def __getstate__(self):
         state = super().__getstate__()
-        if "_row_state" in state:  # a cache of the per-row path (streamsvm._row_path)
+        if "_row_state" in state:  # a cache of the per-row path (streamsvm.input.row_path)
             state = {k: v for k, v in state.items() if k != "_row_state"}
         return state
 

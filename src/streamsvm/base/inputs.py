@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
+from ..input.validation import (
     check_feature_names,
     check_features,
     check_labels,
@@ -43,7 +43,7 @@ class InputChecksMixin:
 
     def _check_feature_names(self, names) -> None:
         """Refuse a table whose column names are not the fitted ones in order, warn when only
-        one side has names (:func:`~streamsvm._validation.check_feature_names`). A model that
+        one side has names (:func:`~streamsvm.input.validation.check_feature_names`). A model that
         learnt from dicts (River) takes its keys, in column order, as the names a table must
         have when they are all strings; arrays stay read by position there."""
         fitted = self.__dict__.get("feature_names_in_")

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import RowsRefused
+from ..input.validation import RowsRefused
 from ..kernels.spec import max_safe_sqnorm
 
 ROW_SQNORM_LIMIT = 0.25 * max_safe_sqnorm("linear")
 
 
 def refuse_rows(rows_sqnorm: float) -> None:
-    """Raise :class:`~streamsvm._validation.RowsRefused` unless the rows a compiled loop just
+    """Raise :class:`~streamsvm.input.validation.RowsRefused` unless the rows a compiled loop just
     learnt, whose squared norms sum to ``rows_sqnorm``, are all finite and within
     :data:`ROW_SQNORM_LIMIT` (a sum within it proves both; a NaN or an infinity makes it
     non-finite, as squares cannot cancel). See :attr:`StreamClassifier._learners_check_rows`."""
@@ -26,7 +26,7 @@ class BinaryLearner:
 
     Subclasses implement :meth:`partial_fit` and :meth:`decision_function` over validated
     input: ``X`` a C-contiguous float64 array or a CSR matrix from
-    :func:`streamsvm._validation.check_features`, ``y`` a float64 array of ±1. All state
+    :func:`streamsvm.input.validation.check_features`, ``y`` a float64 array of ±1. All state
     lives in instance attributes that are NumPy arrays, numbers, strings, lists/dicts of
     those, or other streamsvm objects, so that :func:`streamsvm.save` can store it without
     pickle. Attributes named in ``_transient`` (caches, scratch buffers) are neither saved nor

@@ -7,12 +7,12 @@ import functools
 
 import numpy as np
 
-from .._threads import compiled_threads, for_each
-from .._validation import (
+from ..input.validation import (
     check_features,
     feature_names_of,
 )
-from ..calibration import (
+from ..utils.threads import compiled_threads, for_each
+from .calibration import (
     agree_with_labels,
     agree_with_scores,
 )
@@ -56,7 +56,7 @@ class PredictionMixin:
         """Probability of each class (columns in ``classes_`` order; rows sum to 1).
 
         Platt scaling of the decision values, fitted on each binary learner's prequential
-        scores (:mod:`streamsvm.calibration`); with more than two classes, the one-vs-rest
+        scores (:mod:`streamsvm.base.calibration`); with more than two classes, the one-vs-rest
         probabilities of each class normalised to sum to 1. The most probable class is
         always the one ``predict`` gives (where the sigmoid disagrees with the decision, the
         probability is clipped to 1/2, or, with several classes, the two entries swap). A

@@ -1,5 +1,5 @@
 """Recording for probabilities: each binary learner's prequential scores (the decision
-value of a row before it is learnt), which its :class:`~streamsvm.calibration.
+value of a row before it is learnt), which its :class:`~streamsvm.base.calibration.
 PlattCalibrator` fits Platt scaling on."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import csr_row_range
-from ..calibration import (
+from ..input.validation import csr_row_range
+from .calibration import (
     RESCORED_ROWS,
     CsrRows,
     PlattCalibrator,
@@ -20,7 +20,8 @@ class ScoreRecordingMixin:
 
     @staticmethod
     def _calibrator(learner) -> PlattCalibrator:
-        """The learner's :class:`~streamsvm.calibration.PlattCalibrator` (made on first use)."""
+        """The learner's :class:`~streamsvm.base.calibration.PlattCalibrator` (made on first
+        use)."""
         calibrator = getattr(learner, "calibration", None)
         if calibrator is None:
             calibrator = learner.calibration = PlattCalibrator()
@@ -43,7 +44,7 @@ class ScoreRecordingMixin:
 
     def _rows_to_keep(self, X, start: int):
         """Rows ``start:`` of what the learners were handed, for the calibrator to keep: a
-        dense array it copies now, or :class:`~streamsvm.calibration.CsrRows` it writes out
+        dense array it copies now, or :class:`~streamsvm.base.calibration.CsrRows` it writes out
         when the rows are read (CSR rows are copied as their three arrays, not sliced)."""
         if sp.issparse(X):
             return CsrRows.tail(X, start)
@@ -71,7 +72,7 @@ class ScoreRecordingMixin:
         of a stream), whose rows no earlier model could score, record the decisions of the
         model just learnt on the last ``window`` of those rows (in-sample scores). A linear
         model's calibrator also keeps the chunk's last rows, to be rescored by the model of
-        the moment when probabilities are asked (:mod:`streamsvm.calibration`)."""
+        the moment when probabilities are asked (:mod:`streamsvm.base.calibration`)."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned == 0 and X.shape[0] > 1:
             tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
@@ -88,5 +89,5 @@ class ScoreRecordingMixin:
 
     def _scores_are_linear(self) -> bool:
         """Whether the decision values are linear in the learners' input (no kernel, or the
-        linear one): the calibration then rescores the recent rows (``calibration.py``)."""
+        linear one): the calibration then rescores the recent rows (``base/calibration.py``)."""
         return getattr(self, "kernel", "linear") == "linear"

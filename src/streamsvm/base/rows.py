@@ -1,6 +1,6 @@
 """The row path (River's face): ``learn_one``, ``predict_one`` and ``predict_proba_one``
 on 1-D arrays or dicts, the warm-up that gathers a fresh model's first rows, and the
-per-row shortcut of :mod:`streamsvm._row_path` for running dict-mode models."""
+per-row shortcut of :mod:`streamsvm.input.row_path` for running dict-mode models."""
 
 from __future__ import annotations
 
@@ -9,23 +9,23 @@ import copy
 import numpy as np
 import scipy.sparse as sp
 
-from .. import _row_path
-from .._params import check_params
-from .._row_path import MISS
-from .._threads import compiled_threads
-from .._validation import (
+from ..input import row_path as _row_path
+from ..input.row_path import MISS
+from ..input.validation import (
     check_label_kind,
     check_labels,
     check_one_example,
 )
-from .._widen import Undo, widen_like
-from ..collapse import guard_collapse
-from ..vocabulary import FeatureVocabulary, feature_value, integral_keys, is_dict_example
-from ..weights import count_labels
+from ..input.vocabulary import FeatureVocabulary, feature_value, integral_keys, is_dict_example
+from ..input.widen import Undo, widen_like
+from ..utils.params import check_params
+from ..utils.threads import compiled_threads
 from .chunks import ChunkPathMixin, SampleWeightMixin
+from .collapse import guard_collapse
 from .inputs import InputChecksMixin
 from .prediction import PredictionMixin
 from .recording import ScoreRecordingMixin
+from .weights import count_labels
 
 #: The general path's pieces the per-row shortcut stands in for, with the part of the
 #: contract that owns each: a subclass that overrides one keeps to the general path.
@@ -46,7 +46,7 @@ class RowPathMixin:
         """Learn one example (River's interface); ``x`` is a 1-D array or a dict.
 
         Dicts: a key not seen before becomes a new feature (value 0 in every earlier
-        example; :mod:`streamsvm.vocabulary`, at most ``MAX_FEATURES`` keys). A model whose
+        example; :mod:`streamsvm.input.vocabulary`, at most ``MAX_FEATURES`` keys). A model whose
         first data fix something (``gamma='scale'``, centring) gathers its first
         ``warmup_rows_`` examples (:data:`streamsvm.kernels.first_data.WARMUP_ROWS`) and
         learns them as one first chunk, the batch path's rule; until then ``predict_one``
@@ -77,7 +77,7 @@ class RowPathMixin:
 
     # ------------------------------------------------------------------ the per-row path
     def _new_row_state(self):
-        """A new :class:`~streamsvm._row_path.RowState` (kept as ``_row_state``) for a running
+        """A new :class:`~streamsvm.input.row_path.RowState` (kept as ``_row_state``) for a running
         dict-mode model whose every piece of ``partial_fit`` / ``predict`` is this class's and
         whose learners have a per-row step (``row_ready``), else None (the general path)."""
         d = self.__dict__
@@ -106,7 +106,7 @@ class RowPathMixin:
         return state
 
     def _check_collapse(self) -> None:
-        """The collapse guard (:func:`streamsvm.collapse.guard_collapse`), for the per-row
+        """The collapse guard (:func:`streamsvm.base.collapse.guard_collapse`), for the per-row
         path."""
         guard_collapse(self)
 
@@ -198,7 +198,7 @@ class RowPathMixin:
 
     def _widen(self, width: int, undo: Undo) -> None:
         """Give the model ``width`` features, the new ones 0 in everything learnt
-        (:mod:`streamsvm._widen`); replaced attributes are recorded in ``undo``."""
+        (:mod:`streamsvm.input.widen`); replaced attributes are recorded in ``undo``."""
         self._forget_row_state()
         old = self.n_features_in_
         fresh = []

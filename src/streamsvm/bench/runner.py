@@ -7,7 +7,7 @@ under :mod:`tracemalloc` for the peak memory that training allocates (NumPy repo
 buffers to tracemalloc, so arrays count as well as Python objects; memory held by native
 libraries outside NumPy, such as LIBSVM's kernel cache, is not seen). The second run is
 skipped with ``measure_memory=False``. With ``verbose=1`` every task and pair is announced
-and training reports rows done and rows/s every few seconds (:mod:`streamsvm.progress`; one
+and training reports rows done and rows/s every few seconds (:mod:`streamsvm.utils.progress`; one
 clock reading per chunk, outside nothing that is timed but that reading).
 """
 
@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .. import metrics, progress
+from .. import metrics
+from ..utils import progress
 from .contenders import Contender
 from .tasks import Task
 
@@ -71,7 +72,7 @@ def _river_rows(X) -> list[dict]:
 
 def _train(contender: Contender, model, X, y, rows, bar=None):
     """Train ``model`` as its contender learns; returns the model (River's may be replaced).
-    ``bar`` (a :class:`~streamsvm.progress.Progress`) counts the rows after each chunk."""
+    ``bar`` (a :class:`~streamsvm.utils.progress.Progress`) counts the rows after each chunk."""
     if contender.mode == "batch":
         model.fit(X, y)
     elif contender.mode == "stream":
@@ -170,7 +171,7 @@ def run_pair(contender: Contender, task: Task, data, *, measure_memory=True,
 
 
 class _Silent:
-    """Stands for a :class:`~streamsvm.progress.Progress` when nothing is reported."""
+    """Stands for a :class:`~streamsvm.utils.progress.Progress` when nothing is reported."""
 
     def __enter__(self):
         return None
@@ -185,8 +186,8 @@ def run_suite(tasks, contenders, *, measure_memory=True, progress=None,
     each pair. Tasks whose data are missing give one result with the reason in ``error``.
 
     ``verbose=1`` writes a line as each task loads, as each pair starts (its number of the
-    total) and ends, and progress lines during training (:mod:`streamsvm.progress`)."""
-    from ..progress import say
+    total) and ends, and progress lines during training (:mod:`streamsvm.utils.progress`)."""
+    from ..utils.progress import say
 
     results = []
     total, number = len(tasks) * len(contenders), 0

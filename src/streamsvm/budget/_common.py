@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from ..base import StreamClassifier
+from ..base.support import SupportVectorsMixin
 from ..kernels import FirstDataRule, kernel_parameter_constraints
-from ..support import SupportVectorsMixin
 from . import _state as state
 
 
@@ -14,7 +14,7 @@ class KernelStreamClassifier(SupportVectorsMixin, FirstDataRule, StreamClassifie
     ``degree``, ``coef0`` as in scikit-learn (linear, rbf, poly), ``gamma_`` fixed from the
     first data the model sees (``docs/design.md``)."""
 
-    # support_vectors_, dual_coef_, intercept_, n_support_, support_ (streamsvm.support)
+    # support_vectors_, dual_coef_, intercept_, n_support_, support_ (streamsvm.base.support)
     def _learner_expansion(self, learner):
         """The exact SVM the learner keeps (its ``machine``): slots with ``alpha > 0``; the
         ids of the slots are the stream positions for the models that say so."""

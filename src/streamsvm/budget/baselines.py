@@ -7,9 +7,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import RANDOM_STATE, VERBOSE, Interval, Options
 from ..base import BinaryLearner
 from ..kernels import Kernel, dense_blocks
+from ..utils.params import RANDOM_STATE, VERBOSE, Interval, Options
 from . import _baselines_core as bcore
 from ._common import KernelStreamClassifier
 from ._machine import Machine
@@ -91,12 +91,12 @@ class RandomBudgetSVM(KernelStreamClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
 
     Attributes
     ----------
     support_vectors_, dual_coef_, intercept_, n_support_ : SVC's, for the SVM on the
-        reservoir (:mod:`streamsvm.support`); no ``support_`` (the reservoir does not
+        reservoir (:mod:`streamsvm.base.support`); no ``support_`` (the reservoir does not
         record stream positions).
     gamma_ : float, the kernel's gamma, fixed from the first data.
 
@@ -336,7 +336,7 @@ class _KernelPerceptronClassifier(KernelStreamClassifier):
     ``budget`` stored examples without bias, learnt in one pass whose result depends on the
     order of the labels, and their count of updates."""
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
+    _order_sensitive = True  # sorted labels: streamsvm.base.order
     _bounded_memory = True
     _support_positions_missing = "the kernel perceptrons do not record stream positions"
 
@@ -385,12 +385,12 @@ class Forgetron(_KernelPerceptronClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
 
     Attributes
     ----------
     support_vectors_, dual_coef_, n_support_ : SVC's, for the kernel expansion of at most
-        ``budget`` vectors per binary problem (:mod:`streamsvm.support`); ``intercept_``
+        ``budget`` vectors per binary problem (:mod:`streamsvm.base.support`); ``intercept_``
         is 0 (no bias).
     n_updates_ : int, mistakes (= updates), summed over one-vs-rest learners.
     gamma_ : float, the kernel's gamma (times ``gamma_factor``), fixed from the first data.
@@ -489,12 +489,12 @@ class BudgetPerceptron(_KernelPerceptronClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
 
     Attributes
     ----------
     support_vectors_, dual_coef_, n_support_ : SVC's, for the kernel expansion of at most
-        ``budget`` vectors per binary problem (:mod:`streamsvm.support`); ``intercept_``
+        ``budget`` vectors per binary problem (:mod:`streamsvm.base.support`); ``intercept_``
         is 0 (no bias).
     n_updates_ : int, examples added (``y f(x) <= beta``), summed over one-vs-rest learners.
     gamma_ : float, the kernel's gamma, fixed from the first data.

@@ -6,10 +6,10 @@ from numbers import Real
 
 import numpy as np
 
-from .._params import N_JOBS, VERBOSE, Interval, check_param_values, check_params
 from ..base import BinaryLearner, SampleWeightMixin
+from ..base.weights import CLASS_WEIGHT
 from ..kernels import dense_blocks
-from ..weights import CLASS_WEIGHT
+from ..utils.params import N_JOBS, VERBOSE, Interval, check_param_values, check_params
 from ._common import KernelStreamClassifier
 from ._machine import Machine
 
@@ -102,7 +102,7 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``
@@ -111,7 +111,7 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
     Attributes
     ----------
     support_vectors_, dual_coef_, intercept_, n_support_ : SVC's attributes
-        (:mod:`streamsvm.support`); ``dual_coef_`` holds ``y_i alpha_i``.
+        (:mod:`streamsvm.base.support`); ``dual_coef_`` holds ``y_i alpha_i``.
     support_ : array of int, the support vectors' example ids (stream positions).
     n_margin_, n_error_, n_reserve_ : int, sizes of the sets S, E, R.
     example_ids_ : array of int, ids of the examples held.

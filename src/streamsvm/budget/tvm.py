@@ -7,9 +7,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
 from ..base import BinaryLearner
 from ..kernels import dense_blocks
+from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
 from . import _state as state
 from . import _tvm_core as tcore
 from ._common import KernelStreamClassifier
@@ -210,7 +210,7 @@ class TwinVectorMachine(KernelStreamClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``
@@ -228,7 +228,7 @@ class TwinVectorMachine(KernelStreamClassifier):
     n_beneficial_ : int, examples judged Beneficial (Alg. 2).
     C_ : float, the current C (moves with ``scale_C=True``).
     kkt_violation_ : float, largest KKT violation of the SVM on the twins.
-    support_vectors_, dual_coef_, intercept_, n_support_ : SVC's (:mod:`streamsvm.support`);
+    support_vectors_, dual_coef_, intercept_, n_support_ : SVC's (:mod:`streamsvm.base.support`);
         no ``support_`` (the support vectors are twin pivots, not rows of the stream).
 
     Examples

@@ -18,7 +18,7 @@ Examples (shell)::
 
 This module only parses options and hands over: data sources are opened by
 :func:`streamsvm.datasets.open_stream`, estimators found by :mod:`streamsvm.registry`, and
-everything shown is formatted by :mod:`streamsvm.report`. Estimator parameters are given as
+everything shown is formatted by :mod:`streamsvm.cli.report`. Estimator parameters are given as
 options after the estimator's name, spelled like the Python parameter with dashes
 (``--block-size 20``, ``--fit-intercept false``). Errors are printed as one line starting
 with ``error:``; the exit code is 1 for bad data or model files and 2 for bad usage (unknown

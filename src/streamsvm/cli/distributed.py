@@ -6,7 +6,7 @@ import time
 
 import click
 
-from .. import report
+from . import report
 from .errors import (
     EXIT_USAGE,
     CLIError,
@@ -58,8 +58,8 @@ def distributed(log, n_sites, task, kernel, gamma, degree, coef0, C, epsilon, re
     import csv
     import json
 
-    from .._params import check_params
     from ..distributed import DistributedL2SVM, read_events
+    from ..utils.params import check_params
 
     try:
         gamma_value = gamma if gamma in ("scale", "auto") else float(gamma)

@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from .. import report
 from .._version import __version__
+from . import report
 from .errors import (
     EXIT_USAGE,
     CLIError,
@@ -99,7 +99,7 @@ def datasets_describe(name):
 def demo(data, n_train, n_test, seed):
     """Stream built-in data through every estimator, beside scikit-learn's SVC and SGD."""
     from ..datasets import UnknownSourceError
-    from ..demo import run_demo
+    from .demo import run_demo
 
     def show(row):
         err_console.print(report.demo_line(row), highlight=False)
@@ -185,7 +185,7 @@ def warmup(names):
     Fits each on a tiny problem with each kernel its loops take, dense and sparse, so later
     processes on this machine load the compiled code from numba's cache instead of compiling.
     """
-    from ..warmup import warm_up
+    from .warmup import warm_up
 
     def start(step):
         err_console.print(report.warmup_start_line(step), highlight=False)

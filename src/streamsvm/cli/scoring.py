@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from .. import report
+from . import report
 from .errors import (
     EXIT_USAGE,
     CLIError,

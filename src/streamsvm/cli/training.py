@@ -6,7 +6,8 @@ import time
 
 import click
 
-from .. import progress, report
+from ..utils import progress
+from . import report
 from .errors import (
     EXIT_USAGE,
     CLIError,
@@ -74,9 +75,9 @@ class _TrainCommand(click.Command):
 def train(ctx, estimator, data, file, fmt, subset, zero_based, label_column, delimiter,
           chunk_size, n_samples, seed, save_path, resume, quiet, shards, workers, backend):
     """Train ESTIMATOR on a stream, one chunk at a time (extra options: its parameters)."""
-    from .._params import check_params
     from ..persistence import check_writable, save
     from ..registry import get_estimator
+    from ..utils.params import check_params
 
     extra = list(ctx.args)
     if estimator is not None and estimator.startswith("-"):  # an option, not a name

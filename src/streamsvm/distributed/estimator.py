@@ -15,7 +15,7 @@ classes=None)``, ``learn_one`` / ``predict_one``, CSR input, ``save`` / ``load``
 only it has: ``sites=`` (which site receives each row; default round-robin), ``add`` /
 ``delete`` of single points by id, and queries at any ``site``. ``predict_proba`` is Platt
 scaling of site 0's decision values, fitted on the prequential scores of the rows added
-(:mod:`streamsvm.calibration`; a chunk's rows are scored against the model before the chunk);
+(:mod:`streamsvm.base.calibration`; a chunk's rows are scored against the model before the chunk);
 for ``task='one-class'`` there are no negative labels to fit against, so the probability of
 the +1 class is the uncalibrated fallback ``1 / (1 + exp(-f))``. It differs where the tracked
 model does: two classes at most (no one-vs-rest: each class pair would be a separate
@@ -35,7 +35,15 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from .._params import (
+from ..base import state_nbytes
+from ..base.calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels
+from ..input.river import RiverClassifier
+from ..input.validation import (
+    check_features,
+    feature_names_of,
+)
+from ..kernels import FirstDataRule, kernel_parameter_constraints
+from ..utils.params import (
     VERBOSE,
     Boolean,
     CheckedParamsMixin,
@@ -45,15 +53,7 @@ from .._params import (
     LabelPair,
     Options,
 )
-from .._river import RiverClassifier
-from .._validation import (
-    check_features,
-    feature_names_of,
-)
-from ..base import state_nbytes
-from ..calibration import RESCORED_ROWS, PlattCalibrator, agree_with_labels
-from ..kernels import FirstDataRule, kernel_parameter_constraints
-from ..progress import Progress
+from ..utils.progress import Progress
 from .budget import BudgetTracker
 from .estimator_checks import ChecksMixin
 from .estimator_river import RiverMixin
@@ -109,7 +109,7 @@ class DistributedL2SVM(RiverMixin, ChecksMixin, CheckedParamsMixin, FirstDataRul
         with Ray on several machines, a directory every machine can read)
     verbose : int, default 0
         0: silent; 1: a progress line (rows added, rows/s) every few seconds of ``fit`` or
-        ``partial_fit``; 2: also a last line at the end (``streamsvm.progress``).
+        ``partial_fit``; 2: also a last line at the end (``streamsvm.utils.progress``).
 
     Attributes
     ----------
@@ -402,7 +402,7 @@ class DistributedL2SVM(RiverMixin, ChecksMixin, CheckedParamsMixin, FirstDataRul
 
     def _keep_rows(self, X, signs) -> None:
         """With the linear kernel, keep the last rows for the calibration to rescore
-        (:mod:`streamsvm.calibration`, "Linear scores")."""
+        (:mod:`streamsvm.base.calibration`, "Linear scores")."""
         if self.kernel == "linear":
             calibrator = self._calibrator()
             calibrator.keep_rows_for_rescoring(X.shape[1])
@@ -410,7 +410,7 @@ class DistributedL2SVM(RiverMixin, ChecksMixin, CheckedParamsMixin, FirstDataRul
 
     def _add_rows(self, X, signs, sites, block=256):
         """Add the rows one protocol event each; with ``verbose``, progress lines
-        (:mod:`streamsvm.progress`) after each block."""
+        (:mod:`streamsvm.utils.progress`) after each block."""
         verbose = getattr(self, "verbose", 0)
         bar = (Progress(f"{type(self).__name__}.add", X.shape[0], always=verbose >= 2)
                if verbose else None)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._params import check_params
-from .._validation import (
+from ..input.validation import (
     check_declared_classes,
     check_feature_names,
     check_features,
@@ -15,6 +14,7 @@ from .._validation import (
     check_row_norms,
 )
 from ..kernels.spec import max_safe_sqnorm
+from ..utils.params import check_params
 from .network import checkpoint_dir_in_use
 
 __all__ = ["ChecksMixin"]
@@ -24,7 +24,7 @@ class ChecksMixin:
     """Input checks of the distributed estimator."""
 
     def _check_start(self):
-        """The parameter check of a fresh start (:func:`~streamsvm._params.check_params`),
+        """The parameter check of a fresh start (:func:`~streamsvm.utils.params.check_params`),
         and the checkpoint folder's: an explicit ``checkpoint_dir`` that another live model's
         sites use is refused (each model owns its folder)."""
         check_params(self)
@@ -53,7 +53,7 @@ class ChecksMixin:
 
     def _check_feature_names(self, names) -> None:
         """Refuse a table whose column names are not the fitted ones in order; warn when
-        only one side has names (:func:`~streamsvm._validation.check_feature_names`, as
+        only one side has names (:func:`~streamsvm.input.validation.check_feature_names`, as
         :class:`~streamsvm.base.StreamClassifier` does). A model that learnt from dicts takes
         their keys, in column order, as the names a table must have when all are strings."""
         fitted = self.__dict__.get("feature_names_in_")

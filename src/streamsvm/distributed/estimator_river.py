@@ -10,8 +10,8 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_one_example
-from ..vocabulary import FeatureVocabulary, integral_keys
+from ..input.validation import check_one_example
+from ..input.vocabulary import FeatureVocabulary, integral_keys
 
 __all__ = ["RiverMixin"]
 
@@ -26,7 +26,7 @@ class RiverMixin:
         As for every estimator (``docs/river.md``): with ``gamma='scale'`` the first
         ``WARMUP_ROWS`` examples are gathered and added as the first chunk (``gamma_`` from
         them); until then ``predict_one`` gives the most frequent label so far. Dict keys
-        are read through a :class:`~streamsvm.vocabulary.FeatureVocabulary` made of the keys
+        are read through a :class:`~streamsvm.input.vocabulary.FeatureVocabulary` made of the keys
         of those first examples; unlike the other estimators, this one does not grow its
         feature space afterwards (its sites hold their points at a fixed width): a key first
         seen later counts as 0, with one warning."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections import deque
 
-from .._threads import compiled_threads
+from ..utils.threads import compiled_threads
 
 __all__ = ["Envelope", "SiteEndpoint", "SiteCheckpoint", "MessageLayer", "PerfectTransport",
            "SiteDown", "RECOVERY_COUNTERS"]

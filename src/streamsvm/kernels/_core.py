@@ -15,13 +15,13 @@ jitted loops, so the arguments are plain arrays and scalars:
 * dense vectors are 1-D ``float64`` arrays, a dense block of stored vectors is a 2-D
   C-contiguous ``float64`` array (one vector per row);
 * a CSR block is ``(indptr, indices, data)`` with sorted ``int32`` indices and ``float64``
-  data (the layout :mod:`streamsvm._validation` produces); one CSR vector is
+  data (the layout :mod:`streamsvm.input.validation` produces); one CSR vector is
   ``(indices, data)``;
 * squared norms (``‖x‖²``) are passed in, never recomputed: the algorithms keep them beside
   the stored vectors.
 
 Callers convert their input once to float64 / C-contiguous / int32 indices (as
-:func:`streamsvm._validation.check_features` does), so numba compiles a single
+:func:`streamsvm.input.validation.check_features` does), so numba compiles a single
 specialization of each function; passing float32 or non-contiguous arrays works but
 compiles (and caches) another one.
 
@@ -42,7 +42,7 @@ The LRU cache of kernel rows and its compiled functions are in :mod:`streamsvm.k
 
 **Threads.** :func:`kernel_row_dense` computes its row in parallel (``prange`` over fixed blocks
 of ``PARALLEL_BLOCK`` rows) when numba has more than one thread (``numba.get_num_threads()``,
-set per call from an estimator's ``n_jobs`` by :mod:`streamsvm._threads`) and the row costs at
+set per call from an estimator's ``n_jobs`` by :mod:`streamsvm.utils.threads`) and the row costs at
 least ``PARALLEL_MIN_WORK`` multiply-adds; every value is computed by the same code either way,
 so the row is bit for bit the same whatever the thread count. Below the threshold the cost of
 waking the threads exceeds the gain.
@@ -51,7 +51,7 @@ waking the threads exceeds the gain.
 import numpy as np
 from numba import njit, prange
 
-from .._threads import threads_now
+from ..utils.threads import threads_now
 
 __all__ = [
     "LINEAR",
@@ -327,7 +327,7 @@ def _dots_to_kernel(out, x_sqnorm, block_sqnorms, code, gamma, degree, coef0):
 @njit(cache=True)
 def parallel_worth(n_rows, n_features):
     """Whether a loop over ``n_rows`` rows of ``n_features`` values runs on several threads:
-    numba has more than one (``streamsvm._threads``) and the work reaches
+    numba has more than one (``streamsvm.utils.threads``) and the work reaches
     ``PARALLEL_MIN_WORK``."""
     return (n_rows > PARALLEL_BLOCK and n_rows * (n_features + 8) >= PARALLEL_MIN_WORK
             and threads_now() > 1)

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 
-from .._params import Boolean, Interval, IsCallable, Options, check_param_values
+from ..utils.params import Boolean, Interval, IsCallable, Options, check_param_values
 from . import _core
 
 __all__ = [
@@ -45,7 +45,7 @@ _CALLABLE_CHUNK = 256  # rows per call when a callable's self-kernels are comput
 _DENSE_BLOCK = 1024  # CSR rows densified at a time by :func:`dense_blocks`
 
 #: The kernel parameters of every kernel estimator (and of :class:`Kernel`), as constraint
-#: lists of :mod:`streamsvm._params`; estimators take theirs from
+#: lists of :mod:`streamsvm.utils.params`; estimators take theirs from
 #: :func:`kernel_parameter_constraints`.
 KERNEL_PARAMETER_CONSTRAINTS = {
     "kernel": [Options(*KERNEL_CODES), IsCallable()],
@@ -105,7 +105,7 @@ def kernel_parameter_constraints(kernels=tuple(KERNEL_CODES), *, callable_kernel
 
 
 def psd_kernel_rule(model):
-    """A ``_parameter_rules`` entry (:mod:`streamsvm._params`) of the estimators that need a
+    """A ``_parameter_rules`` entry (:mod:`streamsvm.utils.params`) of the estimators that need a
     positive semi-definite Gram matrix: ``kernel='poly'`` with ``coef0 < 0`` is refused
     (``(gamma x·z + coef0)^degree`` with a negative ``coef0`` has Gram matrices with negative
     eigenvalues, e.g. degree 1 on two equal rows of small norm)."""

@@ -17,7 +17,7 @@ steps of the examples whose rows are ready, on one-thread code and keeping the l
 compute the rows of the next ``PREFETCH`` examples whose rows are missing, over a copy of
 S's positions, into a buffer of their own. The thread of the steps joins them when it is
 done: the column blocks are handed out by a shared count
-(:func:`streamsvm._threads.fetch_add`), so the threads finish together whatever the split of
+(:func:`streamsvm.utils.threads.fetch_add`), so the threads finish together whatever the split of
 the work. After the region the rows enter the cache as :func:`prefetch_rows` would have left
 them when the steps reached their examples (the holes S has by then set to 0).
 
@@ -30,9 +30,9 @@ model are those of one thread, bit for bit (``tests/test_threads.py``).
 import numpy as np
 from numba import njit, prange
 
-from .._threads import _set_threads, fetch_add, threads_now
 from ..kernels._cache_core import CACHE_ID_META
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
+from ..utils.threads import _set_threads, fetch_add, threads_now
 from ._expansion_core import (
     KERN_SPARSE,
     KEVALS,

@@ -41,7 +41,7 @@ slots are named below: ``STORE_*``, ``SV_*``, ``WORK_*``, ``KERN_*``; the cache'
 * ``work = (ws, scr0, scr1, scr2)``: CSR scatter workspace and scratch rows (used when the
   cache has no slots).
 * ``cnt`` int64 counters and ``st`` float64 scalars (indices below, one table for all the
-  variants); ``rng`` uint64 state of :func:`streamsvm._random.rand_below` (reproducible,
+  variants); ``rng`` uint64 state of :func:`streamsvm.utils.seeds.rand_below` (reproducible,
   saved with the model).
 """
 

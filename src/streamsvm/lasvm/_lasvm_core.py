@@ -6,10 +6,10 @@ is described there). The finishing step is in :mod:`._finish_core`."""
 import numpy as np
 from numba import njit
 
-from .._random import rand_below
-from .._threads import threads_now
 from ..kernels._cache_core import CACHE_ID_META, CACHE_SLOT_META, cache_acquire, cache_set_length
 from ..kernels._core import parallel_worth
+from ..utils.seeds import rand_below
+from ..utils.threads import threads_now
 from ._decision_core import decision_value
 from ._expansion_core import (
     B_,

@@ -1,5 +1,5 @@
 """LASVM's loops over the expansion S and over rows to score, on several threads (numba
-``prange`` over fixed blocks; :mod:`streamsvm._threads` sets the thread count from
+``prange`` over fixed blocks; :mod:`streamsvm.utils.threads` sets the thread count from
 ``n_jobs``).
 
 Each loop here computes every value exactly as its one-thread form does (elementwise
@@ -38,8 +38,8 @@ Per position the sub-block search costs what the one-thread loop costs.
 import numpy as np
 from numba import njit, prange
 
-from .._threads import threads_now
 from ..kernels._core import PARALLEL_BLOCK, parallel_worth
+from ..utils.threads import threads_now
 from ._decision_core import decision_rows_csr as rows_csr
 from ._decision_core import decision_rows_dense as rows_dense
 from ._expansion_core import STORE_Y, SV_ALPHA, SV_G, SV_HI, SV_LO, SV_PANEL, SV_PERM, remove

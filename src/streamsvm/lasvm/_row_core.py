@@ -1,5 +1,5 @@
 """Compiled per-row pieces of the LASVM family's ``learn_one`` / ``predict_one``
-(:mod:`streamsvm._row_path`) on a sparse store: the decision value of one example over the
+(:mod:`streamsvm.input.row_path`) on a sparse store: the decision value of one example over the
 expansion S, and the append of one example to the store, each with the arithmetic of the
 chunk path (:func:`~streamsvm.lasvm._decision_core.decision_rows_csr`,
 :meth:`~streamsvm.lasvm.learner._Learner.add_examples`), so the bits are the same."""
@@ -7,7 +7,7 @@ chunk path (:func:`~streamsvm.lasvm._decision_core.decision_rows_csr`,
 import numpy as np
 from numba import njit
 
-from .._row_path import F_HEAD, I_HEAD, gathered_row
+from ..input.row_path import F_HEAD, I_HEAD, gathered_row
 from ..kernels._core import kernel_from_dot, self_kernels, sqnorms_csr
 from ._expansion_core import B_, N_COLS
 

@@ -7,7 +7,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import (
+from ..base import StreamClassifier
+from ..base.support import SupportVectorsMixin
+from ..base.weights import CLASS_WEIGHT
+from ..kernels import FirstDataRule, kernel_parameter_constraints
+from ..utils.params import (
     N_JOBS,
     RANDOM_STATE,
     VERBOSE,
@@ -17,10 +21,6 @@ from .._params import (
     MemoryMB,
     Options,
 )
-from ..base import StreamClassifier
-from ..kernels import FirstDataRule, kernel_parameter_constraints
-from ..support import SupportVectorsMixin
-from ..weights import CLASS_WEIGHT
 from . import _expansion_core as _expansion
 from . import _lasvm_core
 from .learner import _Learner
@@ -111,7 +111,7 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
             raise AttributeError(f"{attribute} exists for two-class models only")
         return self.learners_[0], self._signs[0]
 
-    # support_vectors_, dual_coef_, intercept_, n_support_, support_ (streamsvm.support)
+    # support_vectors_, dual_coef_, intercept_, n_support_, support_ (streamsvm.base.support)
     def _learner_expansion(self, learner):
         rows, coef = learner.support_rows()
         return rows, coef, learner.intercept, learner.support_positions()
@@ -188,7 +188,7 @@ class LASVM(_KernelSVMBase):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``
@@ -211,7 +211,7 @@ class LASVM(_KernelSVMBase):
     True
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
+    _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _finish_compiles = True  # LASVM's finishing step
 

@@ -29,12 +29,12 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .._row_path import F_HEAD, I_HEAD
-from .._threads import _swap_threads
 from ..base import BinaryLearner
+from ..input.row_path import F_HEAD, I_HEAD
 from ..kernels import KernelCache
 from ..kernels._core import self_kernels, sqnorms_csr, sqnorms_dense
 from ..kernels.cache import cache_remap_ids
+from ..utils.threads import _swap_threads
 from . import _beside_core, _decision_core, _finish_core, _gap_core, _lasvm_core, _panel_core
 from . import _expansion_core as _expansion
 from . import _parallel_core as _parallel
@@ -415,7 +415,7 @@ class _Learner(BinaryLearner):
 
     # ------------------------------------------------------------------ per-row path
     def row_ready(self) -> bool:
-        """The per-row path of learn_one / predict_one (:mod:`streamsvm._row_path`): a
+        """The per-row path of learn_one / predict_one (:mod:`streamsvm.input.row_path`): a
         sparse store (dict rows) and this class's ``partial_fit``."""
         return self.sparse is True and type(self).partial_fit is _Learner.partial_fit
 

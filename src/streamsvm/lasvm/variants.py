@@ -39,7 +39,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._params import Interval
+from ..utils.params import Interval
 from . import _expansion_core as _expansion
 from .lasvm import _KernelSVMBase
 from .learner import _Learner
@@ -112,7 +112,7 @@ _COMMON_DOC = """
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``
@@ -133,7 +133,7 @@ _ATTRIBUTES_DOC = """
     n_support_vectors_, n_bounded_support_vectors_, n_expansion_ : counts, as
         :class:`LASVM`'s.
     n_kernel_evals_, cache_hits_, cache_misses_ : kernel-evaluation counters.
-    support_vectors_, dual_coef_, n_support_, support_ : SVC's (:mod:`streamsvm.support`);
+    support_vectors_, dual_coef_, n_support_, support_ : SVC's (:mod:`streamsvm.base.support`);
         ``intercept_`` is 0 (no bias).
 """
 
@@ -277,7 +277,7 @@ class LASVMI(LASVMNC):
     (True, True)
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
+    _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _algorithm = "i"
 

@@ -55,7 +55,7 @@ class LinearLearner(BinaryLearner):
     """A binary learner whose model is ``f(x) = w·x + b``; subclasses expose ``weights()``."""
 
     #: the arrays along the feature axis (one entry per feature, then any bias weight kept
-    #: after them); empty: the generic widening (:func:`streamsvm._widen.widen_like`)
+    #: after them); empty: the generic widening (:func:`streamsvm.input.widen.widen_like`)
     _feature_arrays: tuple[str, ...] = ()
     #: matrices of rows waiting to be learnt (None when none wait): new features are zero
     #: columns of theirs
@@ -63,7 +63,7 @@ class LinearLearner(BinaryLearner):
 
     def widen_features(self, added: int, undo) -> bool:
         """Give the learner ``added`` more features, 0 in everything learnt, as
-        :func:`~streamsvm._widen.widen_like` would (the same bits) without the two fresh
+        :func:`~streamsvm.input.widen.widen_like` would (the same bits) without the two fresh
         learners it builds to find the feature axes (~100 us per new key of a sparse dict
         stream): zeros inserted after the old features of each of :attr:`_feature_arrays`
         (a bias weight stored last stays last). Replaced values are kept in ``undo``; False

@@ -1,14 +1,14 @@
 """Compiled per-row steps of the linear learners for ``learn_one`` / ``predict_one``
-(:mod:`streamsvm._row_path`): one call per example, over the chunk loops of
+(:mod:`streamsvm.input.row_path`): one call per example, over the chunk loops of
 :mod:`streamsvm.linear._core` run on a one-row CSR matrix, so a row learnt here is learnt
 with the same bits as by ``partial_fit``. Scratch: ``iscratch`` (int32) holds the row's
 ``indptr`` then its columns, ``fscratch`` (float64) the label, a margin and the model's
-row-norm bound, then its values (:data:`streamsvm._row_path.I_HEAD` and ``F_HEAD``)."""
+row-norm bound, then its values (:data:`streamsvm.input.row_path.I_HEAD` and ``F_HEAD``)."""
 
 import numpy as np
 from numba import njit
 
-from .._row_path import F_DOT, F_HEAD, I_HEAD, DirectSteps, gathered_row
+from ..input.row_path import F_DOT, F_HEAD, I_HEAD, DirectSteps, gathered_row
 from ._core import pegasos_csr, perceptron_csr
 
 
@@ -25,7 +25,7 @@ def _score(idx, val, n, w, factor, bias):
 @njit(cache=True)
 def linear_decision_row(cols, vals, iscratch, fscratch, w, factor, bias):
     """``f(x) = x·(factor w) + bias`` of one example; NaN when the example is refused
-    (:func:`streamsvm._row_path.gather_row`). The gathered row stays in the scratch, and
+    (:func:`streamsvm.input.row_path.gather_row`). The gathered row stays in the scratch, and
     the plain ``x·w`` in ``fscratch[F_DOT]``."""
     n = gathered_row(cols, vals, iscratch, fscratch, 0)
     if n < 0:

@@ -6,10 +6,10 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import VERBOSE, Boolean, Interval
-from .._row_path import F_DOT, plain_float_arrays
 from ..base import SampleWeightMixin, refuse_rows
-from ..weights import CLASS_WEIGHT
+from ..base.weights import CLASS_WEIGHT
+from ..input.row_path import F_DOT, plain_float_arrays
+from ..utils.params import VERBOSE, Boolean, Interval
 from ._common import LinearLearner, LinearStreamClassifier, first_chunk_scale, scale_columns
 from ._core import pegasos_csr, pegasos_dense
 from ._row_core import direct
@@ -166,7 +166,7 @@ class _PegasosLearner(LinearLearner):
         self.scale = 1.0
         self.sqnorm_v = float(self.v @ self.v)
 
-    # the per-row path of learn_one / predict_one (streamsvm._row_path)
+    # the per-row path of learn_one / predict_one (streamsvm.input.row_path)
     def row_ready(self) -> bool:
         """Blocks of one example only (larger blocks wait in ``pending_X``), weights as the
         compiled steps take them."""
@@ -176,7 +176,7 @@ class _PegasosLearner(LinearLearner):
 
     def learn_row(self, cols, vals, y, state, known=None):
         """One step on one example (``state``: the model's
-        :class:`~streamsvm._row_path.RowState`); its score before, or None if refused.
+        :class:`~streamsvm.input.row_path.RowState`); its score before, or None if refused.
         ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
         reused)."""
         t = self.t
@@ -270,12 +270,12 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         with margin below 1 steps by ``eta_t / k * w_i y_i x_i`` (the sub-gradient of the
         weighted hinge loss); a row of weight 0 still shrinks ``w`` and advances ``t``.
         ``'balanced'`` gives class ``c`` the weight ``n / (k n_c)`` from the labels counted
-        so far (:mod:`streamsvm.weights`). Weighted learning takes the general path of
+        so far (:mod:`streamsvm.base.weights`). Weighted learning takes the general path of
         ``learn_one``.
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
 
     Attributes
     ----------
@@ -294,7 +294,7 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
     True
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
+    _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _learner_class = _PegasosLearner
     _chunk_invariant = True  # the same stream gives the same model however it is chunked

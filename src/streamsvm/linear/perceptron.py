@@ -3,10 +3,10 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import VERBOSE, Boolean
-from .._row_path import plain_float_arrays
 from ..base import SampleWeightMixin, refuse_rows
-from ..weights import CLASS_WEIGHT
+from ..base.weights import CLASS_WEIGHT
+from ..input.row_path import plain_float_arrays
+from ..utils.params import VERBOSE, Boolean
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
 from ._row_core import direct
@@ -44,13 +44,13 @@ class _PerceptronLearner(LinearLearner):
     def weights(self):
         return self.coef, self.intercept
 
-    # the per-row path of learn_one / predict_one (streamsvm._row_path)
+    # the per-row path of learn_one / predict_one (streamsvm.input.row_path)
     def row_ready(self) -> bool:
         """Weights as the compiled steps take them."""
         return plain_float_arrays(self.coef)
 
     def learn_row(self, cols, vals, y, state, known=None):
-        """Learn one example (``state``: the model's :class:`~streamsvm._row_path.RowState`);
+        """Learn one example (``state``: the model's :class:`~streamsvm.input.row_path.RowState`);
         its score before, or None if refused. ``known``: its score, just computed by
         :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
         if known is not None and y * known > 0.0:
@@ -96,7 +96,7 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
 
     Attributes
     ----------
@@ -113,7 +113,7 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     True
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
+    _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _learner_class = _PerceptronLearner
     _chunk_invariant = True  # the same stream gives the same model however it is chunked

@@ -30,10 +30,8 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
-from .._threads import compiled_threads
-from .._validation import check_features, check_labels, feature_names_of
 from ..base import BinaryLearner, StreamClassifier
+from ..input.validation import check_features, check_labels, feature_names_of
 from ..kernels import (
     KERNEL_CODES,
     KERNEL_NAMES,
@@ -44,6 +42,8 @@ from ..kernels import (
 )
 from ..kernels.spec import psd_kernel_rule
 from ..qp import meb_of_points
+from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
+from ..utils.threads import compiled_threads
 from . import _blurred_core
 from ._blurred_cover import _CoverOfBalls
 from .streamsvm import MEB_WEIGHTING_REFUSAL, _CentredOnFirstChunk, map_rows
@@ -378,7 +378,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``

@@ -9,10 +9,9 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import N_JOBS, VERBOSE, Boolean, Interval, Options
-from .._validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..base import BinaryLearner, StreamClassifier, refuse_rows
-from ..calibration import CsrRows, DenseRows
+from ..base.calibration import CsrRows, DenseRows
+from ..input.validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..kernels import (
     KERNEL_NAMES,
     FirstDataRule,
@@ -24,6 +23,7 @@ from ..kernels import (
 )
 from ..linear._common import first_chunk_scale, scale_columns
 from ..qp import augmented_gram, meb_of_balls_and_points
+from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, Options
 from . import _core, _lookahead
 from ._rows import _map_kept_dense, _map_written_out, _MappedRows, _warn_unconverged, map_rows
 
@@ -449,7 +449,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     verbose : int, default 0
         0: silent; 1: a progress line (rows done, rows/s) every few seconds of ``fit`` or
         ``partial_fit`` and a notice before the first use compiles; 2: also their start and
-        end (``streamsvm.progress``).
+        end (``streamsvm.utils.progress``).
     n_jobs : int or None, default None
         Threads of the compiled loops as in scikit-learn (None = 1, -1 = every core); every
         value learns the very same model. Give them idle cores: on busy ones ``n_jobs > 1``
@@ -475,7 +475,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
     True
     """
 
-    _order_sensitive = True  # sorted labels: streamsvm.order
+    _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _learner_class = _StreamSVMLearner
     _weighting_refusal = MEB_WEIGHTING_REFUSAL

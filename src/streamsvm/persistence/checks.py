@@ -9,8 +9,8 @@ import warnings
 
 import numpy as np
 
-from .._params import check_params
-from ..vocabulary import FeatureVocabulary
+from ..input.vocabulary import FeatureVocabulary
+from ..utils.params import check_params
 from .decoding import _Spec
 from .format import (
     _Problem,
@@ -26,7 +26,7 @@ def _default_constructible(cls) -> bool:
 
 
 def _check_parameters(model) -> None:
-    """The estimator's parameters against its constraints table (``streamsvm._params``);
+    """The estimator's parameters against its constraints table (``streamsvm.utils.params``);
     saved objects that are not estimators (a distributed site's checkpoint) have none."""
     if not hasattr(type(model), "_parameter_constraints"):
         return

@@ -24,7 +24,13 @@ _HEADER = "__streamsvm_header__"
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
 #: When a saved class moves, add one line here, e.g.
 #: ``"streamsvm.lasvm._core.Expansion": "streamsvm.lasvm.expansion.Expansion"``.
-MOVED_CLASSES: dict[str, str] = {}
+MOVED_CLASSES: dict[str, str] = {
+    # moved when the top-level modules were grouped into the folders of their layers
+    "streamsvm.vocabulary.FeatureVocabulary": "streamsvm.input.vocabulary.FeatureVocabulary",
+    "streamsvm.calibration.PlattCalibrator": "streamsvm.base.calibration.PlattCalibrator",
+    "streamsvm.calibration.CsrRows": "streamsvm.base.calibration.CsrRows",
+    "streamsvm.calibration.DenseRows": "streamsvm.base.calibration.DenseRows",
+}
 
 #: Upgrades of saved state: ``(version, class path) -> upgrade(state, params)``, applied to
 #: every object of that class (today's path) in files of format version below ``version``,

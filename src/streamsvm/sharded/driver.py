@@ -21,7 +21,7 @@ from numbers import Integral
 
 from ..budget.incremental import IncrementalSVM
 from ..lasvm.lasvm import LASVM
-from ..progress import say
+from ..utils.progress import say
 from .backends import make_backend
 from .cascade import cascade
 from .combine import MERGEABLE
@@ -68,7 +68,7 @@ def fit_sharded(estimator, shards, *, backend="local", workers=None, chunk_size=
     max_passes : Cascade only: feedback passes at most (it stops when the root's support
         set is stable).
     max_retries : times a task whose worker died is run again before giving up.
-    verbose : 1 writes one line per shard as each phase finishes (``streamsvm.progress``).
+    verbose : 1 writes one line per shard as each phase finishes (``streamsvm.utils.progress``).
     timings : a dict, if given, receives seconds per phase and the Cascade's passes.
 
     Examples

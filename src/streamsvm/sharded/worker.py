@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._params import check_params
 from ..kernels import FirstDataRule, resolve_gamma_from_sums, uses_gamma
+from ..utils.params import check_params
 from .rows import ROWS_PER_SHARD, row_ids, stack_rows, unique_rows
 from .shards import Layout, Shard, ShardError, read_shard, scan_shard
 

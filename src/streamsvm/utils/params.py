@@ -277,10 +277,10 @@ class LabelPair(Constraint):
 #: ``random_state`` of the estimators that draw random numbers.
 RANDOM_STATE = [IsNone(), Interval(numbers.Integral, 0, None),
                 IsInstance(np.random.RandomState, "a numpy.random.RandomState")]
-#: ``verbose``: 0 silent, 1 progress lines (``streamsvm.progress``), 2 also start and end
+#: ``verbose``: 0 silent, 1 progress lines (``streamsvm.utils.progress``), 2 also start and end
 VERBOSE = [Interval(numbers.Integral, 0, None)]
 #: ``n_jobs`` of the kernel estimators (scikit-learn's convention): None = 1 thread, a positive
-#: count, or -1 = every core, -2 = all but one ... (``streamsvm._threads``)
+#: count, or -1 = every core, -2 = all but one ... (``streamsvm.utils.threads``)
 N_JOBS = [IsNone(), Interval(numbers.Integral, 1, None), Interval(numbers.Integral, None, -1)]
 
 

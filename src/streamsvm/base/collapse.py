@@ -3,9 +3,9 @@
 A model collapsed to one class (a tiny ``C`` on an imbalanced stream, unscaled features, a
 step size far off) still runs and still scores the majority rate, so nothing tells its user.
 The guard reads the **prequential** predictions the model already keeps for Platt scaling:
-each binary learner's :class:`~streamsvm.calibration.PlattCalibrator` holds the decision
+each binary learner's :class:`~streamsvm.base.calibration.PlattCalibrator` holds the decision
 value of recent rows before they were learnt (for the first data of a fresh model, the
-in-sample value just after: ``calibration.py``) with their labels. Over the last
+in-sample value just after: ``base/calibration.py``) with their labels. Over the last
 :data:`WINDOW` of them, once at least :data:`MIN_ROWS` are held, when the sign of the score
 is one class for at least :data:`PREDICTED_SHARE` of the rows while the other class is at
 least :data:`MINORITY_SHARE` of their labels, the model emits one :class:`CollapseWarning`
@@ -53,7 +53,7 @@ MISSED_SHARE = 0.1
 class CollapseWarning(UserWarning):
     """A two-class model predicted one class for at least 99% of its recent rows (before
     learning each) while the other class was at least 5% of their labels
-    (:mod:`streamsvm.collapse`). Try ``class_weight='balanced'``, a larger ``C`` (or a
+    (:mod:`streamsvm.base.collapse`). Try ``class_weight='balanced'``, a larger ``C`` (or a
     smaller ``alpha``), or standardised features."""
 
 

@@ -1,6 +1,6 @@
 """Growing a model's feature space: new features enter with value 0 everywhere.
 
-A model that learns from dicts meets new keys mid-stream (:mod:`streamsvm.vocabulary`). A
+A model that learns from dicts meets new keys mid-stream (:mod:`streamsvm.input.vocabulary`). A
 feature that was absent from every example so far had the value 0 in all of them, so the
 model that has learnt them *with* that feature is the model it holds, with a 0 in every
 array along the feature axis: weights, centring means, stored rows, workspaces. That is what

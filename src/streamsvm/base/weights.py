@@ -20,8 +20,8 @@ import numbers
 
 import numpy as np
 
-from ._params import Interval, IsNone, Options, WeightDict
-from ._validation import unique_labels
+from ..input.validation import unique_labels
+from ..utils.params import Interval, IsNone, Options, WeightDict
 
 __all__ = ["CLASS_WEIGHT", "ClassWeightsMixin", "check_class_weight_labels",
            "check_sample_weight", "class_weights", "count_labels"]
@@ -118,7 +118,7 @@ class ClassWeightsMixin:
         self.class_counts_ = count_labels(self.classes_, old, y, counted_classes, seen)
 
     def _class_weight_vector(self):
-        """The weight of each class of ``classes_`` (:func:`streamsvm.weights.class_weights`
+        """The weight of each class of ``classes_`` (:func:`streamsvm.base.weights.class_weights`
         over the running counts), or None for no ``class_weight``."""
         class_weight = getattr(self, "class_weight", None)
         if class_weight is None or self._weighting in (None, "own"):

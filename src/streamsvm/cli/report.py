@@ -17,7 +17,7 @@ from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 from rich.table import Table
 
-from .progress import Progress
+from ..utils.progress import Progress
 
 __all__ = [
     "DemoRow",
@@ -80,7 +80,7 @@ def train_progress(console: Console, description: str, *, quiet: bool = False):
 
     ``update(n_seen, rate, model_bytes)`` moves the bar; use ``progress`` as a context manager.
     When ``console`` is not a terminal (a log, CI), a bar would show nothing until the end, so
-    progress lines of :mod:`streamsvm.progress` (one every few seconds) stand in for it.
+    progress lines of :mod:`streamsvm.utils.progress` (one every few seconds) stand in for it.
     """
     if not quiet and not console.is_terminal:
         lines = Progress(description)

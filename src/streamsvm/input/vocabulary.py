@@ -93,7 +93,7 @@ class FeatureVocabulary:
             if self.n_ignored == 0:
                 warnings.warn(
                     f"the feature vocabulary is full ({self.cap:,} keys, "
-                    "streamsvm.vocabulary.MAX_FEATURES); new keys are ignored from now on",
+                    "streamsvm.input.vocabulary.MAX_FEATURES); new keys are ignored from now on",
                     VocabularyFullWarning, stacklevel=4)
             self.n_ignored += len(new) - room
             new = new[:room]

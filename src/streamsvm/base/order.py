@@ -42,7 +42,7 @@ MIN_ROWS = 20
 
 class SortedLabelsWarning(UserWarning):
     """``fit`` of an order-sensitive estimator got its rows sorted by label, every class in
-    one block (:mod:`streamsvm.order`): shuffle them first (``sklearn.utils.shuffle``,
+    one block (:mod:`streamsvm.base.order`): shuffle them first (``sklearn.utils.shuffle``,
     ``KFold(shuffle=True)``), or pass ``shuffle=True`` where the estimator has it."""
 
 

@@ -7,8 +7,8 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from .datasets import concat_chunks, iter_arrays, open_stream
-from .progress import Heartbeat, Progress, say
+from ..datasets import concat_chunks, iter_arrays, open_stream
+from ..utils.progress import Heartbeat, Progress, say
 from .report import DemoRow
 
 
@@ -58,7 +58,7 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
              on_result=None, verbose=0) -> list[DemoRow]:
     """Train each estimator on one pass over the stream and the peers on the same data.
 
-    Returns one :class:`~streamsvm.report.DemoRow` per model (test accuracy, training time,
+    Returns one :class:`~streamsvm.cli.report.DemoRow` per model (test accuracy, training time,
     throughput, model size); ``on_result(row)`` is called as each one ends. The peers are
     scikit-learn's ``SVC`` (batch, RBF kernel, all data in memory) and ``SGDClassifier``
     (hinge loss, one pass of ``partial_fit`` over the chunks). Before it is timed, each of
@@ -66,12 +66,12 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
     away), which compiles its numba code or loads it from the cache; that time is reported
     apart (``DemoRow.first_use_seconds``), so the training times and rates are those of
     learning. ``verbose=1`` announces each model, reports rows done and rows/s every few
-    seconds (:mod:`streamsvm.progress`) and passes ``verbose=1`` to the library's estimators.
+    seconds (:mod:`streamsvm.utils.progress`) and passes ``verbose=1`` to the library's estimators.
     """
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import SVC
 
-    from .registry import available_estimators
+    from ..registry import available_estimators
 
     X_train, y_train, X_test, y_test = demo_data(data, n_train, n_test, seed)
     classes = np.unique(y_test)

@@ -46,7 +46,7 @@ def kernels_of(cls) -> list[str | None]:
 def warmup_steps(names=None) -> list[WarmupStep]:
     """Every (estimator, kernel, layout) to compile, for the registered estimators named in
     ``names`` (default: all, in the registry's order)."""
-    from .registry import available_estimators, get_estimator
+    from ..registry import available_estimators, get_estimator
 
     classes = (available_estimators() if names is None
                else {get_estimator(n).__name__: get_estimator(n) for n in names})
@@ -70,7 +70,7 @@ def warm_up(names=None, *, on_start: Callable[[WarmupStep], None] | None = None,
             clock: Callable[[], float] = time.perf_counter) -> list[WarmupStep]:
     """Run :func:`warmup_steps`; ``on_start(step)`` before each, ``on_done(step)`` with its
     seconds (or its error: a step that fails is reported, the others still run)."""
-    from .registry import get_estimator
+    from ..registry import get_estimator
 
     done = []
     for step in warmup_steps(names):

@@ -21,7 +21,7 @@ row. Here, for a running model whose learners have a compiled per-row step, one 
   ``partial_fit`` of that row. The steps are called through their compiled entry points
   (:class:`DirectSteps`), without numba's type dispatch;
 * the calibration's bookkeeping as one tuple appended to a list
-  (:meth:`~streamsvm.calibration.PlattCalibrator.record_learnt_row`).
+  (:meth:`~streamsvm.base.calibration.PlattCalibrator.record_learnt_row`).
 
 A row the compiled step refuses (non-finite value, too large a norm) changes nothing and is
 handed to the general path, which raises its usual error. :class:`RowState` is the model's
@@ -36,8 +36,8 @@ import struct
 import numpy as np
 from numba import njit
 
-from ._widen import Undo
 from .vocabulary import feature_value, is_dict_example
+from .widen import Undo
 
 __all__ = ["ENABLED", "MISS", "DirectSteps", "RowState", "gather_row", "plain_float_arrays"]
 
@@ -204,7 +204,7 @@ class RowState:
         # (River's loop: predict_one, then learn_one)
         self.last = None
         self.ws = None  # a dense scatter row of the model's width, for learners that need one
-        # numba's thread count of the model's n_jobs (:class:`~streamsvm._threads.
+        # numba's thread count of the model's n_jobs (:class:`~streamsvm.utils.threads.
         # compiled_threads`; set_params drops this state): learners whose compiled step has
         # parallel paths run it at this count, as partial_fit does (``learn_row``)
         self.threads = threads

@@ -26,7 +26,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import type_of_target
 
-from .kernels import _core as _kernel_core
+from ..kernels import _core as _kernel_core
 from .vocabulary import feature_value
 
 __all__ = [
@@ -205,7 +205,7 @@ def check_features(
         raise ValueError(
             f"X is a sparse matrix of {X.shape[1]:,} columns; estimators keep arrays of one "
             f"value per feature, so at most {MAX_SPARSE_FEATURES:,} columns are accepted "
-            "(streamsvm._validation.MAX_SPARSE_FEATURES); renumber the features densely"
+            "(streamsvm.input.validation.MAX_SPARSE_FEATURES); renumber the features densely"
         )
     if sp.issparse(X) and not _is_internal_csr(X):
         X = _as_internal_csr(X)
