@@ -334,8 +334,8 @@ class Site:
     def _atoms_gram(self) -> np.ndarray:
         """k̂ among the atoms of ê, reusing the entries between atoms of the previous ê.
 
-        Consecutive ê share most atoms, and every site used to recompute the whole Gram
-        matrix at every broadcast (most of DistributedL2SVM's time on 784-d MNIST). Each
+        Consecutive ê share most atoms; recomputing the whole Gram matrix at every
+        broadcast would be most of the time on 784-d MNIST. Each
         entry depends on its two points only (the kernels' rows are exact per pair), so the
         reused entries are the very bits a fresh ``space.gram`` gives."""
         atoms = self._atoms

@@ -1,5 +1,5 @@
 """LASVM's online epoch on several threads, the kernel rows of the next examples computed
-beside the steps of the current ones (issue 20).
+beside the steps of the current ones.
 
 On one thread an online iteration (Bordes, Ertekin, Weston & Bottou, "Fast Kernel Classifiers
 with Online and Active Learning", JMLR 2005, section 3.2) is mostly one kernel row,

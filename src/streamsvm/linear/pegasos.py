@@ -32,7 +32,7 @@ class _PegasosLearner(LinearLearner):
     _feature_arrays = ("v",)  # its bias, with fit_intercept, is v[-1]
     _pending_rows = ("pending_X",)  # rows of a block not full yet (block_size > 1)
     #: ``||v||^2`` overflows to NaN when ``v`` nears float64's range (``alpha=1e-300``): only
-    #: the projection reads it, and a file the library wrote must load (issue 40)
+    #: the projection reads it, and a file the library wrote must load
     _may_hold_nan = ("sqnorm_v",)
     #: the pending rows' weights (None: all 1); files saved before weights existed have none
     pending_w = None
