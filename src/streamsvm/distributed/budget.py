@@ -31,7 +31,7 @@ import numpy as np
 from ._checks import EventChecks, check_int
 from .budget_site import PrimalVector
 from .messages import RECOVERY_COUNTERS
-from .network import EventRecord, LocalNetwork
+from .network import CopiedAsFiles, EventRecord, LocalNetwork
 
 __all__ = ["BudgetTracker", "BudgetStats"]
 
@@ -82,7 +82,7 @@ class BudgetStats:
         return out
 
 
-class BudgetTracker(EventChecks):
+class BudgetTracker(CopiedAsFiles, EventChecks):
     """K sites tracking the L2-SVM in an explicit feature space with a budget of active atoms
     per site (see the module docstring).
 
@@ -162,18 +162,6 @@ class BudgetTracker(EventChecks):
         self._wire = {int(p): int(w) for p, w in zip(table[0], table[2], strict=True)}
         self.stats.events = [EventRecord(e) for e in self.stats.events]
         self.network = self._make_network(self.__dict__.pop("_sites"), private_if_taken=True)
-
-    def __getstate__(self) -> dict:
-        state = self._persist_state()
-        state["_layer_counters"] = self.network.counters()
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        counters = state.pop("_layer_counters", None)
-        self.__dict__.update(state)
-        self._restore_transient()
-        if counters is not None:
-            self.network.layer.counters.update(counters)
 
     # ---------------------------------------------------------------------- events
 

@@ -215,3 +215,23 @@ class LocalNetwork(SiteNetwork):
     @property
     def sites(self):
         return self.export_sites()
+
+
+class CopiedAsFiles:
+    """Copies of a tracker (``copy.deepcopy``, pickle) made as model files are: the sites'
+    states (``_persist_state``), from which the copy starts a network of its own, checkpointed
+    anew in a folder of its own (a copy sharing the original's folder would lose its
+    checkpoints when the original is dropped, and the two would overwrite each other's). The
+    message layer's counters carry over."""
+
+    def __getstate__(self) -> dict:
+        state = self._persist_state()
+        state["_layer_counters"] = self.network.counters()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        counters = state.pop("_layer_counters", None)
+        self.__dict__.update(state)
+        self._restore_transient()
+        if counters is not None:
+            self.network.layer.counters.update(counters)

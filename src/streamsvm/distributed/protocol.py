@@ -54,7 +54,7 @@ import numpy as np
 
 from ._checks import EventChecks, check_int
 from .messages import RECOVERY_COUNTERS
-from .network import CommStats, EventRecord, LocalNetwork
+from .network import CommStats, CopiedAsFiles, EventRecord, LocalNetwork
 from .objective import PointBlock
 from .site import Site
 
@@ -63,7 +63,7 @@ __all__ = ["Tracker"]
 UPDATE_METHODS = ("method1", "method2")
 
 
-class Tracker(EventChecks):
+class Tracker(CopiedAsFiles, EventChecks):
     """K sites tracking min f over conv(∪_k D_k); see the module docstring.
 
     Parameters
@@ -176,22 +176,6 @@ class Tracker(EventChecks):
         self._user = {w: p for p, w in self._wire.items()}
         self.stats.events = [EventRecord(e) for e in self.stats.events]
         self.network = self._make_network(self.__dict__.pop("_sites"), private_if_taken=True)
-
-    # Copies (copy.deepcopy, pickle) are made as files are: the sites' states, from which the
-    # copy starts a network of its own, checkpointed anew in a folder of its own (a copy that
-    # shared the original's folder lost its checkpoints when the original was dropped, and
-    # the two overwrote each other's). The message layer's counters carry over.
-    def __getstate__(self) -> dict:
-        state = self._persist_state()
-        state["_layer_counters"] = self.network.counters()
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        counters = state.pop("_layer_counters", None)
-        self.__dict__.update(state)
-        self._restore_transient()
-        if counters is not None:
-            self.network.layer.counters.update(counters)
 
     # ---------------------------------------------------------------------- events
 
