@@ -34,15 +34,6 @@ ROOT = BENCHMARKS.parent
 README = BENCHMARKS / "README.md"
 #: Tools of this folder that are run as scripts but measure nothing.
 TOOLS = {"index.py"}
-#: Families whose scripts still sit at the top of benchmarks/: file-name prefix -> family.
-TOP_LEVEL = {
-    "bench_streamsvm_": "streamsvm",
-    "bench_linear_vs_sgd": "streamsvm",
-    "bench_raw_data": "streamsvm",
-    "bench_per_row": "library",
-    "bench_probability_": "library",
-    "bench_defaults_": "defaults",
-}
 FIELD = re.compile(r"^(Writes|Run):\s*(.*)$")
 BEGIN = re.compile(r"^<!-- index: ([a-z_]+) -->$")
 END = "<!-- /index -->"
@@ -71,12 +62,9 @@ def _has_main(tree: ast.Module) -> bool:
 
 
 def family_of(relative: Path) -> str:
-    """The family of a script: its folder under benchmarks/, or its name's for top-level ones."""
+    """The family of a script: its folder under benchmarks/ (``library`` for a top-level one)."""
     if len(relative.parts) > 1:
         return relative.parts[0]
-    for prefix, family in TOP_LEVEL.items():
-        if relative.name.startswith(prefix):
-            return family
     return "library"
 
 

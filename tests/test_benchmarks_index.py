@@ -16,28 +16,6 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
 
-#: Scripts and pages that other changes in flight own; each must still be missing its header or
-#: its Run line (the test fails once one has it, so that it is taken off this list).
-PENDING_SCRIPTS = {
-    "benchmarks/bench_defaults_blurred.py", "benchmarks/bench_defaults_linear_adult.py",
-    "benchmarks/bench_probability_overhead.py",
-    "benchmarks/bench_streamsvm_cvm.py", "benchmarks/bench_streamsvm_lookahead.py",
-    "benchmarks/bench_streamsvm_speed.py", "benchmarks/bench_streamsvm_table1.py",
-}
-PENDING_PAGES = {
-    *(f"benchmarks/results/{name}.md" for name in (
-        "defaults", "defaults_adult_one_pass", "defaults_before", "defaults_blurred",
-        "defaults_dl2svm", "defaults_forgetron", "per_row_profile_after",
-        "per_row_profile_before", "probability_overhead", "streamsvm_cvm",
-        "streamsvm_speed")),
-    *(f"benchmarks/results/defaults_trials/{name}.md" for name in (
-        "BlurredBallSVM_classifier_last", "BudgetPerceptron_budget300",
-        "BudgetPerceptron_window_budget100", "BudgetPerceptron_window_budget300",
-        "Forgetron_budget300", "Forgetron_default", "Forgetron_gamma_factor", "LASVM_C0.3",
-        "LASVM_C10", "RandomBudgetSVM_C1.0", "RandomBudgetSVM_C10.0",
-        "RandomBudgetSVM_budget300", "RandomBudgetSVM_default")),
-}
-
 
 def _load(root: pathlib.Path = BENCHMARKS):
     spec = importlib.util.spec_from_file_location(f"bench_index_{abs(hash(root))}",
@@ -67,16 +45,12 @@ def test_every_script_has_its_header(index):
     scripts, _ = index.collect()
     assert len(scripts) >= 40
     missing = {s.path: s.problems for s in scripts if s.problems}
-    assert set(missing) - PENDING_SCRIPTS == set(), missing
-    assert PENDING_SCRIPTS <= set(missing), "take these off PENDING_SCRIPTS: " + ", ".join(
-        sorted(PENDING_SCRIPTS - set(missing)))
+    assert missing == {}
 
 
 def test_every_script_names_files_that_exist_and_its_own_path(index):
     scripts, _ = index.collect()
     for s in scripts:
-        if s.path in PENDING_SCRIPTS:
-            continue
         assert f"python {s.path}" in s.run, s.path
         absent = [w for w in s.writes if not (ROOT / w).is_file()]
         assert absent == [], f"{s.path} says it writes {absent}, which are not committed"
@@ -105,9 +79,7 @@ def test_every_results_page_names_its_command(index):
     assert len(pages) >= 60
     missing = {p.relative_to(ROOT).as_posix(): index.page_problem(p) for p in pages}
     missing = {k: v for k, v in missing.items() if v}
-    assert set(missing) - PENDING_PAGES == set(), missing
-    assert PENDING_PAGES <= set(missing), "take these off PENDING_PAGES: " + ", ".join(
-        sorted(PENDING_PAGES - set(missing)))
+    assert missing == {}
 
 
 # --------------------------------------------------------------------------- broken copies

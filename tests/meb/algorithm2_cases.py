@@ -17,7 +17,8 @@ RECORDED = pathlib.Path(__file__).with_name("algorithm2_before.json")
 
 
 def generated(rows: int, d: int = 100, seed: int = 0):
-    """The dense stream of ``benchmarks/bench_linear_vs_sgd.py`` (shifted Gaussian rows)."""
+    """The dense stream of ``benchmarks/streamsvm/bench_linear_vs_sgd.py`` (shifted Gaussian
+    rows)."""
     rng = np.random.default_rng(seed)
     direction = rng.normal(size=d)
     X = rng.normal(size=(rows, d)) + 0.5

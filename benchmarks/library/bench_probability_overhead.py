@@ -1,4 +1,10 @@
-"""What recording prequential scores costs ``partial_fit`` (Platt scaling, Platt 1999, with
+"""Recording prequential scores for ``predict_proba`` costs ``partial_fit`` and ``learn_one`` a
+bounded share of their time.
+
+Writes: benchmarks/results/probability_overhead.md
+Run: python benchmarks/library/bench_probability_overhead.py
+
+What recording prequential scores costs ``partial_fit`` (Platt scaling, Platt 1999, with
 the fit of Lin, Lin & Weng 2007; ``streamsvm.base.calibration``).
 
 Pegasos (all 32,561 rows) and LASVM (RBF, C = 100, gamma = 0.005; the first 12,000 rows)
@@ -7,15 +13,16 @@ stream Adult in chunks of 1,000, once as shipped and once with the recording swi
 skipped). CPU seconds (``time.process_time``), the median of ``--repeats`` (default 4) runs
 of each, alternating (so that a busy machine slows both alike), in this process; then the
 log-loss of ``predict_proba`` on Adult's test rows; then the same comparison for
-``learn_one`` (rows per CPU second, the first 3,000 rows as dicts). Run:
-``python benchmarks/bench_probability_overhead.py`` (about two minutes); writes
-``benchmarks/results/probability_overhead.md``.
+``learn_one`` (rows per CPU second, the first 3,000 rows as dicts). About two minutes;
+needs ``STREAMSVM_DATA``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import log_loss
@@ -24,7 +31,8 @@ from streamsvm import LASVM, Pegasos
 from streamsvm.base import StreamClassifier
 from streamsvm.datasets import load_dataset
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 
 def stream(make, X, y, chunk):

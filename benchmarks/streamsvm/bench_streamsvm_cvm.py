@@ -1,4 +1,10 @@
-"""StreamSVM's Figure 2: how many passes a core-vector (CVM) batch MEB solver needs to match
+"""A core-vector (CVM) batch MEB solver needs many passes to match the accuracy of one StreamSVM
+pass on MNIST 8 vs 9 (Figure 2 of Rai et al. 2009).
+
+Writes: benchmarks/results/streamsvm_cvm.md, streamsvm_cvm.png
+Run: python benchmarks/streamsvm/bench_streamsvm_cvm.py
+
+StreamSVM's Figure 2: how many passes a core-vector (CVM) batch MEB solver needs to match
 the accuracy of one StreamSVM pass, on MNIST 8 vs 9.
 
 The CVM here is the core-set iteration of Tsang et al. (2005) in the same augmented space
@@ -6,13 +12,14 @@ The CVM here is the core-set iteration of Tsang et al. (2005) in the same augmen
 the data finds the point farthest from the current centre, adds it to the core set, and
 re-solves the exact MEB of the core set (``streamsvm.qp.meb_of_points``). CVM needs at least
 two passes to return a solution, as the paper notes.
-Run: ``python benchmarks/bench_streamsvm_cvm.py [--passes 500]``; writes
-``benchmarks/results/streamsvm_cvm.md`` and ``streamsvm_cvm.png``.
+Options: ``--passes`` (default 500), ``--orders`` (default 20). Needs ``STREAMSVM_DATA``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -20,7 +27,8 @@ from streamsvm import StreamSVM
 from streamsvm.datasets import load_dataset
 from streamsvm.qp import meb_of_points
 
-from _common import RESULTS, write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import RESULTS, write_markdown  # noqa: E402
 
 
 def cvm_curve(P, y, Pt, yt, C, passes):

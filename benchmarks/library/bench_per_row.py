@@ -1,7 +1,7 @@
 """Pegasos and Perceptron at their defaults, per row (predict_one, learn_one), vs River.
 
-Writes: benchmarks/results/per_row.md
-Run: python benchmarks/bench_per_row.py
+Writes: benchmarks/results/per_row.md, per_row_profile_after.md
+Run: python benchmarks/library/bench_per_row.py --repeats 3
 
 River's way, ``predict_one`` then ``learn_one`` for every row, as River's progressive
 evaluation does (issue 19 item 7; issue 38 asks Pegasos and the Perceptron at their defaults
@@ -38,7 +38,9 @@ import os
 import pathlib
 import pstats
 import re
+import sys
 import time
+from pathlib import Path
 
 from river import datasets, linear_model
 from sklearn.datasets import load_svmlight_file
@@ -46,7 +48,8 @@ from sklearn.datasets import load_svmlight_file
 import streamsvm
 from streamsvm.input import row_path as _row_path
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 
 def phishing_rows():
@@ -66,7 +69,7 @@ def adult_rows(n: int):
     return rows
 
 
-PROFILE_NOTE = ("`python benchmarks/bench_per_row.py --profile`: cProfile (its own clock, "
+PROFILE_NOTE = ("`python benchmarks/library/bench_per_row.py --profile`: cProfile (its own clock, "
                 "wall time under load; only the ratios mean anything), top functions by own "
                 "time. The compiled calls appear as single entries.")
 
@@ -197,7 +200,7 @@ def main() -> None:
              f"{args.repeats}) and progressive accuracy; every estimator at its defaults. Load "
              f"average (1 min) at the start: {load:.1f}, at the end: "
              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.", "",
-             "Run: `python benchmarks/bench_per_row.py"
+             "Run: `python benchmarks/library/bench_per_row.py"
              + (f" --repeats {args.repeats}" if args.repeats != 5 else "") + "`", "",
              "| estimator | " + " | ".join(f"{s} rows/s | accuracy" for s in table) + " |",
              "|---|" + "---:|---:|" * len(table)]
@@ -214,7 +217,7 @@ def main() -> None:
                            for n in ("Pegasos", "Perceptron", "LASVM"))
         lines.append(f"- {stream}: {ratios}")
     lines += ["", "CPU times on a machine shared with other work; rerun on an idle machine "
-              "for absolute numbers (`python benchmarks/bench_per_row.py`).", "",
+              "for absolute numbers (`python benchmarks/library/bench_per_row.py`).", "",
               *PROFILE_SUMMARY]
     write_markdown("per_row.md", "Per-row speed of the dict path (River's way)", lines)
 

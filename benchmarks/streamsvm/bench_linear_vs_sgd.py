@@ -1,7 +1,7 @@
 """One-pass linear models at their defaults run at least 2× as fast as one SGDClassifier epoch.
 
 Writes: benchmarks/results/linear_vs_sgd.md
-Run: python benchmarks/bench_linear_vs_sgd.py --repeats 5
+Run: python benchmarks/streamsvm/bench_linear_vs_sgd.py --repeats 5
 
 Two regimes, CPU time (``time.process_time``), best of ``--repeats`` runs, compilation
 excluded (every model learns a small stream first), all estimators in one process, each at
@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,7 +36,8 @@ from sklearn.linear_model import SGDClassifier
 from streamsvm import Pegasos, Perceptron, StreamSVM
 from streamsvm.datasets import load_dataset
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 CHUNK = 1_000
 N_FEATURES = 100
@@ -158,7 +161,7 @@ def main() -> None:
         f"on {os.cpu_count()} cores (other processes share the memory bandwidth and caches, "
         "which CPU time does not exclude).",
         "",
-        "Run: `python benchmarks/bench_linear_vs_sgd.py "
+        "Run: `python benchmarks/streamsvm/bench_linear_vs_sgd.py "
         + (f"--rows {args.rows} " if args.rows != 400_000 else "")
         + f"--repeats {args.repeats}`",
 

@@ -1,7 +1,7 @@
 """Linear models at their defaults on raw data, one pass, within 2 points of SGDClassifier().
 
 Writes: benchmarks/results/raw_data.md
-Run: python benchmarks/bench_raw_data.py
+Run: python benchmarks/streamsvm/bench_raw_data.py
 
 Issue 38 asks each model to be within 2 points of ``SGDClassifier()`` (its defaults, one
 pass: ``partial_fit`` over the training rows in file order, as our models' ``fit`` reads
@@ -15,7 +15,10 @@ which is what the models did before.
 
 from __future__ import annotations
 
+import argparse
+import sys
 import warnings
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -25,7 +28,8 @@ from sklearn.linear_model import SGDClassifier
 from streamsvm import Pegasos, Perceptron, StreamSVM
 from streamsvm.datasets import load_dataset
 
-from _common import write_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
+from _common import write_markdown  # noqa: E402
 
 MODELS = {"Pegasos": Pegasos, "Perceptron": Perceptron, "StreamSVM": StreamSVM}
 WITHIN = 0.02
@@ -50,6 +54,7 @@ def problems():
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     warnings.simplefilter("ignore")
     rows = []
     missed = []
@@ -73,7 +78,7 @@ def main() -> None:
         "`partial_fit` over the same rows). \"as given\": the same model without the "
         "first-chunk column factors (what it did before issue 38).",
         "",
-        "Run: `python benchmarks/bench_raw_data.py`",
+        "Run: `python benchmarks/streamsvm/bench_raw_data.py`",
         "",
         "| problem | SGDClassifier() | Pegasos() | as given | Perceptron() | as given "
         "| StreamSVM() | as given |",
