@@ -213,9 +213,12 @@ def test_sparse_input_matches_dense(model):
     X[np.abs(X) < 1.0] = 0.0
     dense = clone(model).fit(X, y)
     sparse = clone(model).fit(sp.csr_matrix(X), y)
-    np.testing.assert_allclose(
-        dense.decision_function(X), sparse.decision_function(sp.csr_matrix(X))
-    )
+    scores = dense.decision_function(X)
+    # StreamSVM's lookahead balls are solved to tol=1e-8 by an iterative solver whose path
+    # follows the rounding of its sums (one sweep of a dense row, the non-zeros of a CSR row):
+    # the two models agree to that tolerance, not to the last bits
+    atol = 1e-6 * np.abs(scores).max() if getattr(model, "lookahead", 1) > 1 else 0.0
+    np.testing.assert_allclose(scores, sparse.decision_function(sp.csr_matrix(X)), atol=atol)
 
 
 def test_classes_discovered_mid_stream(model):
