@@ -145,24 +145,6 @@ class BudgetTracker(CopiedAsFiles, EventChecks):
             return RayNetwork(workers, **options)
         return LocalNetwork(workers, **options)
 
-    # ------------------------------------------------------------------ persistence
-
-    def _persist_state(self) -> dict:
-        state = {k: v for k, v in vars(self).items() if k not in self._transient}
-        state["_sites"] = self.network.export_sites()
-        pids = np.fromiter(self._owner, dtype=np.int64, count=len(self._owner))
-        state["_id_table"] = np.array(
-            [pids, [self._owner[p] for p in pids], [self._wire[p] for p in pids]],
-            dtype=np.int64).reshape(3, -1)
-        return state
-
-    def _restore_transient(self) -> None:
-        table = self.__dict__.pop("_id_table")
-        self._owner = {int(p): int(k) for p, k in zip(table[0], table[1], strict=True)}
-        self._wire = {int(p): int(w) for p, w in zip(table[0], table[2], strict=True)}
-        self.stats.events = [EventRecord(e) for e in self.stats.events]
-        self.network = self._make_network(self.__dict__.pop("_sites"), private_if_taken=True)
-
     # ---------------------------------------------------------------------- events
 
     @property

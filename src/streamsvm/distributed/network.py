@@ -23,6 +23,8 @@ import tempfile
 import warnings
 import weakref
 
+import numpy as np
+
 from .messages import LocalHandle, MessageLayer, SiteDown, SiteEndpoint, save_checkpoint
 
 __all__ = ["CommStats", "EventRecord", "LocalNetwork", "SiteNetwork", "checkpoint_dir_holder",
@@ -218,11 +220,29 @@ class LocalNetwork(SiteNetwork):
 
 
 class CopiedAsFiles:
-    """Copies of a tracker (``copy.deepcopy``, pickle) made as model files are: the sites'
-    states (``_persist_state``), from which the copy starts a network of its own, checkpointed
-    anew in a folder of its own (a copy sharing the original's folder would lose its
-    checkpoints when the original is dropped, and the two would overwrite each other's). The
-    message layer's counters carry over."""
+    """What a tracker saves (:mod:`streamsvm.persistence`): its attributes less
+    ``_transient``, the sites' states (fetched from the actors with the Ray backend) and the
+    id maps as arrays. Copies (``copy.deepcopy``, pickle) are made as files are: the copy
+    starts a network of its own from the sites' states, checkpointed anew in a folder of its
+    own (a copy sharing the original's folder would lose its checkpoints when the original is
+    dropped, and the two would overwrite each other's). The message layer's counters carry
+    over."""
+
+    def _persist_state(self) -> dict:
+        state = {k: v for k, v in vars(self).items() if k not in self._transient}
+        state["_sites"] = self.network.export_sites()
+        pids = np.fromiter(self._owner, dtype=np.int64, count=len(self._owner))
+        state["_id_table"] = np.array(
+            [pids, [self._owner[p] for p in pids], [self._wire[p] for p in pids]],
+            dtype=np.int64).reshape(3, -1)
+        return state
+
+    def _restore_transient(self) -> None:
+        table = self.__dict__.pop("_id_table")
+        self._owner = {int(p): int(k) for p, k in zip(table[0], table[1], strict=True)}
+        self._wire = {int(p): int(w) for p, w in zip(table[0], table[2], strict=True)}
+        self.stats.events = [EventRecord(e) for e in self.stats.events]
+        self.network = self._make_network(self.__dict__.pop("_sites"), private_if_taken=True)
 
     def __getstate__(self) -> dict:
         state = self._persist_state()

@@ -54,7 +54,7 @@ import numpy as np
 
 from ._checks import EventChecks, check_int
 from .messages import RECOVERY_COUNTERS
-from .network import CommStats, CopiedAsFiles, EventRecord, LocalNetwork
+from .network import CommStats, CopiedAsFiles, LocalNetwork
 from .objective import PointBlock
 from .site import Site
 
@@ -158,24 +158,9 @@ class Tracker(CopiedAsFiles, EventChecks):
 
     # ------------------------------------------------------------------ persistence
 
-    def _persist_state(self) -> dict:
-        """Attributes to save (:mod:`streamsvm.persistence`): the sites' states (fetched from
-        the actors with the Ray backend) and the id maps as arrays."""
-        state = {k: v for k, v in vars(self).items() if k not in self._transient}
-        state["_sites"] = self.network.export_sites()
-        pids = np.fromiter(self._owner, dtype=np.int64, count=len(self._owner))
-        state["_id_table"] = np.array(
-            [pids, [self._owner[p] for p in pids], [self._wire[p] for p in pids]],
-            dtype=np.int64).reshape(3, -1)
-        return state
-
     def _restore_transient(self) -> None:
-        table = self.__dict__.pop("_id_table")
-        self._owner = {int(p): int(k) for p, k in zip(table[0], table[1], strict=True)}
-        self._wire = {int(p): int(w) for p, w in zip(table[0], table[2], strict=True)}
+        super()._restore_transient()
         self._user = {w: p for p, w in self._wire.items()}
-        self.stats.events = [EventRecord(e) for e in self.stats.events]
-        self.network = self._make_network(self.__dict__.pop("_sites"), private_if_taken=True)
 
     # ---------------------------------------------------------------------- events
 
