@@ -6,6 +6,7 @@ on broken copies in ``tmp_path``, to show that each of them can fail."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import pathlib
 import shutil
 import subprocess
@@ -80,6 +81,50 @@ def test_every_results_page_names_its_command(index):
     missing = {p.relative_to(ROOT).as_posix(): index.page_problem(p) for p in pages}
     missing = {k: v for k, v in missing.items() if v}
     assert missing == {}
+
+
+def test_every_script_that_writes_a_page_writes_its_run_line(index):
+    """A script whose header names a page under ``benchmarks/`` writes the page's ``Run:``
+    line itself: through ``_common.write_markdown`` (which adds the running command to a page
+    that names none) or a ``Run: `...``` of its own; a page made by hand says so."""
+    scripts, _ = index.collect()
+    silent = []
+    for s in scripts:
+        pages = [w for w in s.writes if w.startswith("benchmarks/") and w.endswith(".md")]
+        source = (ROOT / s.path).read_text(encoding="utf-8")
+        by_hand = all("Run: by hand" in (ROOT / w).read_text(encoding="utf-8") for w in pages)
+        if pages and not by_hand and "write_markdown(" not in source and "Run: `" not in source:
+            silent.append(s.path)
+    assert len(scripts) >= 40
+    assert silent == []
+
+
+def _study(monkeypatch, tmp_path, argv):
+    spec = importlib.util.spec_from_file_location("defaults_study_under_test",
+                                                  BENCHMARKS / "defaults" / "study.py")
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    monkeypatch.setattr(study, "RESULTS", tmp_path)
+    monkeypatch.setattr(sys, "argv", argv)
+    return study
+
+
+def test_defaults_study_writes_the_command_that_made_its_page(monkeypatch, tmp_path):
+    script = str(BENCHMARKS / "defaults" / "study.py")
+    study = _study(monkeypatch, tmp_path, [script, "--only", "Forgetron", "--output", "x"])
+    recorded = json.loads((BENCHMARKS / "results" / "defaults_forgetron.json").read_text())
+    assert "commands" not in recorded  # made before the study recorded its command
+    study.write_report(recorded, "old")
+    old = (tmp_path / "old.md").read_text(encoding="utf-8")
+    assert "Run: `python benchmarks/defaults/study.py --report old` (rewritten" in old
+    fresh = {**recorded, "commands": [study.this_command()]}
+    rerun = {**recorded, "commands": ["python benchmarks/defaults/study.py --only LASVM"]}
+    study.write_report(study.merged(fresh, rerun), "new")
+    lines = (tmp_path / "new.md").read_text(encoding="utf-8").splitlines()
+    assert lines[4] == ("Run: `python benchmarks/defaults/study.py --only Forgetron --output x`"
+                        ", then merged in: `python benchmarks/defaults/study.py --only LASVM`")
+    for name in ("old.md", "new.md"):
+        assert _load().page_problem(tmp_path / name, ROOT) is None, name
 
 
 # --------------------------------------------------------------------------- broken copies

@@ -55,7 +55,7 @@ from verdicts import acceptance, flags  # noqa: E402
 
 from streamsvm.registry import available_estimators  # noqa: E402
 
-from _common import machine_line  # noqa: E402
+from _common import machine_line, run_line  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).resolve().parents[1] / "results"
 ORDERS = ("file", "shuffled")
@@ -357,6 +357,7 @@ def main(argv=None) -> int:
             study = merged(study, json.loads((RESULTS / f"{stem}.json").read_text()))
         study["combined_from"] = args.combine
         study["note"] = args.note
+        study["commands"] = [this_command()]
         (RESULTS / f"{args.output}.json").write_text(json.dumps(study, indent=1) + "\n")
         write_report(study, args.output)
         return 0
@@ -384,6 +385,7 @@ def main(argv=None) -> int:
                            else "defaults_quick" if args.quick else "defaults")
     study["quick"] = bool(args.quick)
     study["note"] = args.note
+    study["commands"] = [this_command()]
     if args.merge:
         study = merged(json.loads((RESULTS / f"{stem}.json").read_text()), study)
     (RESULTS / stem).parent.mkdir(parents=True, exist_ok=True)
@@ -410,7 +412,29 @@ def merged(old, new) -> dict:
     return {**old, "results": results, "acceptance": acceptance(results),
             "references": references,
             "cpu_s": old["cpu_s"], "quick": old.get("quick", False),
-            "rerun": sorted(set(old.get("rerun", [])) | set(reran))}
+            "rerun": sorted(set(old.get("rerun", [])) | set(reran)),
+            "commands": [*old.get("commands", [None]), *new.get("commands", [])]}
+
+
+def this_command() -> str:
+    """The command line of this run, ``python benchmarks/defaults/study.py <options>``."""
+    line = run_line() or "Run: `python benchmarks/defaults/study.py`"
+    return line.removeprefix("Run: ").strip("`")
+
+
+def page_run_line(study, stem) -> str:
+    """The page's ``Run:`` line: the commands the study's JSON records (a run, then each run
+    merged into it); a JSON of an older run records none (None in their place), and then the
+    page names the ``--report`` that rewrote it from that JSON."""
+    commands = study.get("commands") or [None]
+    if commands[0] is None:
+        run = (f"Run: `python benchmarks/defaults/study.py --report {stem}` (rewritten from "
+               f"`{stem}.json` of an earlier run, whose command it does not record)")
+    else:
+        run = f"Run: `{commands[0]}`"
+    if len(commands) > 1:
+        run += ", then merged in: " + ", ".join(f"`{c}`" for c in commands[1:])
+    return run
 
 
 def write_report(study, stem):
@@ -421,7 +445,7 @@ def write_report(study, stem):
     lines = markdown(study, title_note=note)
     (RESULTS / f"{stem}.md").write_text(
         f"# Defaults study\n\n_{machine_line()} · {study['cpu_s']:.0f} CPU s in all_\n\n"
-        + "\n".join(lines) + "\n")
+        f"{page_run_line(study, stem)}\n\n" + "\n".join(lines) + "\n")
     acc = study["acceptance"]
     for row in per_estimator(study["results"]):
         print("{estimator:18s} mean bal. {mean_balanced:5.1f}  mean gap {mean_gap:+5.1f} pt  "
