@@ -83,7 +83,8 @@ def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, g
             continue
         mistakes += 1
         state[2] += 1
-        V[n, :] = X[r]
+        for feat in range(V.shape[1]):  # a loop: no shape-error code to compile
+            V[n, feat] = X[r, feat]
         Vsq[n] = sq[r]
         sigma[n] = 1.0
         labels[n] = y[r]
@@ -114,7 +115,8 @@ def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, g
         # remove the oldest: the last slot moves into its place
         last = n
         if oldest != last:
-            V[oldest, :] = V[last, :]
+            for feat in range(V.shape[1]):  # a loop: no shape-error code to compile
+                V[oldest, feat] = V[last, feat]
             Vsq[oldest] = Vsq[last]
             sigma[oldest] = sigma[last]
             labels[oldest] = labels[last]
@@ -141,7 +143,8 @@ def _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0):
     for i in range(n):
         fsv[i] -= coef[who] * krow[i]
     last = n - 1
-    V[who, :] = V[last, :]
+    for feat in range(V.shape[1]):  # a loop: no shape-error code to compile
+        V[who, feat] = V[last, feat]
     Vsq[who] = Vsq[last]
     coef[who] = coef[last]
     fsv[who] = fsv[last]
@@ -167,7 +170,8 @@ def _add_slot(V, Vsq, coef, fsv, n, x, x_sq, y, f, krow, code, gamma, degree, co
     ``krow``), the new slot's is ``f(x) + y K(x, x)``. Returns the new count."""
     for i in range(n):
         fsv[i] += y * krow[i]
-    V[n, :] = x
+    for feat in range(V.shape[1]):  # a loop: no shape-error code to compile
+        V[n, feat] = x[feat]
     Vsq[n] = x_sq
     coef[n] = y
     fsv[n] = f + y * kernel_dense(x, x_sq, x, x_sq, code, gamma, degree, coef0)
@@ -304,7 +308,8 @@ def budget_perceptron_window_run(V, Vsq, coef, fsv, state, W, Wsq, Wy, KW, fW, w
         f = _expansion_value(X[r], sq[r], V, Vsq, coef, n, code, gamma, degree, coef0, krow)
         # the row enters the window (replacing the oldest once it is full)
         p = wstate[1]
-        W[p, :] = X[r]
+        for feat in range(W.shape[1]):  # a loop: no shape-error code to compile
+            W[p, feat] = X[r, feat]
         Wsq[p] = sq[r]
         Wy[p] = y[r]
         fW[p] = f

@@ -101,7 +101,8 @@ def add_example(m, x, xsq, label, weight, example_id, krow):
     X, sq, y, s, alpha, g = m[M_X], m[M_SQ], m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G]
     status, G, ids, fs, ist = m[M_STATUS], m[M_GRAM], m[M_IDS], m[M_FS], m[M_IST]
     n = ist[I_N]
-    X[n, :] = x
+    for feat in range(X.shape[1]):  # a loop: no shape-error code to compile
+        X[n, feat] = x[feat]
     sq[n] = xsq
     y[n] = label
     s[n] = weight
@@ -142,7 +143,8 @@ def remove_slot(m, c):
     moved = -1
     if c != last:
         moved = last
-        X[c, :] = X[last, :]
+        for feat in range(X.shape[1]):  # a loop: no shape-error code to compile
+            X[c, feat] = X[last, feat]
         sq[c] = sq[last]
         y[c] = y[last]
         s[c] = s[last]

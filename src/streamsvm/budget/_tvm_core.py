@@ -445,7 +445,8 @@ def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
 def _place(tw, j, x, xsq, label):
     Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
     changed = tw[TW_CHANGED]
-    Q[j, :] = x
+    for feat in range(Q.shape[1]):  # a loop: no shape-error code to compile
+        Q[j, feat] = x[feat]
     Qsq[j] = xsq
     wp[j] = 1.0 if label > 0 else 0.0
     wn[j] = 0.0 if label > 0 else 1.0

@@ -29,7 +29,8 @@ from ..kernels._core import dot_dense, kernel_dense, kernel_row_dense, normalize
 
 @njit(cache=True)
 def _push(x, label, index, covered, buf_X, buf_y, buf_index, buf_covered, n_buf):
-    buf_X[n_buf, :] = x
+    for feat in range(buf_X.shape[1]):  # a loop: no shape-error code to compile
+        buf_X[n_buf, feat] = x[feat]
     buf_y[n_buf] = label
     buf_index[n_buf] = index
     buf_covered[n_buf] = covered

@@ -87,7 +87,8 @@ def sqnorms_and_column_sums(X, sqnorms, sums):
             acc[j] += v
             total += v * v
         sqnorms[i] = total
-    sums[:] = acc
+    for j in range(sums.shape[0]):  # a loop, not sums[:] = acc: no shape-error code to compile
+        sums[j] = acc[j]
     return sqnorms, sums
 
 
@@ -287,7 +288,8 @@ def kernel_stream_dense(
         kxx = ((1.0 if raw_self > 0.0 else 0.0) if normalized else raw_self) + bias
         evals += 1
         if state[STARTED] == 0.0:
-            core[0, :] = x
+            for j in range(x.shape[0]):
+                core[0, j] = x[j]
             core_sq[0], core_self[0], alpha[0] = x_sq[i], raw_self, y[i]
             n_stored = 1
             state[R_], state[XI2], state[WNORM2], state[STARTED] = 0.0, inv_C, kxx, 1.0
@@ -307,7 +309,8 @@ def kernel_stream_dense(
         d = np.sqrt(max(wnorm2 - 2.0 * y[i] * f + kxx + xi2 + inv_C, 0.0))
         if d >= R and d > 0.0:
             slot = n + n_buffered
-            core[slot, :] = x
+            for j in range(x.shape[0]):
+                core[slot, j] = x[j]
             core_sq[slot], core_self[slot] = x_sq[i], raw_self
             if lookahead > 1:
                 alpha[slot] = 0.0
