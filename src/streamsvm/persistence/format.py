@@ -28,8 +28,11 @@ MOVED_CLASSES: dict[str, str] = {
     # moved when the top-level modules were grouped into the folders of their layers
     "streamsvm.vocabulary.FeatureVocabulary": "streamsvm.input.vocabulary.FeatureVocabulary",
     "streamsvm.calibration.PlattCalibrator": "streamsvm.base.calibration.PlattCalibrator",
-    "streamsvm.calibration.CsrRows": "streamsvm.base.calibration.CsrRows",
-    "streamsvm.calibration.DenseRows": "streamsvm.base.calibration.DenseRows",
+    "streamsvm.calibration.CsrRows": "streamsvm.base.kept_rows.CsrRows",
+    "streamsvm.calibration.DenseRows": "streamsvm.base.kept_rows.DenseRows",
+    # moved when base/calibration.py was split (the Platt fit, the kept rows, the calibrator)
+    "streamsvm.base.calibration.CsrRows": "streamsvm.base.kept_rows.CsrRows",
+    "streamsvm.base.calibration.DenseRows": "streamsvm.base.kept_rows.DenseRows",
 }
 
 #: Upgrades of saved state: ``(version, class path) -> upgrade(state, params)``, applied to
