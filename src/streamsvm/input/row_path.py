@@ -34,7 +34,8 @@ from __future__ import annotations
 import struct
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 from .vocabulary import feature_value, is_dict_example
 from .widen import Undo
@@ -86,6 +87,12 @@ def gather_row(cols, vals, bound, idx, val):
 I_HEAD, F_HEAD = 2, 4
 F_BOUND, F_DOT = 2, 3
 
+#: the per-row path runs the collapse guard every ``COLLAPSE_MASK + 1`` rows (the chunk path at
+#: every chunk): its check reads the calibration window, which writes out the rows listed
+#: since the last write (every 256 rows otherwise); at every 256th row it cost 0.33 us a row
+#: on Phishing, and writing the list early as much again
+COLLAPSE_MASK = 2047
+
 #: what :meth:`RowState.predict` returns when the general path must answer
 MISS = object()
 
@@ -116,6 +123,93 @@ def gathered_row(cols, vals, iscratch, fscratch, reuse):
     iscratch[0] = 0
     iscratch[1] = max(n, 0)
     return n
+
+
+def _pointer_to(item):
+    """A compiled cast of a memory address (an int) to a pointer to ``item``s."""
+    @intrinsic
+    def pointer(typingctx, address):
+        signature = types.CPointer(item)(types.intp)
+
+        def codegen(context, builder, sig, args):
+            return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+
+        return signature, codegen
+
+    return pointer
+
+
+_int32_pointer = _pointer_to(types.int32)
+_int64_pointer = _pointer_to(types.int64)
+_float_pointer = _pointer_to(types.float64)
+
+
+#: the header of a state's block (int64 entries, :meth:`RowState._scratch`): the capacity,
+#: the learner's weight array (address, length), its bias weight's entry (-1: none), two
+#: flags and a float parameter of the learner (:meth:`RowState._point_at`)
+H_CAPACITY, H_WEIGHTS, H_WIDTH, H_BIAS, H_FLAG, H_FLAG2, H_PARAM = range(7)
+HEAD = 8
+
+
+@njit(cache=True)
+def block_at(address):
+    """``(head, iscratch, fscratch, columns, weights)`` of the block at ``address``: views
+    without copy or ownership of the arrays a :class:`RowState` holds, laid out by
+    :meth:`RowState._scratch`. The steps are given this one integer rather than the arrays
+    themselves: a compiled call's argument costs about 30 ns as an integer, 150 ns as an
+    array."""
+    head = carray(_int64_pointer(address), HEAD)
+    capacity = head[H_CAPACITY]
+    at = address + 8 * HEAD
+    iscratch = carray(_int32_pointer(at), I_HEAD + capacity)
+    at += 8 * ((I_HEAD + capacity + 1) // 2)
+    fscratch = carray(_float_pointer(at), F_HEAD + capacity)
+    at += 8 * (F_HEAD + capacity)
+    columns = carray(_int64_pointer(at), capacity)
+    weights = carray(_float_pointer(head[H_WEIGHTS]), head[H_WIDTH])
+    return head, iscratch, fscratch, columns, weights
+
+
+@njit(cache=True)
+def block_parameter(address):
+    """The learner's float parameter in the block's header (``H_PARAM``)."""
+    return carray(_float_pointer(address), HEAD)[H_PARAM]
+
+
+@njit(cache=True)
+def gathered_at(vals, n, iscratch, fscratch, columns):
+    """:func:`gathered_row` of the example of ``n`` values ``vals`` (bytes of doubles) on the
+    schema's columns (the block's ``columns``); the entry count (< 0: refused)."""
+    m = gather_row(columns[:n], np.frombuffer(vals, np.float64), fscratch[F_BOUND],
+                   iscratch[I_HEAD:], fscratch[F_HEAD:])
+    iscratch[0] = 0
+    iscratch[1] = max(m, 0)
+    return m
+
+
+@njit(cache=True)
+def linear_decision_at(vals, n, address, factor, bias):
+    """``x·(factor w) + bias`` of the example of ``n`` values ``vals`` on the schema's
+    columns, with the weights ``w`` the block's header names (its bias weight, where it
+    names one, makes the bias ``factor * w[bias]``), summed as SciPy's CSR product with the
+    dense ``factor * w`` (the linear learners' ``decision_function``); NaN when the example
+    is refused (:func:`gather_row`). The gathered row stays in the scratch, and the plain
+    ``x·w`` (plus the bias weight) in ``fscratch[F_DOT]``."""
+    head, iscratch, fscratch, columns, w = block_at(address)
+    m = gathered_at(vals, n, iscratch, fscratch, columns)
+    if m < 0:
+        return np.nan
+    at = head[H_BIAS]
+    if at >= 0:
+        bias = factor * w[at]
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    dot = 0.0
+    total = 0.0
+    for p in range(m):
+        dot += val[p] * w[idx[p]]
+        total += val[p] * (factor * w[idx[p]])
+    fscratch[F_DOT] = dot + w[at] if at >= 0 else dot
+    return total + bias
 
 
 class DirectSteps:
@@ -159,6 +253,10 @@ def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+#: the step above as the per-row path calls it (skipping numba's dispatch)
+steps = DirectSteps(linear_decision_at)
+
+
 class RowState:
     """What the per-row path keeps about one running model (module doc): its learners and
     signs, each label seen with its ±1 target per learner and its position in
@@ -175,6 +273,10 @@ class RowState:
         self.binary = self.learner is not None and len(model.classes_) == 2
         # the one learner's steps and calibrator, called directly by predict and learn
         self.decide = self.learner.decision_row if self.binary else None
+        # a linear learner's kind (``row_kind``: its step on the block, with its weights,
+        # factor and bias read here): "pegasos", "linear", or None (``decide``)
+        kind = getattr(self.learner, "row_kind", None) if self.binary else None
+        self.pegasos, self.linear = kind == "pegasos", kind is not None
         self.learn_row = self.learner.learn_row if self.binary else None
         self.record = self.learner.calibration.record_learnt_row if self.binary else None
         self.signs = model._signs
@@ -191,6 +293,7 @@ class RowState:
         self.labels = [_scalar(c) for c in model.classes_]
         self.keys: tuple | None = None
         self.cols = b""
+        self.weights = None  # the weight array the block's header names (_point_at)
         self.pack = None  # the values packer of the schema ``keys``
         # key -> its column as a native int64 (8 bytes), for the keys met so far: a row's
         # columns are one join of these (the vocabulary never renumbers a key while this
@@ -210,10 +313,42 @@ class RowState:
         self.threads = threads
 
     def _scratch(self, n: int) -> None:
-        self.capacity = n
-        self.iscratch = np.zeros(I_HEAD + n, dtype=np.int32)
-        self.fscratch = np.zeros(F_HEAD + n)
+        """Room for rows of ``n`` entries: one int64 block holding a header, the scratch of
+        the compiled steps (``iscratch``, ``fscratch``: views of it) and the schema's
+        columns (:func:`block_at`), whose address the steps that take one are given."""
+        i_words = (I_HEAD + n + 1) // 2
+        block = np.zeros(HEAD + i_words + 2 * n + F_HEAD, dtype=np.int64)
+        self.capacity, self.block = n, block
+        self.head = block[:HEAD]
+        self.head[H_CAPACITY] = n
+        self.iscratch = block[HEAD:HEAD + i_words].view(np.int32)[:I_HEAD + n]
+        at = HEAD + i_words
+        self.fscratch = block[at:at + F_HEAD + n].view(np.float64)
         self.fscratch[F_BOUND] = self.bound
+        self.schema_bytes = memoryview(block[at + F_HEAD + n:]).cast("B")
+        self.schema_bytes[:len(self.cols)] = self.cols
+        self.address = block.ctypes.data
+        self.weights = None  # the header's weights: written at the next step
+
+    def _set_schema(self, keys: tuple, cols: bytes, pack) -> None:
+        """Make ``keys`` (every one known, columns ``cols``) the schema of the rows read next."""
+        if len(keys) > self.capacity:
+            self._scratch(2 * len(keys))
+        self.keys, self.cols, self.pack = keys, cols, pack
+        self.schema_bytes[:len(cols)] = cols
+
+    def _point_at(self, w) -> bool:
+        """Write the learner's weight array ``w`` and its ``row_header`` into the block's
+        header (``w`` is then held here, so no other array takes its place while the
+        header names it); False where ``w`` is not an array the compiled steps take
+        (:func:`plain_float_arrays`)."""
+        if not plain_float_arrays(w):
+            return False
+        bias, flag, flag2, parameter = self.learner.row_header()
+        self.weights = w
+        self.head[H_WEIGHTS:H_PARAM] = (w.ctypes.data, w.shape[0], bias, flag, flag2)
+        self.head[H_PARAM:H_PARAM + 1].view(np.float64)[0] = parameter
+        return True
 
     def _columns(self, keys: tuple, learn: bool):
         """The columns of a new schema packed as int64 (-1 for keys the vocabulary lacks),
@@ -228,12 +363,11 @@ class RowState:
         except TypeError:
             return None
         if cols.__class__ is bytes:  # every key known
-            self.keys, self.cols = keys, cols
-            self.pack = PACKERS.get(len(keys)) or values_packer(len(keys))
+            self._set_schema(keys, cols, PACKERS.get(len(keys)) or values_packer(len(keys)))
         else:
             cols = bytes(cols)
-        if len(keys) > self.capacity:
-            self._scratch(2 * len(keys))
+            if len(keys) > self.capacity:
+                self._scratch(2 * len(keys))
         return cols
 
     def _look_up(self, keys: tuple, learn: bool):
@@ -292,14 +426,18 @@ class RowState:
         if last is not None and last[0] is x:  # the row predict_one just scored
             self.last = None
             try:
-                same = tuple(x) == self.keys and self.pack(*x.values()) == last[1]
-            except Exception:  # noqa: BLE001 (changed to something that is not a number)
+                same = x == last[3]  # its copy then: unchanged since
+            except Exception:  # noqa: BLE001 (changed to something that cannot compare)
                 same = False
             if same:  # the learner's step on the scratch predict_one gathered
-                target, score = targets[0], last[2]
-                self.learn_row(self.cols, last[1], target, self, score)
-                self.record(score, target, self.cols, last[1], self.learner.n_features)
-                self._learned(position)
+                target, score, cols, packed = targets[0], last[2], self.cols, last[1]
+                self.learn_row(cols, packed, target, self, score)
+                self.record(score, target, cols, packed, self.learner.n_features)
+                self.tally[position] += 1.0  # _learned, inline
+                model = self.model
+                model.n_seen_ += 1
+                if not model.n_seen_ & COLLAPSE_MASK:
+                    model._check_collapse()
                 return True
         row = self.read(x, True)
         if row is None:
@@ -400,11 +538,12 @@ class RowState:
 
     def _learned(self, position: int) -> None:
         """After a row is learnt: the row and label counts (``n_seen_``, ``class_counts_``),
-        and every 256 rows the collapse guard (the general path checks it per chunk)."""
+        and every :data:`COLLAPSE_MASK` + 1 rows the collapse guard (the general path checks it
+        per chunk)."""
         self.tally[position] += 1.0
         model = self.model
         model.n_seen_ += 1
-        if not model.n_seen_ & 255:
+        if not model.n_seen_ & COLLAPSE_MASK:
             model._check_collapse()
 
     def scores(self, x):
@@ -434,8 +573,8 @@ class RowState:
                     cols = b"".join(map(self.packed_columns.__getitem__, keys))
                 except (KeyError, TypeError):
                     cols = None
-                if cols is not None and n <= self.capacity:
-                    self.keys, self.cols, self.pack = keys, cols, pack
+                if cols is not None:
+                    self._set_schema(keys, cols, pack)
                 else:
                     cols = self._columns(keys, False)
                     if cols is None:
@@ -444,11 +583,24 @@ class RowState:
                 packed = pack(*x.values())
             except Exception:  # noqa: BLE001 (not a number: the general path says which)
                 return MISS
-            score = self.decide(cols, packed, self)
-            if score is None:
-                return MISS
+            if cols is self.cols and self.linear:  # the schema's columns, in the block
+                learner = self.learner
+                if self.pegasos:  # w = scale v, its bias scale * v[-1] (the header's)
+                    w, factor, bias = learner.v, learner.scale, 0.0
+                else:
+                    w, factor, bias = learner.coef, 1.0, learner.intercept
+                if w is not self.weights and not self._point_at(w):
+                    return MISS
+                score = steps.linear_decision_at(packed, len(keys), self.address, factor,
+                                                  bias)
+                if score != score:
+                    return MISS
+            else:
+                score = self.decide(cols, packed, self)
+                if score is None:
+                    return MISS
             if cols is self.cols:  # a schema of known keys: learn_one may reuse the row
-                self.last = (x, packed, score)
+                self.last = (x, packed, score, x.copy())
             return self.labels[1 if self.sign * score > 0 else 0]
         scores = self.scores(x)
         if scores is None:

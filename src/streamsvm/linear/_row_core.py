@@ -8,7 +8,17 @@ row-norm bound, then its values (:data:`streamsvm.input.row_path.I_HEAD` and ``F
 import numpy as np
 from numba import njit
 
-from ..input.row_path import F_DOT, F_HEAD, I_HEAD, DirectSteps, gathered_row
+from ..input.row_path import (
+    F_DOT,
+    F_HEAD,
+    H_FLAG,
+    H_FLAG2,
+    I_HEAD,
+    DirectSteps,
+    block_at,
+    block_parameter,
+    gathered_row,
+)
 from ._core import pegasos_csr, perceptron_csr
 
 
@@ -99,6 +109,29 @@ def pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t, lam, pr
                        scale, sqnorm_v, t, lam, 1, project, fscratch[1:2], intercept)
 
 
+@njit(cache=True)
+def perceptron_learn_at(address, y, bias):
+    """:func:`perceptron_learn_row` of the example the block at ``address`` holds, gathered
+    by :func:`~streamsvm.input.row_path.linear_decision_at` (the block's header: the
+    weights, ``fit_intercept`` as its flag). Returns ``(bias, mistakes)``."""
+    head, iscratch, fscratch, _, w = block_at(address)
+    fscratch[0] = y
+    return perceptron_csr(iscratch[:2], iscratch[I_HEAD:], fscratch[F_HEAD:], fscratch[:1],
+                          w, bias, head[H_FLAG] != 0)
+
+
+@njit(cache=True)
+def pegasos_learn_at(address, y, scale, sqnorm_v, t):
+    """:func:`pegasos_learn_gathered` of the example the block at ``address`` holds (its
+    header: ``v``, ``projection`` and ``fit_intercept`` as its flags, ``alpha`` as its
+    parameter). Returns ``(scale, sqnorm_v, t, n_updates)``."""
+    head, iscratch, fscratch, _, v = block_at(address)
+    return pegasos_learn_gathered(iscratch, fscratch, y, v, scale, sqnorm_v, t,
+                                  block_parameter(address), head[H_FLAG],
+                                  head[H_FLAG2] != 0)
+
+
 #: the steps above as the per-row path calls them (skipping numba's dispatch)
 direct = DirectSteps(linear_decision_row, pegasos_decision_row, perceptron_learn_row,
-                     pegasos_learn_row, pegasos_learn_gathered)
+                     pegasos_learn_row, pegasos_learn_gathered, perceptron_learn_at,
+                     pegasos_learn_at)

@@ -200,10 +200,11 @@ class _PegasosLearner(LinearLearner):
                     self.scale, self.t = scale, t
                     self.n_seen += 1
                     return known
-        if known is not None:
-            self.scale, self.sqnorm_v, self.t, updates = direct.pegasos_learn_gathered(
-                state.iscratch, state.fscratch, y, self.v, self.scale, self.sqnorm_v, self.t,
-                self.alpha, 1 if self.projection else 0, self.fit_intercept)
+        if known is not None:  # the step on the row the block holds
+            if self.v is not state.weights and not state._point_at(self.v):
+                return None
+            self.scale, self.sqnorm_v, self.t, updates = direct.pegasos_learn_at(
+                state.address, y, self.scale, self.sqnorm_v, self.t)
             self.n_updates += updates
             self.n_seen += 1
             return known
@@ -217,6 +218,15 @@ class _PegasosLearner(LinearLearner):
         self.n_updates += updates
         self.n_seen += 1
         return score
+
+    #: the per-row path's decision on its block (RowState: ``v``, ``scale``)
+    row_kind = "pegasos"
+
+    def row_header(self):
+        """The block header's bias entry (``v[-1]``, with ``fit_intercept``), flags
+        (``projection``, ``fit_intercept``) and parameter (``alpha``) for the per-row steps."""
+        return (self.v.shape[0] - 1 if self.fit_intercept else -1, int(self.projection),
+                int(self.fit_intercept), self.alpha)
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""

@@ -53,7 +53,13 @@ class _PerceptronLearner(LinearLearner):
         """Learn one example (``state``: the model's :class:`~streamsvm.input.row_path.RowState`);
         its score before, or None if refused. ``known``: its score, just computed by
         :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
-        if known is not None and y * known > 0.0:
+        if known is not None:
+            if y * known <= 0.0:  # a mistake: the rule on the row the block holds
+                if self.coef is not state.weights and not state._point_at(self.coef):
+                    return None
+                self.intercept, mistakes = direct.perceptron_learn_at(state.address, y,
+                                                                      self.intercept)
+                self.n_updates += mistakes
             self.n_seen += 1
             return known
         score, intercept, mistakes = direct.perceptron_learn_row(
@@ -65,6 +71,13 @@ class _PerceptronLearner(LinearLearner):
         self.n_updates += mistakes
         self.n_seen += 1
         return score
+
+    #: the per-row path's linear decision on its block (RowState: ``coef``, ``intercept``)
+    row_kind = "linear"
+
+    def row_header(self):
+        """The block header's bias entry, flags and parameter for the per-row steps."""
+        return -1, int(self.fit_intercept), 0, 0.0
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
