@@ -53,11 +53,12 @@ def run_line(argv: list[str] | None = None) -> str | None:
 
 def write_markdown(name: str, title: str, lines: list[str]) -> pathlib.Path:
     """Write ``results/<name>`` with its title, the machine line and ``lines``; a page whose
-    lines name no ``Run:`` command gets the running script's (:func:`run_line`) at its end."""
+    lines name no ``Run:`` command gets the running script's (:func:`run_line`) under the
+    machine line."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / name
     if not RUN_LINE.search("\n".join(lines)) and (run := run_line()):
-        lines = [*lines, "", run]
+        lines = [run, "", *lines]
     path.write_text(f"# {title}\n\n_{machine_line()}_\n\n" + "\n".join(lines) + "\n")
     return path
 

@@ -219,3 +219,22 @@ def test_check_mode_exit_status_on_a_small_tree(tmp_path):
     (root / "results" / "b.md").write_text("# B\n\nmade somehow\n")
     broken = subprocess.run([*command, "--check"], capture_output=True, text=True)
     assert broken.returncode == 1 and "benchmarks/results/b.md: no line" in broken.stdout
+
+
+def test_write_markdown_names_the_running_command(monkeypatch, tmp_path):
+    """The pages of the scripts that leave their Run line to ``_common.write_markdown`` get
+    the command they were run with, under the machine line; a page with its own keeps it."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import _common
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    script = BENCHMARKS / "streamsvm" / "bench_streamsvm_lookahead.py"
+    monkeypatch.setattr(sys, "argv", [str(script), "--orders", "30"])
+    lines = _common.write_markdown("a.md", "A", ["| x |", "|---|"]).read_text().splitlines()
+    assert lines[4] == "Run: `python benchmarks/streamsvm/bench_streamsvm_lookahead.py --orders 30`"
+    assert lines[6:] == ["| x |", "|---|"]
+    assert _load().page_problem(tmp_path / "a.md", ROOT) is None
+    own = _common.write_markdown("b.md", "B", ["Run: `python benchmarks/index.py`"]).read_text()
+    assert own.count("Run:") == 1
