@@ -204,3 +204,41 @@ def test_stream_counts_count_every_recorded_score_as_a_naive_count_does():
     calibrator.flip()
     assert stream_counts(calibrator) == (len(scores), sum(v < 0 for v in scores),
                                          sum(v < 0 for v in labels))
+
+
+def minority_first_stream(n=20000, seed=0):
+    """3% positives, all of them in the first rows (w3a's file order: its positives in rows
+    500-2,000 of 44,837), so the last rows of the stream hold none."""
+    X, y = make_classification(n, n_features=10, weights=[0.97], flip_y=0.0,
+                               random_state=seed)
+    order = np.argsort(y == 0, kind="stable")
+    return X[order], y[order]
+
+
+def test_fit_of_a_stream_whose_minority_came_first_reaches_back_for_it():
+    """``fit`` records in-sample scores of its last rows only; where those hold no minority
+    row the guard's window reaches back over every row (the class rate decides), so a
+    majority-only model is caught, and a model that predicts the minority stays silent."""
+    X, y = minority_first_stream()
+    assert y[-2000:].sum() == 0 and y.sum() >= MIN_MINORITY_ROWS
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model = Pegasos().fit(X, y)
+    assert int(np.count_nonzero(model.predict(X) == 1)) == 0  # majority only
+    assert stream_counts(model.learners_[0].calibration) == (len(y), 0, int(y.sum()))
+    caught = collapse_warnings(record)
+    assert len(caught) == 1 and f"the {len(y)} rows of its stream" in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CollapseWarning)
+        ranking = Pegasos(alpha=10.0).fit(X, y)  # predicts the minority for its rows
+    rows, predicted, labelled = stream_counts(ranking.learners_[0].calibration)
+    assert rows == len(y) and predicted > MISSED_SHARE * labelled
+
+
+def test_fit_scores_only_its_last_rows_where_they_hold_the_minority():
+    """Where the last rows hold enough of the rarer class, nothing more is scored."""
+    X, y = rare_minority_stream(n=6000)
+    model = Pegasos().fit(X, y)
+    window = model.learners_[0].calibration.scores.shape[0]
+    assert y[-window:].sum() >= MIN_MINORITY_ROWS
+    assert stream_counts(model.learners_[0].calibration)[0] == window

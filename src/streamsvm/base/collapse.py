@@ -18,7 +18,11 @@ label (``n_scored_positive``, ``n_labelled_positive``), and when the window pred
 class for at least :data:`PREDICTED_SHARE` of its rows, the guard also warns if over the
 whole stream (at least :data:`MIN_ROWS` predictions) the other class holds at least
 :data:`MIN_MINORITY_ROWS` labels and :data:`MIN_MINORITY_SHARE` of them while the model
-predicted it for at most :data:`MISSED_SHARE` of as many rows as carry it. The check is a
+predicted it for at most :data:`MISSED_SHARE` of as many rows as carry it. ``fit`` (a fresh
+model's first data) scores its last ``window`` rows in-sample, or every row where those
+hold fewer than :data:`MIN_MINORITY_ROWS` of the rarer class
+(:func:`streamsvm.base.recording.first_data_scored_from`: w3a in file order, its positives
+all in its first 2,000 rows). The check is a
 few vectorised operations per ``fit`` / ``partial_fit`` call; it reads nothing the learners
 do not already record. Models of more than two classes are not checked (a one-vs-rest
 learner that never says yes for its class is usual and does not make the model collapse).

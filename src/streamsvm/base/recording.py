@@ -13,6 +13,30 @@ from .calibration import (
     CsrRows,
     PlattCalibrator,
 )
+from .collapse import MIN_MINORITY_ROWS
+
+
+def first_data_scored_from(y_binary, start: int) -> int:
+    """The first of a fresh learner's first rows to score after learning them: ``start``
+    (the last ``window`` rows, which the calibration keeps), or 0 (every row) when those
+    hold fewer than :data:`~streamsvm.base.collapse.MIN_MINORITY_ROWS` labels of the rows'
+    rarer class while all the rows hold at least that many. The scores beyond the window
+    only count in the stream-long counts of the collapse guard (:mod:`streamsvm.base.
+    collapse`), whose window thus reaches back as far as the class rate needs: w3a in file
+    order has its 1,336 positives (3%) in rows 500-2,000 of 44,837, so the last 2,000 rows
+    hold none and a model that predicts only the majority went unnoticed. Costs one
+    decision pass over the rows, only where the recent rows lack the rarer class."""
+    if start == 0:
+        return 0
+    labels = np.asarray(y_binary)
+    positives = int(np.count_nonzero(labels > 0))
+    rarer_positive = 2 * positives < labels.shape[0]
+    if (positives if rarer_positive else labels.shape[0] - positives) < MIN_MINORITY_ROWS:
+        return start
+    recent = int(np.count_nonzero(labels[start:] > 0))
+    if not rarer_positive:
+        recent = labels.shape[0] - start - recent
+    return 0 if recent < MIN_MINORITY_ROWS else start
 
 
 class ScoreRecordingMixin:
@@ -75,7 +99,9 @@ class ScoreRecordingMixin:
         the moment when probabilities are asked (:mod:`streamsvm.base.calibration`)."""
         calibrator = self._calibrator(learner)
         if calibrator.n_learned == 0 and X.shape[0] > 1:
-            tail = slice(max(0, X.shape[0] - calibrator.scores.shape[0]), X.shape[0])
+            start = first_data_scored_from(
+                y_binary, max(0, X.shape[0] - calibrator.scores.shape[0]))
+            tail = slice(start, X.shape[0])
             rows = self._rows_to_score(X, None if tail.start == 0 else tail)
             calibrator.record(self._learner_scores(learner, rows), y_binary[tail],
                               None if weights is None else weights[tail])
