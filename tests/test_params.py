@@ -5,6 +5,7 @@ refused with one message shape at ``fit``, at the first ``partial_fit`` / ``lear
 
 import ast
 import copy
+import inspect
 import math
 import pathlib
 import re
@@ -31,6 +32,7 @@ from streamsvm.utils.params import (
     Options,
     WeightDict,
     check_params,
+    keep_params,
     param_error,
 )
 
@@ -347,3 +349,30 @@ def test_no_hand_written_checks_remain():
             ):
                 found.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
     assert found == []
+
+
+# --------------------------------------------------------------------------- keep_params
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_constructors_keep_every_argument_as_given(name):
+    """scikit-learn's rule, kept by ``keep_params``: a constructor stores each of its
+    arguments under its own name, the very object given, and nothing else."""
+    cls = ESTIMATORS[name]
+    signature = inspect.signature(cls.__init__)
+    names = [p for p in signature.parameters if p != "self"]
+    given = {p: object() for p in names}  # values no check would accept: stored unchecked
+    model = cls(**given)
+    assert sorted(vars(model)) == sorted(names)
+    assert all(getattr(model, p) is given[p] for p in names)
+    defaults = cls()
+    assert {p: getattr(defaults, p) for p in names} == {
+        p: signature.parameters[p].default for p in names}
+
+
+def test_keep_params_leaves_out_self_and_the_class_cell():
+    class Owner:
+        def __init__(self, *, a=1, b=None):
+            keep_params(self, locals())
+            super().__init__()  # a constructor that calls super() has __class__ in locals()
+
+    owner = Owner(a=2)
+    assert vars(owner) == {"a": 2, "b": None}

@@ -52,6 +52,7 @@ from ..utils.params import (
     IsNone,
     LabelPair,
     Options,
+    keep_params,
 )
 from ..utils.progress import Progress
 from .budget import BudgetTracker
@@ -174,30 +175,7 @@ class DistributedL2SVM(RiverMixin, ChecksMixin, CheckedParamsMixin, FirstDataRul
                  shared_cache=10_000, classes=None, checkpoint_every=100, checkpoint_dir=None,
                  verbose=0, tracking="auto", budget=20, n_components=2048, n_workers=16,
                  random_state=0):
-        self.n_sites = n_sites
-        self.tracking = tracking
-        self.budget = budget
-        self.n_components = n_components
-        self.n_workers = n_workers
-        self.random_state = random_state
-        self.task = task
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.C = C
-        self.epsilon = epsilon
-        self.relative = relative
-        self.update = update
-        self.membership = membership
-        self.backend = backend
-        self.deletion_check = deletion_check
-        self.monitor_tol = monitor_tol
-        self.shared_cache = shared_cache
-        self.classes = classes
-        self.checkpoint_every = checkpoint_every
-        self.checkpoint_dir = checkpoint_dir
-        self.verbose = verbose
+        keep_params(self, locals())
 
     # ------------------------------------------------------------------ set-up
 

@@ -39,7 +39,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..utils.params import Interval
+from ..utils.params import Interval, keep_params
 from . import _expansion_core as _expansion
 from .lasvm import _KernelSVMBase
 from .learner import _Learner
@@ -190,21 +190,7 @@ class LASVMG(_GapBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0, shuffle=False,
                  random_state=None, class_weight=None, verbose=0, n_jobs=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tau = tau
-        self.epochs = epochs
-        self.clean_every = clean_every
-        self.max_non_sv = max_non_sv
-        self.cache_size = cache_size
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
 
 class LASVMNC(_GapBase):
@@ -239,23 +225,7 @@ class LASVMNC(_GapBase):
                  s=-1.0, n_seed=50, epochs=1, clean_every=300, max_non_sv=300, cache_size=100.0,
                  shuffle=False, random_state=None, class_weight=None, verbose=0,
                  n_jobs=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tau = tau
-        self.s = s
-        self.n_seed = n_seed
-        self.epochs = epochs
-        self.clean_every = clean_every
-        self.max_non_sv = max_non_sv
-        self.cache_size = cache_size
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
 
 class LASVMI(LASVMNC):
@@ -309,16 +279,4 @@ class FullSVM(_GapBase):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tau=1e-3,
                  epochs=1, cache_size=100.0, shuffle=False, random_state=None, class_weight=None,
                  verbose=0, n_jobs=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tau = tau
-        self.epochs = epochs
-        self.cache_size = cache_size
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())

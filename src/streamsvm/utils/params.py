@@ -41,6 +41,7 @@ __all__ = [
     "WeightDict",
     "check_param_values",
     "check_params",
+    "keep_params",
     "param_error",
 ]
 
@@ -288,6 +289,16 @@ def _either(parts: list[str]) -> str:
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def keep_params(estimator, arguments: dict) -> None:
+    """Store a constructor's arguments on ``estimator`` as given, each under its own name
+    (scikit-learn's rule for ``__init__``: nothing checked or changed there, so that ``clone``
+    and ``set_params`` work on any value; :func:`check_params` checks them at ``fit``).
+    ``arguments``: ``locals()`` at the constructor's first line."""
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
 
 
 def param_error(owner: str, name: str, value, allowed: str) -> ValueError:
