@@ -128,3 +128,29 @@ def test_lasvm_support_positions_survive_a_stream_and_new_classes(save, tmp_path
             model = streamsvm.load(tmp_path / "model.npz")
     np.testing.assert_array_equal(X[model.support_], model.support_vectors_)
     assert model.support_.max() >= 250  # positions past the saved part
+
+
+def test_counters_are_the_learners_counts_summed():
+    """``summed_over_learners``: a one-vs-rest model's counter is its learners' sum (each
+    learner read directly here), and asking an unfitted model refuses."""
+    from streamsvm import BlurredBallSVM
+    from streamsvm.budget import _state
+
+    X, y = _problem(3)
+    cases = [
+        (_model("Forgetron"), {"n_updates_": lambda lr: lr.n_updates}),
+        (_model("TwinVectorMachine"), {"n_twins_": lambda lr: lr.counter(_state.T_NTW),
+                                       "n_merges_": lambda lr: lr.counter(_state.T_MERGE)}),
+        (_model("IncrementalSVM"), {"n_error_": lambda lr: lr.machine.sets()[1].size,
+                                    "n_kernel_evals_": lambda lr: lr.machine.n_kernel_evals}),
+        (BlurredBallSVM(), {"n_core_points_": lambda lr: lr.n_pool}),
+    ]
+    for model, counters in cases:
+        with pytest.raises(NotFittedError):
+            getattr(model, next(iter(counters)))
+        model.fit(X, y)
+        assert len(model.learners_) == 3
+        for name, read in counters.items():
+            value = getattr(model, name)
+            assert type(value) is int and value > 0, (type(model).__name__, name)
+            assert value == sum(int(read(lr)) for lr in model.learners_)

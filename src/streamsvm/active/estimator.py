@@ -8,9 +8,10 @@ import numbers
 
 import numpy as np
 
+from ..base.support import summed_over_learners
 from ..lasvm._lasvm_core import RANDOM
 from ..lasvm.lasvm import _KernelSVMBase
-from ..utils.params import VERBOSE, Boolean, Interval, IsNone, Options, WeightDict
+from ..utils.params import VERBOSE, Boolean, Interval, IsNone, Options, WeightDict, keep_params
 from .learner import STOPPING_RULES, _ActiveLearner
 
 __all__ = ["ActiveSVM", "pool_size"]
@@ -163,24 +164,7 @@ class ActiveSVM(_KernelSVMBase):
                  pool_size=59, stopping="sv_count", window=100, tolerance=0.02,
                  margin_span=None, max_labels=None, class_weight=None, finishing=True,
                  cache_size=100.0, random_state=None, verbose=0, n_jobs=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tau = tau
-        self.pool_size = pool_size
-        self.stopping = stopping
-        self.window = window
-        self.tolerance = tolerance
-        self.margin_span = margin_span
-        self.max_labels = max_labels
-        self.class_weight = class_weight
-        self.finishing = finishing
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     _support_positions_missing = ("its learner stores pools and queried rows without their "
                                   "stream positions")
@@ -228,10 +212,7 @@ class ActiveSVM(_KernelSVMBase):
         return False
 
     # ------------------------------------------------------------------ records
-    @property
-    def n_labels_(self) -> int:
-        """Labels spent, summed over the binary problems."""
-        return self._sum_over_learners("n_labels")
+    n_labels_ = summed_over_learners("n_labels", "Labels spent, summed over the binary problems.")
 
     def _one(self, attribute):
         return self._binary_learner(attribute)[0]

@@ -22,14 +22,25 @@ expansion of "class k against the rest"; a row may appear in several blocks), ``
 is the size of block k, ``dual_coef_`` is (n_classes, n_SV) with row k nonzero only on block
 k, ``intercept_`` is (n_classes,), and ``decision_function(X)[:, k] == K(X,
 support_vectors_) @ dual_coef_[k] + intercept_[k]``.
+
+The counters of an expansion (support vectors, kernel values computed, ...) are the learners'
+counts summed over the one-vs-rest learners: :func:`summed_over_learners` makes each one.
 """
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["SupportVectorsMixin"]
+__all__ = ["SupportVectorsMixin", "summed_over_learners"]
+
+
+def _support_part(index: int, doc: str) -> property:
+    """Item ``index`` of :meth:`SupportVectorsMixin._support_parts` (the module's layout) as
+    a read-only attribute whose docstring is ``doc``."""
+    return property(lambda self: self._support_parts()[index], doc=doc)
 
 
 class SupportVectorsMixin:
@@ -73,25 +84,10 @@ class SupportVectorsMixin:
         intercept = np.array([s * p[2] for p, s in zip(parts, signs, strict=True)])
         return rows, dual, intercept, positions, np.array(sizes, dtype=np.int32)
 
-    @property
-    def support_vectors_(self):
-        """Support vectors, grouped by class in ``classes_`` order (module docstring)."""
-        return self._support_parts()[0]
-
-    @property
-    def dual_coef_(self) -> np.ndarray:
-        """``y_i alpha_i`` of the support vectors, signed for ``classes_[1]`` (module doc)."""
-        return self._support_parts()[1]
-
-    @property
-    def intercept_(self) -> np.ndarray:
-        """``b`` of each decision function (module docstring)."""
-        return self._support_parts()[2]
-
-    @property
-    def n_support_(self) -> np.ndarray:
-        """Support vectors per class, in ``classes_`` order, int32 (module docstring)."""
-        return self._support_parts()[4]
+    support_vectors_ = _support_part(0, "Support vectors, grouped by class in ``classes_`` order.")
+    dual_coef_ = _support_part(1, "``y_i alpha_i`` of the support vectors, signed for classes_[1].")
+    intercept_ = _support_part(2, "``b`` of each decision function (module docstring).")
+    n_support_ = _support_part(4, "Support vectors per class, in ``classes_`` order, int32.")
 
     @property
     def support_(self) -> np.ndarray:
@@ -105,3 +101,15 @@ class SupportVectorsMixin:
                                  "know the stream positions of its rows (saved by an older "
                                  "version)")
         return np.asarray(positions, dtype=np.int64)
+
+
+def summed_over_learners(attribute, doc: str) -> property:
+    """A fitted model's read-only count: the learners' ``attribute`` (a name, or a function
+    of a learner) summed over the one-vs-rest learners, an int; ``doc`` is its docstring."""
+    read = operator.attrgetter(attribute) if isinstance(attribute, str) else attribute
+
+    def total(self) -> int:
+        self._check_fitted()
+        return int(sum(read(learner) for learner in self.learners_))
+
+    return property(total, doc=doc)

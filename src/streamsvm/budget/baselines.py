@@ -8,8 +8,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..base import BinaryLearner
+from ..base.support import summed_over_learners
 from ..kernels import Kernel, dense_blocks
-from ..utils.params import RANDOM_STATE, VERBOSE, Interval, Options
+from ..utils.params import RANDOM_STATE, VERBOSE, Interval, Options, keep_params
 from . import _baselines_core as bcore
 from ._common import KernelStreamClassifier
 from ._machine import Machine
@@ -129,14 +130,7 @@ class RandomBudgetSVM(KernelStreamClassifier):
 
     def __init__(self, *, budget=300, C=100.0, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
                  random_state=None, verbose=0):
-        self.budget = budget
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.random_state = random_state
-        self.verbose = verbose
+        keep_params(self, locals())
 
     @property
     def _chunk_invariant(self) -> bool:
@@ -187,6 +181,18 @@ class _KernelPerceptronLearner(BinaryLearner):
         raise NotImplementedError
 
     def _n(self):
+        return int(self.state[0])  # both rules keep the count of stored examples first
+
+    def partial_fit(self, X, y):
+        for dense, labels in dense_blocks(X, y):
+            sq = np.einsum("ij,ij->i", dense, dense)
+            self.n_updates += int(self._run(dense, sq, np.ascontiguousarray(labels,
+                                                                           dtype=np.float64)))
+        self.n_seen += X.shape[0]
+
+    def _run(self, dense, sq, labels) -> int:
+        """Learn a block of dense rows (their squared norms ``sq``, ±1 ``labels``) by the
+        compiled loop of the rule; returns the updates made."""
         raise NotImplementedError
 
     def decision_function(self, X):
@@ -224,16 +230,9 @@ class _ForgetronLearner(_KernelPerceptronLearner):
         if not np.isin(self.labels, (-1.0, 0.0, 1.0)).all():
             raise ValueError("a stored example's label is not -1 or +1")
 
-    def partial_fit(self, X, y):
-        for dense, labels in dense_blocks(X, y):
-            sq = np.einsum("ij,ij->i", dense, dense)
-            self.n_updates += int(bcore.forgetron_run(
-                self.V, self.Vsq, self.sigma, self.labels, self.order, self.state, self.fstate,
-                dense, sq, np.ascontiguousarray(labels, dtype=np.float64), *self.jit_kernel))
-        self.n_seen += X.shape[0]
-
-    def _n(self):
-        return int(self.state[0])
+    def _run(self, dense, sq, labels) -> int:
+        return bcore.forgetron_run(self.V, self.Vsq, self.sigma, self.labels, self.order,
+                                   self.state, self.fstate, dense, sq, labels, *self.jit_kernel)
 
     def _coefficients(self):
         n = self._n()
@@ -266,17 +265,10 @@ class _BudgetPerceptronLearner(_KernelPerceptronLearner):
         if not np.isin(self.coef, (-1.0, 0.0, 1.0)).all():
             raise ValueError("a stored example's coefficient is not its label, -1 or +1")
 
-    def partial_fit(self, X, y):
-        for dense, labels in dense_blocks(X, y):
-            sq = np.einsum("ij,ij->i", dense, dense)
-            self.n_updates += int(bcore.budget_perceptron_run(
-                self.V, self.Vsq, self.coef, self.fsv, self.state, dense, sq,
-                np.ascontiguousarray(labels, dtype=np.float64), self.beta, int(self.removal),
-                *self.jit_kernel))
-        self.n_seen += X.shape[0]
-
-    def _n(self):
-        return int(self.state[0])
+    def _run(self, dense, sq, labels) -> int:
+        return bcore.budget_perceptron_run(self.V, self.Vsq, self.coef, self.fsv, self.state,
+                                           dense, sq, labels, self.beta, int(self.removal),
+                                           *self.jit_kernel)
 
     def _coefficients(self):
         return self.coef[: self._n()]
@@ -320,15 +312,11 @@ class _BudgetPerceptronWindowLearner(_BudgetPerceptronLearner):
         if not ok:
             raise ValueError("the window of recent rows does not fit the budget")
 
-    def partial_fit(self, X, y):
-        for dense, labels in dense_blocks(X, y):
-            sq = np.einsum("ij,ij->i", dense, dense)
-            self.n_updates += int(bcore.budget_perceptron_window_run(
-                self.V, self.Vsq, self.coef, self.fsv, self.state, self.window_X,
-                self.window_sq, self.window_y, self.window_K, self.window_f, self.window_state,
-                dense, sq, np.ascontiguousarray(labels, dtype=np.float64), self.beta,
-                *self.jit_kernel))
-        self.n_seen += X.shape[0]
+    def _run(self, dense, sq, labels) -> int:
+        return bcore.budget_perceptron_window_run(
+            self.V, self.Vsq, self.coef, self.fsv, self.state, self.window_X, self.window_sq,
+            self.window_y, self.window_K, self.window_f, self.window_state, dense, sq, labels,
+            self.beta, *self.jit_kernel)
 
 
 class _KernelPerceptronClassifier(KernelStreamClassifier):
@@ -345,11 +333,8 @@ class _KernelPerceptronClassifier(KernelStreamClassifier):
         keep = np.flatnonzero(coef != 0.0)
         return learner.V[keep].copy(), coef[keep], 0.0, None
 
-    @property
-    def n_updates_(self) -> int:
-        """Updates made (mistakes for the Forgetron, additions for the budget perceptron),
-        summed over one-vs-rest learners."""
-        return self._sum_over_learners("n_updates")
+    n_updates_ = summed_over_learners(
+        "n_updates", "Updates made (the Forgetron's mistakes, the budget perceptron's additions).")
 
 
 class Forgetron(_KernelPerceptronClassifier):
@@ -421,13 +406,7 @@ class Forgetron(_KernelPerceptronClassifier):
 
     def __init__(self, *, budget=300, kernel="rbf", gamma="scale", degree=3, coef0=1.0,
                  gamma_factor=4.0, verbose=0):
-        self.budget = budget
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.gamma_factor = gamma_factor
-        self.verbose = verbose
+        keep_params(self, locals())
 
     def _scaled_gamma(self, gamma: float) -> float:
         """``gamma_factor`` times a gamma resolved from 'scale' or 'auto'."""
@@ -529,15 +508,7 @@ class BudgetPerceptron(_KernelPerceptronClassifier):
 
     def __init__(self, *, budget=300, beta=0.0, removal="window_errors", window=300,
                  kernel="rbf", gamma="scale", degree=3, coef0=1.0, verbose=0):
-        self.budget = budget
-        self.beta = beta
-        self.removal = removal
-        self.window = window
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.verbose = verbose
+        keep_params(self, locals())
 
     @property
     def _expected_failed_checks(self) -> dict:

@@ -7,9 +7,10 @@ from numbers import Real
 import numpy as np
 
 from ..base import BinaryLearner, SampleWeightMixin
+from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..kernels import dense_blocks
-from ..utils.params import N_JOBS, VERBOSE, Interval, check_param_values, check_params
+from ..utils.params import N_JOBS, VERBOSE, Interval, check_param_values, check_params, keep_params
 from ._common import KernelStreamClassifier
 from ._machine import Machine
 
@@ -156,15 +157,7 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-9,
                  class_weight=None, verbose=0, n_jobs=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     @property
     def _expected_failed_checks(self) -> dict:
@@ -274,21 +267,12 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
             return np.zeros(0, dtype=np.int64)
         return np.unique(np.concatenate([lr.machine.ids() for lr in self.learners_]))
 
-    def _sum_over_learners_machine(self, fn):
-        self._check_fitted()
-        return int(sum(fn(lr.machine) for lr in self.learners_))
-
-    @property
-    def n_margin_(self) -> int:
-        return self._sum_over_learners_machine(lambda m: m.sets()[0].size)
-
-    @property
-    def n_error_(self) -> int:
-        return self._sum_over_learners_machine(lambda m: m.sets()[1].size)
-
-    @property
-    def n_reserve_(self) -> int:
-        return self._sum_over_learners_machine(lambda m: m.sets()[2].size)
+    n_margin_ = summed_over_learners(lambda lr: lr.machine.sets()[0].size,
+                                     "Size of the set S (margin vectors).")
+    n_error_ = summed_over_learners(lambda lr: lr.machine.sets()[1].size,
+                                    "Size of the set E (error vectors).")
+    n_reserve_ = summed_over_learners(lambda lr: lr.machine.sets()[2].size,
+                                      "Size of the set R (reserve vectors).")
 
     @property
     def dual_objective_(self) -> float:
@@ -299,13 +283,10 @@ class IncrementalSVM(SampleWeightMixin, KernelStreamClassifier):
         self._check_fitted()
         return max(max(lr.machine.kkt_violation()) for lr in self.learners_)
 
-    @property
-    def n_refactorizations_(self) -> int:
-        return self._sum_over_learners_machine(lambda m: m.n_refactorizations)
-
-    @property
-    def n_kernel_evals_(self) -> int:
-        return self._sum_over_learners_machine(lambda m: m.n_kernel_evals)
+    n_refactorizations_ = summed_over_learners(lambda lr: lr.machine.n_refactorizations,
+                                               "Times the inverse was refactorized.")
+    n_kernel_evals_ = summed_over_learners(lambda lr: lr.machine.n_kernel_evals,
+                                           "Kernel values computed while learning.")
 
 
 __all__ = ["IncrementalSVM"]

@@ -8,8 +8,9 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..base import BinaryLearner
+from ..base.support import summed_over_learners
 from ..kernels import dense_blocks
-from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
+from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options, keep_params
 from . import _state as state
 from . import _tvm_core as tcore
 from ._common import KernelStreamClassifier
@@ -123,6 +124,11 @@ class _TVMLearner(BinaryLearner):
 
     def counter(self, index) -> int:
         return int(self.tw[state.TW_IST][index])
+
+
+def _counter(index: int):
+    """A learner's counter ``index`` of ``_state`` (``T_*``), read by ``learner.counter``."""
+    return lambda learner: learner.counter(index)
 
 
 class TwinVectorMachine(KernelStreamClassifier):
@@ -276,23 +282,7 @@ class TwinVectorMachine(KernelStreamClassifier):
                  m1=1.0, m2=2.0, eta=0.2, merging="input", one_sided=True,
                  same_label_merging=True, rejection=True, merge_tries=None, scale_C=False,
                  verbose=0, n_jobs=None):
-        self.budget = budget
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.m1 = m1
-        self.m2 = m2
-        self.eta = eta
-        self.merging = merging
-        self.one_sided = one_sided
-        self.same_label_merging = same_label_merging
-        self.rejection = rejection
-        self.merge_tries = merge_tries
-        self.scale_C = scale_C
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def _learner_kwargs(self) -> dict:
         return dict(
@@ -317,33 +307,14 @@ class TwinVectorMachine(KernelStreamClassifier):
         weights = self._first().twins()[1]
         return weights if self._signs[0] > 0 else weights[:, ::-1].copy()
 
-    def _count(self, index) -> int:
-        self._check_fitted()
-        return int(sum(lr.counter(index) for lr in self.learners_))
-
-    @property
-    def n_twins_(self) -> int:
-        return self._count(state.T_NTW)
-
-    @property
-    def n_additions_(self) -> int:
-        return self._count(state.T_ADD)
-
-    @property
-    def n_replacements_(self) -> int:
-        return self._count(state.T_REPL)
-
-    @property
-    def n_merges_(self) -> int:
-        return self._count(state.T_MERGE)
-
-    @property
-    def n_rejections_(self) -> int:
-        return self._count(state.T_REJECT)
-
-    @property
-    def n_beneficial_(self) -> int:
-        return self._count(state.T_BENEF)
+    n_twins_ = summed_over_learners(_counter(state.T_NTW), "Twins held.")
+    n_additions_ = summed_over_learners(_counter(state.T_ADD), "Examples kept as a new twin.")
+    n_replacements_ = summed_over_learners(_counter(state.T_REPL), "Twins replaced.")
+    n_merges_ = summed_over_learners(_counter(state.T_MERGE), "Pairs merged (UpdateTV).")
+    n_rejections_ = summed_over_learners(
+        _counter(state.T_REJECT), "Kept examples ignored because every pair failed Rejection.")
+    n_beneficial_ = summed_over_learners(
+        _counter(state.T_BENEF), "Examples judged Beneficial (Alg. 2).")
 
     @property
     def C_(self) -> float:

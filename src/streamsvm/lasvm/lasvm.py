@@ -8,7 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..base import StreamClassifier
-from ..base.support import SupportVectorsMixin
+from ..base.support import SupportVectorsMixin, summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..kernels import FirstDataRule, kernel_parameter_constraints
 from ..utils.params import (
@@ -20,6 +20,7 @@ from ..utils.params import (
     IsNone,
     MemoryMB,
     Options,
+    keep_params,
 )
 from . import _expansion_core as _expansion
 from . import _lasvm_core
@@ -75,35 +76,16 @@ class _KernelSVMBase(SupportVectorsMixin, FirstDataRule, StreamClassifier):
         return learner
 
     # ------------------------------------------------------------------ attributes
-    @property
-    def n_support_vectors_(self) -> int:
-        """Support vectors (alpha != 0), summed over one-vs-rest learners."""
-        return self._sum_over_learners("n_support")
-
-    @property
-    def n_bounded_support_vectors_(self) -> int:
-        """Support vectors at a bound of their box (``|alpha| = C``)."""
-        return self._sum_over_learners("n_bounded")
-
-    @property
-    def n_expansion_(self) -> int:
-        """Size of the kernel expansion S (support vectors plus kept non-support vectors)."""
-        return self._sum_over_learners("n_expansion")
-
-    @property
-    def n_kernel_evals_(self) -> int:
-        """Kernel values computed while learning (cache misses, counted per value)."""
-        return self._sum_over_learners("n_kernel_evals")
-
-    @property
-    def cache_hits_(self) -> int:
-        """Kernel-row requests answered by the cache in full."""
-        return self._sum_over_learners("cache_hits")
-
-    @property
-    def cache_misses_(self) -> int:
-        """Kernel-row requests that computed some values (rows missing or too short)."""
-        return self._sum_over_learners("cache_misses")
+    n_support_vectors_ = summed_over_learners("n_support", "Support vectors (alpha != 0).")
+    n_bounded_support_vectors_ = summed_over_learners(
+        "n_bounded", "Support vectors at a bound of their box (``|alpha| = C``).")
+    n_expansion_ = summed_over_learners(
+        "n_expansion", "Size of the kernel expansion S (support vectors and kept others).")
+    n_kernel_evals_ = summed_over_learners(
+        "n_kernel_evals", "Kernel values computed while learning (cache misses, per value).")
+    cache_hits_ = summed_over_learners("cache_hits", "Kernel-row requests the cache answered.")
+    cache_misses_ = summed_over_learners(
+        "cache_misses", "Kernel-row requests that computed values (rows missing or short).")
 
     def _binary_learner(self, attribute):
         self._check_fitted()
@@ -235,25 +217,7 @@ class LASVM(_KernelSVMBase):
                  epochs=1, selection="random", n_candidates=50, n_seed=5, delta_max=None,
                  finishing=True, finishing_selection="second-order", cache_size=100.0,
                  shuffle=False, random_state=None, class_weight=None, verbose=0, n_jobs=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tau = tau
-        self.epochs = epochs
-        self.selection = selection
-        self.n_candidates = n_candidates
-        self.n_seed = n_seed
-        self.delta_max = delta_max
-        self.finishing = finishing
-        self.finishing_selection = finishing_selection
-        self.cache_size = cache_size
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def _learner_options(self):
         return {

@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import BinaryLearner, StreamClassifier
+from ..base.support import summed_over_learners
 from ..input.validation import check_features, check_labels, feature_names_of
 from ..kernels import (
     KERNEL_CODES,
@@ -42,7 +43,7 @@ from ..kernels import (
 )
 from ..kernels.spec import psd_kernel_rule
 from ..qp import meb_of_points
-from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options
+from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options, keep_params
 from ..utils.threads import compiled_threads
 from . import _blurred_core
 from ._blurred_cover import _CoverOfBalls
@@ -449,19 +450,7 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
         verbose=0,
         n_jobs=None,
     ):
-        self.epsilon = epsilon
-        self.C = C
-        self.lookahead = lookahead
-        self.classifier = classifier
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.normalize = normalize
-        self.center = center
-        self.tol = tol
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     @property
     def _tol(self) -> float:
@@ -534,21 +523,10 @@ class BlurredBallSVM(_CentredOnFirstChunk, StreamClassifier):
     def core_set_sizes_(self):
         return self._per_learner(lambda lr: lr.core_set_sizes())
 
-    @property
-    def n_core_points_(self) -> int:
-        return self._sum_over_learners("n_pool")
-
-    @property
-    def n_updates_(self) -> int:
-        return self._sum_over_learners("n_updates")
-
-    @property
-    def n_dropped_(self) -> int:
-        return self._sum_over_learners("n_dropped")
-
-    @property
-    def n_kernel_evals_(self) -> int:
-        return self._sum_over_learners("n_kernel_evals")
+    n_core_points_ = summed_over_learners("n_pool", "Distinct core points stored.")
+    n_updates_ = summed_over_learners("n_updates", "Balls added so far.")
+    n_dropped_ = summed_over_learners("n_dropped", "Balls dropped so far.")
+    n_kernel_evals_ = summed_over_learners("n_kernel_evals", "Kernel values computed.")
 
     @property
     def union_radius_(self):

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from ..base import BinaryLearner, StreamClassifier, refuse_rows
 from ..base.calibration import CsrRows, DenseRows
+from ..base.support import summed_over_learners
 from ..input.validation import check_features, check_labels, refuse_non_finite_rows, row_sqnorms
 from ..kernels import (
     KERNEL_NAMES,
@@ -23,7 +24,7 @@ from ..kernels import (
 )
 from ..linear._common import first_chunk_scale, scale_columns
 from ..qp import augmented_gram, meb_of_balls_and_points
-from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, Options
+from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, Options, keep_params
 from . import _core, _lookahead
 from ._rows import _map_kept_dense, _map_written_out, _MappedRows, _warn_unconverged, map_rows
 
@@ -525,19 +526,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         verbose=0,
         n_jobs=None,
     ):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.lookahead = lookahead
-        self.n_balls = n_balls
-        self.tol = tol
-        self.fit_intercept = fit_intercept
-        self.normalize = normalize
-        self.center = center
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     @property
     def _expected_failed_checks(self) -> dict:
@@ -679,9 +668,7 @@ class StreamSVM(_CentredOnFirstChunk, StreamClassifier):
         radii = np.array([learner.radius for learner in self.learners_])
         return float(radii[0]) if radii.shape[0] == 1 else radii
 
-    @property
-    def n_core_vectors_(self) -> int:
-        return self._sum_over_learners("n_core")
+    n_core_vectors_ = summed_over_learners("n_core", "Core vectors M (class doc).")
 
     @property
     def n_kernel_evals_(self) -> int:
