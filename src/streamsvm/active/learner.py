@@ -45,6 +45,7 @@ from ..lasvm import _expansion_core as _expansion
 from ..lasvm._expansion_core import N_COLS as _N_COLS
 from ..lasvm._expansion_core import N_LIVE as _N_LIVE
 from ..lasvm.learner import _Learner
+from ..utils.arrays import grow_rows
 from . import _core
 
 STOPPING_RULES = ("sv_count", "margin", "either", None)
@@ -156,12 +157,8 @@ class _ActiveLearner(_Learner):
         have = self.sv_hist.shape[0]
         if n_labels > have:
             size = max(n_labels, 2 * have)
-            t = self.n_labels
-            for name in ("sv_hist", "picked_rows", "picked_f", "picked_r"):
-                old = getattr(self, name)
-                new = np.zeros((size,) + old.shape[1:], dtype=old.dtype)
-                new[:t] = old[:t]
-                setattr(self, name, new)
+            grow_rows(self, ("sv_hist", "picked_rows", "picked_f", "picked_r"), size,
+                      self.n_labels)
 
     def _grow_expansion(self):
         if self.cache is None:  # no cache yet: grow the arrays only (the cache is made to fit)
@@ -197,7 +194,7 @@ class _ActiveLearner(_Learner):
 
     def _loop_args(self):
         return (self.tau, self._store(), self._kern(), self._svs(), self.cache.state,
-                self._work(), self.cnt, self.st)
+                self._work(), self.cnt, self.st, self._par())
 
     def propose(self):
         """The next query as ``(row, store id, y(x))``, or None when selection has ended
@@ -207,7 +204,7 @@ class _ActiveLearner(_Learner):
         status = _core.propose(self.pool_ids, self.pool_rows, self.pool_size, self.rule,
                                self.max_labels, self.ist, self.fst, self._store(),
                                self._kern(), self._svs(), self.cache.state, self._work(),
-                               self.cnt, self.st, self.al_rng)
+                               self.cnt, self.st, self.al_rng, self._par())
         if status != _core.PROPOSED:
             return None
         t = self.pending
@@ -266,7 +263,7 @@ class _ActiveLearner(_Learner):
                 self.span, self.class_weight == "balanced", self.C, self.pool_ids,
                 self.pool_rows, self.ist, self.fst, self.sv_hist, self.picked_rows,
                 self.picked_f, self.picked_r, self.tau, self._store(), self._kern(), self._svs(),
-                self.cache.state, self._work(), self.cnt, self.st, self.al_rng)
+                self.cache.state, self._work(), self.cnt, self.st, self.al_rng, self._par())
             left -= done
             if status != _core.NEED_GROW:
                 break

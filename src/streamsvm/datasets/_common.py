@@ -32,6 +32,14 @@ def _check_float_dtype(dtype):
     return dtype
 
 
+def _text_reader_options(chunk_size, block_size, max_features, dtype):
+    """The options every text reader shares, checked: ``(chunk_size, block_size,
+    max_features, dtype)`` as ints and a float dtype."""
+    return (_check_positive_int(chunk_size, "chunk_size"),
+            _check_positive_int(block_size, "block_size"),
+            _check_positive_int(max_features, "max_features"), _check_float_dtype(dtype))
+
+
 def _token(buf, start, end, limit=40):
     text = bytes(buf[start:min(end, start + limit)]).decode("utf-8", errors="replace")
     return text + ("..." if end - start > limit else "")
@@ -43,6 +51,15 @@ def _nonfinite_value(token):
     if _NONFINITE.fullmatch(token):
         return True
     return _NUMBER.fullmatch(token) is not None and not np.isfinite(float(token))
+
+
+def _not_a_number(named: str, token: str) -> tuple[str, str | None]:
+    """``(what, hint)`` of a value ``token`` that did not parse as a finite number, ``named``
+    as the message names it (e.g. ``"field 3 'x'"``): not finite (with
+    :data:`NONFINITE_HINT`, the readers' ``allow_nan``), or not a number."""
+    if _nonfinite_value(token):
+        return f"{named} is not finite", NONFINITE_HINT
+    return f"{named} is not a number", None
 
 
 

@@ -7,16 +7,15 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..utils.arrays import grow_rows
 from . import _core
 from ._common import (
     _NONFINITE,
     _NUMBER,
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_FEATURES,
-    NONFINITE_HINT,
-    _check_float_dtype,
-    _check_positive_int,
-    _nonfinite_value,
+    _not_a_number,
+    _text_reader_options,
     _token,
     concat_chunks,
 )
@@ -69,10 +68,8 @@ def iter_csv(path, *, chunk_size=10_000, label_column=-1, delimiter=",", header=
     >>> y.tolist()
     ['cat', 'dog']
     """
-    chunk_size = _check_positive_int(chunk_size, "chunk_size")
-    block_size = _check_positive_int(block_size, "block_size")
-    max_features = _check_positive_int(max_features, "max_features")
-    dtype = _check_float_dtype(dtype)
+    chunk_size, block_size, max_features, dtype = _text_reader_options(
+        chunk_size, block_size, max_features, dtype)
     if not isinstance(delimiter, str) or len(delimiter.encode()) != 1 or delimiter == "\n":
         raise ValueError(f"delimiter must be a single one-byte character; got {delimiter!r}")
     if header not in (True, False, "auto"):
@@ -120,12 +117,8 @@ class _CsvChunk:
 
     def grow(self):
         """Double the rows (at most ``chunk_size``), keeping those read."""
-        rows = min(self.chunk_size, 2 * self.X.shape[0])
-        for field in ("X", "values", "numeric", "integral", "start", "end", "line"):
-            old = getattr(self, field)
-            new = np.empty((rows,) + old.shape[1:], dtype=old.dtype)
-            new[: self.n_rows] = old[: self.n_rows]
-            setattr(self, field, new)
+        grow_rows(self, ("X", "values", "numeric", "integral", "start", "end", "line"),
+                  min(self.chunk_size, 2 * self.X.shape[0]), self.n_rows)
 
 
 def _csv_first_line(buf, stop, name, delimiter, strip, header, label_column, max_features,
@@ -298,13 +291,8 @@ def _csv_chunks(opener, name, chunk_size, label_column, delimiter, header, dtype
                     chunk.bytes = np.concatenate([chunk.bytes, np.empty_like(chunk.bytes)])
                 elif status == _core.BAD_FIELD:
                     token = _token(buf, start, end)
-                    hint = None
-                    if start == end:
-                        what = f"field {aux + 1} is empty"
-                    elif _nonfinite_value(token):
-                        what, hint = f"field {aux + 1} {token!r} is not finite", NONFINITE_HINT
-                    else:
-                        what = f"field {aux + 1} {token!r} is not a number"
+                    what, hint = ((f"field {aux + 1} is empty", None) if start == end else
+                                  _not_a_number(f"field {aux + 1} {token!r}", token))
                     raise DataFileError(name, line_base + 1, what, hint)
                 elif status == _core.EMPTY_LABEL:
                     raise DataFileError(name, line_base + 1,

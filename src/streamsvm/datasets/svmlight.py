@@ -13,10 +13,9 @@ from . import _core
 from ._common import (
     DEFAULT_BLOCK_SIZE,
     DEFAULT_MAX_FEATURES,
-    NONFINITE_HINT,
-    _check_float_dtype,
     _check_positive_int,
-    _nonfinite_value,
+    _not_a_number,
+    _text_reader_options,
     _token,
     concat_chunks,
 )
@@ -44,12 +43,8 @@ def _svmlight_error(name, line, status, buf, start, end, aux, n_features, max_fe
     elif status == _core.MISSING_COLON:
         what = f"feature {token!r} is not written as index:value"
     elif status == _core.BAD_VALUE:
-        if start == end:
-            what = f"feature {aux} has no value"
-        elif _nonfinite_value(token):
-            what, hint = f"value {token!r} of feature {aux} is not finite", NONFINITE_HINT
-        else:
-            what = f"value {token!r} of feature {aux} is not a number"
+        what, hint = ((f"feature {aux} has no value", None) if start == end else
+                      _not_a_number(f"value {token!r} of feature {aux}", token))
     elif status == _core.INDEX_BELOW_ONE:
         what = ("feature index 0 in a one-based file (zero_based=False); "
                 "pass zero_based=True or 'auto' if the indices start at 0")
@@ -155,10 +150,8 @@ def iter_svmlight(path, *, chunk_size=10_000, n_features=None, zero_based="auto"
     >>> chunks[0][1]
     array([ 1., -1.])
     """
-    chunk_size = _check_positive_int(chunk_size, "chunk_size")
-    block_size = _check_positive_int(block_size, "block_size")
-    max_features = _check_positive_int(max_features, "max_features")
-    dtype = _check_float_dtype(dtype)
+    chunk_size, block_size, max_features, dtype = _text_reader_options(
+        chunk_size, block_size, max_features, dtype)
     if n_features is not None:
         n_features = _check_positive_int(n_features, "n_features")
     if zero_based not in (True, False, "auto"):

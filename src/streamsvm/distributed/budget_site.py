@@ -33,6 +33,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..utils.arrays import grow_rows, zero_rows
 from .objective import minimise_gram
 
 __all__ = ["PrimalVector", "BudgetSite", "BudgetWorker"]
@@ -73,14 +74,9 @@ class BudgetSite:
     def __init__(self, index, n_features):
         self.index = int(index)
         self.n_features = int(n_features)
-        cap = 4
-        self._X = np.zeros((cap, self.n_features))
-        self._y = np.zeros(cap)
-        self._ids = np.zeros(cap, dtype=np.int64)
-        self._coef = np.zeros(cap)
-        self._L = np.zeros(cap)
-        self._gen = np.zeros(cap, dtype=np.int64)
-        self._active = np.zeros(cap, dtype=bool)
+        zero_rows(self, {"_X": (np.float64, self.n_features), "_y": np.float64,
+                         "_ids": np.int64, "_coef": np.float64, "_L": np.float64,
+                         "_gen": np.int64, "_active": np.bool_}, 4)
         self._n = 0
         self._row = {}
         self._seen_gen = 0  # the generation of ê this site last saw
@@ -96,12 +92,8 @@ class BudgetSite:
 
     def _put(self, pid, x, y, coef, L, gen, active):
         if self._n == self._X.shape[0]:
-            cap = 2 * self._n
-            for name in ("_X", "_y", "_ids", "_coef", "_L", "_gen", "_active"):
-                old = getattr(self, name)
-                new = np.zeros((cap,) + old.shape[1:], dtype=old.dtype)
-                new[:self._n] = old[:self._n]
-                setattr(self, name, new)
+            grow_rows(self, ("_X", "_y", "_ids", "_coef", "_L", "_gen", "_active"),
+                      2 * self._n, self._n)
         n = self._n
         self._X[n], self._y[n], self._ids[n] = x, y, pid
         self._coef[n], self._L[n], self._gen[n], self._active[n] = coef, L, gen, active

@@ -51,13 +51,8 @@ class Envelope:
     __slots__ = ("kind", "site", "seq", "method", "args", "ack", "result")
 
     def __init__(self, kind, site, seq, method=None, args=(), ack=0, result=None):
-        self.kind = kind
-        self.site = int(site)
-        self.seq = int(seq)
-        self.method = method
-        self.args = args
-        self.ack = int(ack)
-        self.result = result
+        self.kind, self.site, self.seq, self.ack = kind, int(site), int(seq), int(ack)
+        self.method, self.args, self.result = method, args, result
 
 
 class SiteCheckpoint:

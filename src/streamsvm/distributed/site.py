@@ -29,6 +29,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..utils.arrays import grow_rows, zero_rows
 from . import _core
 from .geometry import extreme_points
 from .objective import PointBlock, minimise_gram
@@ -70,12 +71,9 @@ class Site:
         self.space = space
         self.objective = objective
         self.config = dict(config)
-        cap = 16
         # zero-filled, so that the unused capacity is part of a reproducible state
-        self._X = np.zeros((cap, self.n_features))
-        self._y = np.zeros(cap)
-        self._ids = np.zeros(cap, dtype=np.int64)
-        self._slacks = np.zeros(cap)
+        zero_rows(self, {"_X": (np.float64, self.n_features), "_y": np.float64,
+                         "_ids": np.int64, "_slacks": np.float64}, 16)
         self._n = 0
         self._row = {}
         self._atoms = PointBlock.empty(self.n_features)
@@ -165,13 +163,7 @@ class Site:
         return self._n
 
     def _grow(self):
-        cap = 2 * self._X.shape[0]
-        n = self._n
-        for name in ("_X", "_y", "_ids", "_slacks"):
-            old = getattr(self, name)
-            new = np.zeros((cap,) + old.shape[1:], dtype=old.dtype)
-            new[:n] = old[:n]
-            setattr(self, name, new)
+        grow_rows(self, ("_X", "_y", "_ids", "_slacks"), 2 * self._X.shape[0], self._n)
 
     def add_point(self, pid, x, y) -> float:
         """Store a new point; return its slack ∇f(ê)ᵀ(x − ê) (nan before any global vector)."""
