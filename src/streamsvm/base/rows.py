@@ -39,6 +39,13 @@ _GENERAL_PATH = {
 }
 
 
+def _list_in_dict(key: str) -> property:
+    """An attribute kept in the instance's ``__dict__`` under ``key`` (the name files and
+    pickles save it by): a list, empty until one is set."""
+    return property(lambda self: self.__dict__.get(key, []),
+                    lambda self, value: self.__dict__.__setitem__(key, value))
+
+
 class RowPathMixin:
     """The per-example face of a :class:`~streamsvm.base.StreamClassifier`."""
 
@@ -273,21 +280,9 @@ class RowPathMixin:
         if vocabulary is not None:
             self._vocabulary = vocabulary
 
-    @property
-    def _warmup_X(self) -> list:
-        return self.__dict__.get("_warmup_rows", [])
-
-    @_warmup_X.setter
-    def _warmup_X(self, rows: list) -> None:
-        self.__dict__["_warmup_rows"] = rows
-
-    @property
-    def _warmup_y(self) -> list:
-        return self.__dict__.get("_warmup_labels", [])
-
-    @_warmup_y.setter
-    def _warmup_y(self, labels: list) -> None:
-        self.__dict__["_warmup_labels"] = labels
+    # the warm-up's rows and labels, saved as _warmup_rows and _warmup_labels
+    _warmup_X = _list_in_dict("_warmup_rows")
+    _warmup_y = _list_in_dict("_warmup_labels")
 
     def _warmup_answer(self) -> dict:
         """``{label: frequency}`` of the gathered warm-up labels (``{}`` when none)."""

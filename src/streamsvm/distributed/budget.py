@@ -30,7 +30,6 @@ import numpy as np
 
 from ._checks import EventChecks, check_int
 from .budget_site import PrimalVector
-from .messages import RECOVERY_COUNTERS
 from .network import CopiedAsFiles, EventRecord, LocalNetwork
 
 __all__ = ["BudgetTracker", "BudgetStats"]
@@ -164,11 +163,7 @@ class BudgetTracker(CopiedAsFiles, EventChecks):
 
     def add(self, site, x, y=1.0, point_id=None):
         """A point arrives at ``site``; returns ``{"point_id": ..., "slack": ...}``."""
-        site = self._check_site(site)
-        x = self._check_x(x)
-        y = self._check_y(y)
-        pid = self._check_point_id(point_id, new=True)
-        self.stats.begin("add", site, pid)
+        site, x, y, pid = self._begin_add(site, x, y, point_id)
         slack = self._add(site, x, y, pid)
         self._end()
         return {"point_id": pid, "slack": slack}
@@ -212,13 +207,7 @@ class BudgetTracker(CopiedAsFiles, EventChecks):
 
     def delete(self, site, point_id):
         """Point ``point_id`` is deleted at ``site`` (where it was added)."""
-        site = self._check_site(site)
-        pid = self._check_point_id(point_id, new=False)
-        if pid not in self._owner:
-            raise ValueError(f"unknown point id {pid}: no site holds it")
-        if self._owner[pid] != site:
-            raise ValueError(f"point id {pid} is at site {self._owner[pid]}, not at site {site}")
-        self.stats.begin("delete", site, pid)
+        site, pid = self._begin_delete(site, point_id)
         worker, k = self._where(site)
         new = self.network.call(worker, "delete", k, self.glob, self._wire[pid])
         del self._owner[pid], self._wire[pid]
@@ -247,12 +236,7 @@ class BudgetTracker(CopiedAsFiles, EventChecks):
         self._check_site(site)
         if self.glob is None:
             raise ValueError("no point has been added yet: there is no model to query")
-        X = np.asarray(X, dtype=np.float64)
-        X = X.reshape(1, -1) if X.ndim == 1 else X
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"X must have {self.n_features} features; got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinity")
+        X = self._check_rows(X)
         out = np.empty(X.shape[0])
         for i in range(0, X.shape[0], 4096):
             Z = self.feature_map.transform(X[i:i + 4096])
@@ -281,18 +265,10 @@ class BudgetTracker(CopiedAsFiles, EventChecks):
 
     def report(self) -> dict:
         """Totals, with the naive protocol's beside them (as the exact tracker's)."""
-        out = self.stats.totals()
-        out["naive_vectors"] = out["additions"]
-        out["naive_copies_every_site"] = out["additions"] * (self.n_sites - 1)
-        out["naive_bytes"] = out["additions"] * (8 * self.n_features + 16)
-        out["n_atoms"] = 0 if self.glob is None else int(self.glob.n_atoms)
-        out["n_points"] = len(self._owner)
+        out = self._report_totals(0 if self.glob is None else int(self.glob.n_atoms))
         kept = self.network.call_many(range(self.n_workers), "counts")
         out["n_kept"] = int(sum(c[0] for c in kept))
         out["n_active"] = int(sum(c[1] for c in kept))
-        counters = self.network.counters()
-        for name in RECOVERY_COUNTERS:
-            out[name] = counters[name]
         return out
 
     def close(self):

@@ -53,7 +53,6 @@ import warnings
 import numpy as np
 
 from ._checks import EventChecks, check_int
-from .messages import RECOVERY_COUNTERS
 from .network import CommStats, CopiedAsFiles, LocalNetwork
 from .objective import PointBlock
 from .site import Site
@@ -166,11 +165,7 @@ class Tracker(CopiedAsFiles, EventChecks):
 
     def add(self, site, x, y=1.0, point_id=None):
         """A point arrives at ``site``; returns the event's record (its ``point_id`` too)."""
-        site = self._check_site(site)
-        x = self._check_x(x)
-        y = self._check_y(y)
-        pid = self._check_point_id(point_id, new=True)
-        self.stats.begin("add", site, pid)
+        site, x, y, pid = self._begin_add(site, x, y, point_id)
         wid = self._next_wire
         slack = self.network.call(site, "add_point", wid, x, y)
         self._next_wire += 1
@@ -193,13 +188,7 @@ class Tracker(CopiedAsFiles, EventChecks):
 
     def delete(self, site, point_id):
         """Point ``point_id`` is deleted at ``site`` (where it was added)."""
-        site = self._check_site(site)
-        pid = self._check_point_id(point_id, new=False)
-        if pid not in self._owner:
-            raise ValueError(f"unknown point id {pid}: no site holds it")
-        if self._owner[pid] != site:
-            raise ValueError(f"point id {pid} is at site {self._owner[pid]}, not at site {site}")
-        self.stats.begin("delete", site, pid)
+        site, pid = self._begin_delete(site, point_id)
         wid = self._wire[pid]
         coef, slack = self.network.call(site, "point_certificate", wid)
         del self._owner[pid], self._wire[pid], self._user[wid]
@@ -339,14 +328,7 @@ class Tracker(CopiedAsFiles, EventChecks):
         site = self._check_site(site)
         if not self._has_global:
             raise ValueError("no point has been added yet: there is no model to query")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim == 1:
-            X = X.reshape(1, -1)
-        if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise ValueError(f"X must have {self.n_features} features; got shape {X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinity")
-        return self.network.call(site, "decision_function", X)
+        return self.network.call(site, "decision_function", self._check_rows(X))
 
     def _user_ids(self, wire_ids):
         return np.array([self._user[int(w)] for w in wire_ids], dtype=np.int64)
@@ -382,16 +364,7 @@ class Tracker(CopiedAsFiles, EventChecks):
         every site, which keeps every site's model current as this protocol does; compare
         with ``vector_broadcasts``); ``naive_copies_every_site``, the latter per recipient
         (compare with ``vectors``); ``naive_bytes``, the coordinator's bytes."""
-        out = self.stats.totals()
-        out["naive_vectors"] = out["additions"]
-        out["naive_copies_every_site"] = out["additions"] * (self.n_sites - 1)
-        out["naive_bytes"] = out["additions"] * (8 * self.n_features + 16)
-        out["n_atoms"] = int(self._atoms.size)
-        out["n_points"] = len(self._owner)
-        counters = self.network.counters()
-        for name in RECOVERY_COUNTERS:  # the message layer's, apart from the protocol's
-            out[name] = counters[name]
-        return out
+        return self._report_totals(int(self._atoms.size))
 
     def flip_labels(self):
         """Negate every label at every site (the estimator's stream met its second class)."""

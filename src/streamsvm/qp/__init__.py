@@ -11,22 +11,7 @@ Jitted cores for use inside other ``@njit`` code live in :mod:`streamsvm.qp._cor
 (``min_norm_point_core``, ``meb_of_points_core``, ``meb_of_balls_core``, ``simplex_qp``).
 """
 
-from .solvers import (
-    BallResult,
-    MinNormResult,
-    augmented_gram,
-    combined_extra_sq_norm,
-    meb_of_balls_and_points,
-    meb_of_points,
-    min_norm_point,
-)
+from . import solvers
+from .solvers import *  # noqa: F403
 
-__all__ = [
-    "MinNormResult",
-    "BallResult",
-    "min_norm_point",
-    "meb_of_points",
-    "meb_of_balls_and_points",
-    "augmented_gram",
-    "combined_extra_sq_norm",
-]
+__all__ = solvers.__all__

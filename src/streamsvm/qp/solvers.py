@@ -173,22 +173,27 @@ def _check_problem(G, tol, max_iter, init):
     return G, _check_tol(tol), _check_max_iter(max_iter, m), _check_init(init, m)
 
 
-def _raise_or_warn(status, what, detail):
+#: where a solver that did not reach ``tol`` stopped, by its status
+_STOPPED = {_core.MAX_ITER: "at max_iter",
+            _core.STALLED: "at the rounding level of the Gram matrix"}
+
+
+def _raise_or_warn(status, what, detail, stacklevel=3):
+    """Refuse a Gram matrix that is not PSD; warn (to the solver's caller) when the solver
+    stopped before reaching ``tol``."""
     if status == _core.NOT_PSD:
         raise ValueError("G is not positive semi-definite (a negative pivot appeared)")
-    if status == _core.MAX_ITER:
-        warnings.warn(
-            f"{what} stopped at max_iter before reaching tol; {detail}",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    elif status == _core.STALLED:
-        warnings.warn(
-            f"{what} stopped at the rounding level of the Gram matrix before reaching tol; "
-            f"{detail}",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+    if status in _STOPPED:
+        warnings.warn(f"{what} stopped {_STOPPED[status]} before reaching tol; {detail}",
+                      ConvergenceWarning, stacklevel=stacklevel)
+
+
+def _ball_result(what, lam, radius, lower, centre_sq, n_iter, status) -> BallResult:
+    """The :class:`BallResult` of a ball solver's compiled outputs, its status reported."""
+    _raise_or_warn(status, what, f"radius = {radius:.17g}, lower bound = {lower:.17g}",
+                   stacklevel=4)
+    return BallResult(lam, float(radius), float(lower), float(centre_sq), int(n_iter),
+                      status == _core.CONVERGED)
 
 
 def min_norm_point(G, *, tol=1e-10, max_iter=None, init=None) -> MinNormResult:
@@ -251,11 +256,7 @@ def meb_of_points(G, *, tol=1e-10, max_iter=None, init=None) -> BallResult:
     ([0.5, 0.5], 0.5)
     """
     G, tol, max_iter, lam0 = _check_problem(G, tol, max_iter, init)
-    lam, radius, lower, centre_sq, n_iter, status = _core.meb_of_points_core(G, lam0, tol, max_iter)
-    _raise_or_warn(status, "meb_of_points", f"radius = {radius:.17g}, lower bound = {lower:.17g}")
-    return BallResult(
-        lam, float(radius), float(lower), float(centre_sq), int(n_iter), status == _core.CONVERGED
-    )
+    return _ball_result("meb_of_points", *_core.meb_of_points_core(G, lam0, tol, max_iter))
 
 
 def meb_of_balls_and_points(G, radii, *, tol=1e-10, max_iter=None, init=None) -> BallResult:
@@ -315,17 +316,8 @@ def meb_of_balls_and_points(G, radii, *, tol=1e-10, max_iter=None, init=None) ->
     """
     G, tol, max_iter, lam0 = _check_problem(G, tol, max_iter, init)
     radii = _check_radii(radii, G.shape[0])
-    lam, radius, lower, centre_sq, n_iter, status = _core.meb_of_balls_core(
-        G, radii, lam0, tol, max_iter, _MAX_OUTER
-    )
-    _raise_or_warn(
-        status,
-        "meb_of_balls_and_points",
-        f"radius = {radius:.17g}, lower bound = {lower:.17g}",
-    )
-    return BallResult(
-        lam, float(radius), float(lower), float(centre_sq), int(n_iter), status == _core.CONVERGED
-    )
+    return _ball_result("meb_of_balls_and_points", *_core.meb_of_balls_core(
+        G, radii, lam0, tol, max_iter, _MAX_OUTER))
 
 
 def augmented_gram(feature_gram, extra):
