@@ -91,3 +91,50 @@ def test_factors_are_saved_and_loaded(tmp_path):
             before, after = model.learners_[0].col_scale, loaded.learners_[0].col_scale
         assert before is not None
         np.testing.assert_array_equal(after, before)
+
+
+def test_pegasos_fit_in_pieces_keeps_the_factors_of_its_first_rows():
+    """``fit`` fixes the factors from its first 1,000 rows before learning, so learning them
+    in pieces (``verbose``: 256 rows first) gives the very model of one call; a stream whose
+    first chunk is smaller may fix others, which a fresh model's declaration says."""
+    X, y = load_digits(return_X_y=True)
+    quiet = Pegasos().fit(X, y)
+    in_pieces = Pegasos(verbose=1).fit(X, y)
+    assert quiet.learners_[0].col_scale is not None
+    np.testing.assert_array_equal(in_pieces.decision_function(X), quiet.decision_function(X))
+    np.testing.assert_array_equal(quiet.learners_[0].col_scale, first_chunk_scale(X))
+    assert not Pegasos()._chunk_invariant and quiet._chunk_invariant
+    assert not any("first_factors" in name for name in vars(quiet))  # nothing extra saved
+
+
+def test_pegasos_classes_seen_later_take_the_first_chunks_factors():
+    X, y = load_digits(return_X_y=True)
+    model = Pegasos()
+    first = np.isin(y, [0, 1, 2])
+    model.partial_fit(X[first][:300], y[first][:300])
+    model.partial_fit(X, y)  # seven more classes
+    factors = model.learners_[0].col_scale
+    assert len(model.learners_) == 10 and factors is not None
+    np.testing.assert_array_equal(factors, first_chunk_scale(X[first][:300]))
+    for learner in model.learners_:
+        np.testing.assert_array_equal(learner.col_scale, factors)
+
+
+def test_pegasos_on_scaled_rows_learns_the_same_in_any_chunking():
+    """Where the first rows look scaled (no factors), a stream learnt row by row, in chunks
+    or in one call gives one model (what the contract checks of chunk-invariant families,
+    which a fresh Pegasos no longer declares itself)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    assert first_chunk_scale(X) is None
+    whole = Pegasos().partial_fit(X, y)
+    by_chunks, by_rows = Pegasos(), Pegasos()
+    for start in range(0, 300, 7):
+        by_chunks.partial_fit(X[start:start + 7], y[start:start + 7], classes=[0, 1])
+    for xi, yi in zip(X, y, strict=True):
+        by_rows.learn_one(xi, yi)
+    np.testing.assert_allclose(by_chunks.decision_function(X), whole.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(by_rows.decision_function(X), whole.decision_function(X),
+                               rtol=1e-12, atol=1e-12)

@@ -94,8 +94,8 @@ class _PegasosLearner(LinearLearner):
         self.n_updates += int(updates)
 
     def partial_fit(self, X, y, sample_weight=None):
-        if self.n_seen == 0 and self.pending_y.shape[0] == 0:
-            self.col_scale = first_chunk_scale(X)
+        if "col_scale" not in vars(self) and self.n_seen == 0 and self.pending_y.shape[0] == 0:
+            self.col_scale = first_chunk_scale(X)  # a learner its estimator gave none
         if self.col_scale is not None:  # the model learns on the scaled rows
             if not sp.issparse(X):  # the loop checks the scaled rows: check the rows as given
                 refuse_rows(float(np.einsum("ij,ij->", X, X)))
@@ -307,7 +307,6 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
     _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _learner_class = _PegasosLearner
-    _chunk_invariant = True  # the same stream gives the same model however it is chunked
     _bounded_memory = True
     _learner_params = ("alpha", "block_size", "projection", "fit_intercept")
 
@@ -334,6 +333,38 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         self.fit_intercept = fit_intercept
         self.class_weight = class_weight
         self.verbose = verbose
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """Whether the rest of the stream gives the same model however it is chunked: yes
+        once the first data have fixed the column factors of raw rows (``fit``: from its
+        first 1,000 rows, whatever pieces it learns them in); a fresh model's factors come
+        from its first chunk, and a first chunk of fewer rows may fix others (as
+        :class:`~streamsvm.kernels.FirstDataRule`'s ``gamma='scale'``)."""
+        return "classes_" in self.__dict__
+
+    def _prepare_first(self, X):
+        """Fix the column factors from the first data (:func:`first_chunk_scale`), before
+        ``fit`` learns them, in one call or in pieces (``verbose``)."""
+        prepared = super()._prepare_first(X)
+        self.__dict__["_first_factors"] = first_chunk_scale(prepared)
+        return prepared
+
+    def _make_learner(self):
+        """A learner with the column factors of the first data: those just fixed, or those
+        the learners already made hold (a class first seen in a later chunk)."""
+        learner = super()._make_learner()
+        for made in self.__dict__.get("learners_", ()):
+            if "col_scale" in vars(made):
+                learner.col_scale = made.col_scale
+                return learner
+        if "_first_factors" in self.__dict__:
+            learner.col_scale = self.__dict__["_first_factors"]
+        return learner
+
+    def _grow_classes(self, seen) -> None:
+        super()._grow_classes(seen)
+        self.__dict__.pop("_first_factors", None)  # held by the learners from now on
 
     @property
     def n_updates_(self) -> int:
