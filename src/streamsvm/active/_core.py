@@ -156,7 +156,7 @@ BLOCK_SPARE_SLOTS = 8  #: cache slots kept free beside S and a block of candidat
 
 
 @njit(cache=True)
-def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
+def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f, par=True):
     """``f[c] = y(x_ids[c])`` for ``c < n`` (eq. 2), the candidates' kernel rows through the
     cache, as blocks of candidates.
 
@@ -181,7 +181,7 @@ def score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, f):
     if room < 1:  # (almost) no cache: one candidate at a time, through scratch rows
         for c in range(n):
             f[c] = decision_value(ids[c], store, kern, svs, cache, work, cnt, st,
-                                  work[WORK_SCRATCH_C])
+                                  work[WORK_SCRATCH_C], par)
         return
     block = min(n, room)
     slots = np.empty(block, dtype=np.int64)
@@ -287,7 +287,7 @@ def _margin_radius(store, svs, cnt, st):
 
 @njit(cache=True)
 def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, cache, work,
-            cnt, st, rng):
+            cnt, st, rng, par=True):
     """Pick the next query (steps 1-2 of the module docstring of ``learner``) and check the
     margin rule on it; returns PROPOSED (``ist[I_PENDING]`` is its pool position) or
     ``STOP_*`` when selection has ended. Idempotent while a query is pending."""
@@ -307,7 +307,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
         # y(x) is the same everywhere until both classes have support vectors: draw at random
         draw_front(ids, rows, m, np.int64(1), rng)
         t = 0
-        f = decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch)
+        f = decision_value(ids[0], store, kern, svs, cache, work, cnt, st, scratch, par)
         fst[F_RADIUS] = 0.0
     else:
         n = m
@@ -315,7 +315,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
             draw_front(ids, rows, m, pool_size, rng)
             n = pool_size
         scores = np.empty(n)
-        score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, scores)
+        score_candidates(ids, n, store, kern, svs, cache, work, cnt, st, scores, par)
         t = closest(ids, scores, n)
         f = scores[t]
         r = _margin_radius(store, svs, cnt, st)
@@ -335,7 +335,7 @@ def propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs, 
 
 @njit(cache=True)
 def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv_hist, picked,
-          picked_f, picked_r, tau, store, kern, svs, cache, work, cnt, st):
+          picked_f, picked_r, tau, store, kern, svs, cache, work, cnt, st, par=True):
     """The label ``y`` (+-1) of the pending query: one LASVM online iteration on it (PROCESS
     + REPROCESS), its removal from the pool, the records and the SV-count rule. Returns
     LEARNT, or NEED_GROW with nothing changed (grow S and the cache, then call again)."""
@@ -356,8 +356,8 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
         fst[F_CP] = C * max(1.0, neg / pos)
         fst[F_CN] = C * max(1.0, pos / neg)
     cnt[_expansion.N_ITER] += 1
-    process(k, tau, fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt)
-    reprocess(tau, store, kern, svs, cache, work, cnt, st)
+    process(k, tau, fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt, par)
+    reprocess(tau, store, kern, svs, cache, work, cnt, st, par)
     m = ist[I_NPOOL]
     ids[t] = ids[m - 1]
     rows[t] = rows[m - 1]
@@ -404,7 +404,7 @@ def sv_rule_holds(t, window, tolerance, span, ist, sv_hist):
 @njit(cache=True)
 def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balanced, C, ids,
               rows, ist, fst, sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache,
-              work, cnt, st, rng):
+              work, cnt, st, rng, par=True):
     """Up to ``n_max`` queries with the stored labels ``store[STORE_Y]`` as the oracle (labels
     known: ``ActiveSVM.fit``), propose and learn in one compiled loop. Returns the number
     of labels learnt and the last status (``STOP_*``, LEARNT, or NEED_GROW)."""
@@ -412,13 +412,13 @@ def run_known(n_max, pool_size, rule, max_labels, window, tolerance, span, balan
     status = LEARNT
     while done < n_max:
         status = propose(ids, rows, pool_size, rule, max_labels, ist, fst, store, kern, svs,
-                         cache, work, cnt, st, rng)
+                         cache, work, cnt, st, rng, par)
         if status != PROPOSED:
             return done, status
         y = store[STORE_Y][ids[ist[I_PENDING]]]
         status = learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst,
                        sv_hist, picked, picked_f, picked_r, tau, store, kern, svs, cache, work,
-                       cnt, st)
+                       cnt, st, par)
         if status == NEED_GROW:
             return done, status
         done += 1

@@ -123,7 +123,7 @@ def _choose_victim(slot_meta, last_slot):
     return -1  # unreachable with n_slots >= 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def cache_acquire(rows, slot_meta, id_meta, stats, row_id, n_columns):
     """Get the slot of row ``row_id`` for its first ``n_columns`` columns.
 

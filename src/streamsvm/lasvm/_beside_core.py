@@ -93,7 +93,7 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
             continue
         if lacks_row(pool[start], pos_of, id_meta):
             prefetch_rows(pool, start, pstate[1], store, kern, svs, cache, cnt, ws,
-                          np.bool_(True))  # as the one-thread loop does
+                          np.bool_(True), np.bool_(True))  # as the one-thread loop does
         # where the one-thread loop prefetches next (the first example after this one whose
         # row is missing) and the rows it takes there, as the cache stands now
         first = next_missing(pool, start + 1, pstate[1], pos_of, id_meta)
@@ -123,7 +123,7 @@ def lasvm_online_beside(pool, pstate, n_iter, n_seed, tau, Cp, Cn, store, kern, 
     return (NEED_GROW if status[0] == NEED_GROW else 0), regions
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _steps(pool, pstate, n_iter, keep_layout, n_seed, tau, Cp, Cn, store, kern, svs, cache, work,
            cnt, st, rng):
     """``n_iter`` online iterations as :func:`lasvm_online` runs them in pool order with one
@@ -131,7 +131,7 @@ def _steps(pool, pstate, n_iter, keep_layout, n_seed, tau, Cp, Cn, store, kern, 
     arguments are NumPy scalars, not literals: one compiled version of the loop."""
     return lasvm_online(pool, pstate, n_iter, np.int64(RANDOM), np.int64(0), n_seed, tau, 0.0,
                         Cp, Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout,
-                        np.bool_(False))
+                        np.bool_(False), np.bool_(True))
 
 
 @njit(cache=True, parallel=True)
@@ -201,7 +201,7 @@ def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, order, block, store,
         return
     if n != m or (taken[:m] != ids[:m]).any():
         prefetch_fill(taken, slots, n, prefetch_block(store, kern, taken, n, ws), store, kern,
-                      svs, cache, cnt)
+                      svs, cache, cnt, np.bool_(True))
         return
     prefetch_columns(store, kern[KERN_SPARSE], block, store[STORE_SQ], ids, order, m, ncol0,
                      ncol, perm, panel, kern, buffer)

@@ -13,19 +13,19 @@ from ._kernel_rows_core import kernel_row
 
 
 @njit(cache=True)
-def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch):
+def decision_value(k, store, kern, svs, cache, work, cnt, st, scratch, par=True):
     """``y(x_k) = sum_s alpha_s K(x_k, x_s) + b`` for a stored example (eq. 2)."""
     n = cnt[N_COLS]
-    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], scratch, cnt)
+    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], scratch, cnt, par)
     return dot_dense(svs[SV_ALPHA][:n], row) + st[B_]
 
 
 @njit(cache=True)
-def decision_values(ids, store, kern, svs, cache, work, cnt, st, out):
+def decision_values(ids, store, kern, svs, cache, work, cnt, st, out, par=True):
     """``out[t] = y(x_ids[t])`` for stored examples, through the kernel cache (eq. 2)."""
     for t in range(ids.shape[0]):
         out[t] = decision_value(ids[t], store, kern, svs, cache, work, cnt, st,
-                                work[WORK_SCRATCH_C])
+                                work[WORK_SCRATCH_C], par)
     return out
 
 
@@ -53,7 +53,7 @@ def _kernel_values_sum(dots, x_sq, SV_sq, coef, code, gamma, degree, coef0):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0, out):
     """``out[r] = sum_s coef_s K(X_r, SV_s) + b`` for dense X and dense support vectors.
 
@@ -82,7 +82,7 @@ def decision_rows_dense(X, X_sq, SV, SV_sq, coef, b, code, gamma, degree, coef0,
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decision_rows_csr(indptr, indices, data, X_sq, sv_colptr, sv_rows, sv_vals, SV_sq, coef, b,
                       code, gamma, degree, coef0, out):
     """:func:`decision_rows_dense` for CSR X and the support vectors by feature (CSC:

@@ -194,7 +194,7 @@ def reorder(order, n_new, store, svs, cache, cnt, tmp):
     cnt[N_COLS] = n_new
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
     """Bring the cached row of ``rid`` (in ``slot``) to the current layout of S by applying
     the column permutations logged since it was last used (:func:`reorder`); each keeps the

@@ -49,12 +49,12 @@ GONE = 1  #: ``record[GONE]``: members that shrinking removed from S since then
 
 
 @njit(cache=True)
-def _shrink(n_active, store, svs, cache, cnt, tmp):
+def _shrink(n_active, store, svs, cache, cnt, tmp, par=True):
     """Shrinking of the finishing step: members of the active prefix at a bound of their box
     that cannot join a violating pair are removed from S (alpha = 0) or set aside behind the
     active prefix (alpha = +-C), by one :func:`reorder`. Returns the new active size."""
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
-    i, gmax, j, gmin = extremes(n_active, svs)
+    i, gmax, j, gmin = extremes(n_active, svs, par)
     n = cnt[N_COLS]
     keep = np.empty(n, dtype=np.int64)
     aside = np.empty(n, dtype=np.int64)
@@ -86,7 +86,7 @@ def _shrink(n_active, store, svs, cache, cnt, tmp):
 
 @njit(cache=True)
 def _shrink_recorded(n_active, store, svs, cache, cnt, tmp, record, snapshots, group, member,
-                     gone):
+                     gone, par=True):
     """:func:`_shrink`, recording what :func:`_unshrink` needs to bring the set-aside gradients
     up to date from the coefficients that moved since: each shrink that sets members aside is
     an *event* ``e``; ``snapshots[e, member[id]]`` holds every member's coefficient at that
@@ -97,13 +97,13 @@ def _shrink_recorded(n_active, store, svs, cache, cnt, tmp, record, snapshots, g
     full."""
     e = record[EVENTS]
     if e < 0:  # too many events already: the next unshrink is eq. 9 in full
-        return _shrink(n_active, store, svs, cache, cnt, tmp)
+        return _shrink(n_active, store, svs, cache, cnt, tmp, par)
     perm = svs[SV_PERM]
     pos_of = store[STORE_POS]
     n_before = cnt[N_COLS]
     aside_before = n_before - n_active
     members = perm[:n_active].copy()
-    n_keep = _shrink(n_active, store, svs, cache, cnt, tmp)
+    n_keep = _shrink(n_active, store, svs, cache, cnt, tmp, par)
     n = cnt[N_COLS]
     if n_keep == n_active and n == n_before:
         return n_keep  # nothing set aside or removed
@@ -141,7 +141,7 @@ def _missing_columns(rid, n, cache):
 
 @njit(cache=True)
 def _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs, cache, work,
-              cnt):
+              cnt, par=True):
     """Bring the gradients of the set-aside members (positions ``n_active .. n - 1``) up to
     date, by the cheaper of two exact ways (counting the kernel values the cache lacks):
 
@@ -181,7 +181,7 @@ def _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs
     if not by_moves:
         for s in range(n_active, n):
             row = kernel_row(perm[s], n, store, kern, svs, cache, work[WORK_SCATTER],
-                             work[WORK_SCRATCH_C], cnt)
+                             work[WORK_SCRATCH_C], cnt, par)
             f = 0.0
             for t in range(n):
                 f += alpha[t] * row[t]
@@ -196,7 +196,7 @@ def _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs
             now = 0.0
         m = member[rid]
         row = kernel_row(rid, n, store, kern, svs, cache, work[WORK_SCATTER],
-                         work[WORK_SCRATCH_C], cnt)
+                         work[WORK_SCRATCH_C], cnt, par)
         for s in range(n_active, n):
             step = now - snapshots[group[member[perm[s]]], m]
             if step != 0.0:
@@ -204,16 +204,16 @@ def _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs
 
 
 @njit(cache=True)
-def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
+def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt, par=True):
     """For the finishing step: the ``j`` (alpha_j > A_j, g_j < g_i) whose pair step with
     ``i`` gains the most, ``(g_i - g_j)^2 / (K_ii + K_jj - 2 K_ij)`` (the second-order
     working-set selection of Fan, Chen & Lin 2005 that LIBSVM uses), or -1."""
     perm, alpha, g, lo = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO]
     kd = store[STORE_KD]
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
-                    cnt)
+                    cnt, par)
     kii = kd[perm[i]]
-    if search_worth(n):  # on several threads, the same partner
+    if par is not None and search_worth(n):  # on several threads, the same partner
         return partner_in_blocks(gi, kii, n, ri, kd, perm, alpha, g, lo, CURVATURE_FLOOR)
     best = -1
     best_gain = 0.0
@@ -228,7 +228,7 @@ def second_order_partner(i, gi, n, store, kern, svs, cache, work, cnt):
 
 @njit(cache=True)
 def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, kdiag, store,
-                 kern, svs, cache, work, cnt):
+                 kern, svs, cache, work, cnt, par=True):
     """Finishing steps over the active prefix ``m <= DENSE_FINISH_MAX`` of S, as in
     :func:`lasvm_finish` (the same pairs, steps and bits), but over a dense copy of the
     rows used (``q``, flat, row stride m; each row copied from the cache on first use in
@@ -249,7 +249,7 @@ def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, 
         if need < 0:
             return i, gmax, j, gmin, steps
         row = kernel_row(perm[need], m, store, kern, svs, cache, work[WORK_SCATTER],
-                         work[WORK_SCRATCH_A], cnt)
+                         work[WORK_SCRATCH_A], cnt, par)
         q[need * m : need * m + m] = row
         ready[need] = True
         partner_known = need != i  # else j's row: j is chosen already
@@ -298,7 +298,7 @@ def _block_steps(i, gmax, j, gmin, m, steps, stop, tau, second_order, partner_kn
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
-def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st):
+def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st, par=True):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
 
     With shrinking (Sec. 3.2, "Implementation Details"): the direction searches run over an
@@ -314,7 +314,7 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
     n_active = cnt[N_COLS]
     steps = np.int64(0)  # not a literal: one compiled finish_block
     limit = max(10_000_000, 100 * n_active)  # LIBSVM's guard against numerical stalls
-    i, gmax, j, gmin = extremes(n_active, svs)
+    i, gmax, j, gmin = extremes(n_active, svs, par)
     dense_max = min(n_active, DENSE_FINISH_MAX)
     q = np.empty(dense_max * dense_max)
     ready = np.empty(dense_max, dtype=np.bool_)
@@ -336,37 +336,37 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
             before = steps
             i, gmax, j, gmin, steps = finish_block(i, gmax, j, gmin, n_active, steps, stop, tau,
                                                    second_order, q, ready, kdiag, store, kern,
-                                                   svs, cache, work, cnt)
+                                                   svs, cache, work, cnt, par)
             if shrink_every > 0 and steps > before and steps % shrink_every == 0:
                 n_active = _shrink_recorded(n_active, store, svs, cache, cnt,
                                             work[WORK_SCRATCH_A], record, snapshots, group,
-                                            member, gone)
-                i, gmax, j, gmin = extremes(n_active, svs)
+                                            member, gone, par)
+                i, gmax, j, gmin = extremes(n_active, svs, par)
                 continue
             if steps >= limit or (i >= 0 and j >= 0 and gmax - gmin > tau):
                 continue
             # else no violating pair (or a stall) in the active set: unshrink below
         elif i >= 0 and j >= 0 and gmax - gmin > tau:
             if second_order:
-                j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt)
+                j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt, par)
             i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,
-                                                  work, cnt)
+                                                  work, cnt, par)
             cnt[N_REPROCESS_STEPS] += 1
             steps += 1
             if shrink_every > 0 and steps % shrink_every == 0:
                 n_active = _shrink_recorded(n_active, store, svs, cache, cnt,
                                             work[WORK_SCRATCH_A], record, snapshots, group,
-                                            member, gone)
-                i, gmax, j, gmin = extremes(n_active, svs)
+                                            member, gone, par)
+                i, gmax, j, gmin = extremes(n_active, svs, par)
             continue
         n = cnt[N_COLS]
         if n_active == n:
             break
         _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs, cache,
-                  work, cnt)
+                  work, cnt, par)
         record[EVENTS] = 0
         record[GONE] = 0
         n_active = n
-        i, gmax, j, gmin = extremes(n_active, svs)
-    remove_blatant_and_bias(store, svs, cache, cnt, st)
+        i, gmax, j, gmin = extremes(n_active, svs, par)
+    remove_blatant_and_bias(store, svs, cache, cnt, st, par)
     return steps

@@ -97,7 +97,7 @@ def gap_target(store, svs, cnt, Cp, Cn):
 
 
 @njit(cache=True)
-def single_step(p, gp, store, kern, svs, cache, work, cnt):
+def single_step(p, gp, store, kern, svs, cache, work, cnt, par=True):
     """Direction search along one coordinate (b = 0, no equality constraint):
     ``lambda = g / K_pp`` clipped to the box, then ``g_s -= lambda K_ps``."""
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
@@ -124,13 +124,13 @@ def single_step(p, gp, store, kern, svs, cache, work, cnt):
         return
     n = cnt[N_COLS]
     row = kernel_row(perm[p], n, store, kern, svs, cache, work[WORK_SCATTER],
-                     work[WORK_SCRATCH_A], cnt)
+                     work[WORK_SCRATCH_A], cnt, par)
     for s in range(n):
         g[s] -= lam * row[s]
 
 
 @njit(cache=True)
-def reprocess_g(tau, store, kern, svs, cache, work, cnt):
+def reprocess_g(tau, store, kern, svs, cache, work, cnt, par=True):
     """LASVM-G REPROCESS: i = argmin g with alpha > A, j = argmax g with alpha < B; bail out
     unless ``max(g_j, 0) - min(g_i, 0) > tau``; step on the one with the larger violation
     (``g_i + g_j < 0`` -> i, else j). Returns True if a step was made."""
@@ -152,9 +152,9 @@ def reprocess_g(tau, store, kern, svs, cache, work, cnt):
     if down + up <= tau:
         return False
     if down > up:
-        single_step(i, gmin, store, kern, svs, cache, work, cnt)
+        single_step(i, gmin, store, kern, svs, cache, work, cnt, par)
     else:
-        single_step(j, gmax, store, kern, svs, cache, work, cnt)
+        single_step(j, gmax, store, kern, svs, cache, work, cnt, par)
     cnt[N_REPROCESS_STEPS] += 1
     return True
 
@@ -194,7 +194,7 @@ def clean(max_non_sv, store, svs, cache, cnt):
 
 
 @njit(cache=True)
-def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt, st):
+def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt, st, par=True):
     """After a PROCESS: REPROCESS while the duality gap (eq. 9) exceeds ``max(C, target)``
     (``target`` from eq. 8, computed before the PROCESS); records the gap and the target."""
     threshold = max(C, target)
@@ -202,7 +202,7 @@ def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, c
     repeats = 0
     limit = max(100, 10 * cnt[N_COLS])  # guard against steps rounding makes void
     while gap > threshold and repeats < limit:
-        if not reprocess_g(tau, store, kern, svs, cache, work, cnt):
+        if not reprocess_g(tau, store, kern, svs, cache, work, cnt, par):
             break
         gap = duality_gap(store, svs, cnt, Cp, Cn)
         repeats += 1
@@ -212,7 +212,7 @@ def reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, c
 
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, max_non_sv, tau,
-                  C, Cp, Cn, store, kern, svs, cache, work, cnt, st):
+                  C, Cp, Cn, store, kern, svs, cache, work, cnt, st, par=True):
     """Online iterations of LASVM-G / -NC / -I / FULL SVM over ``pool[start:end]`` in order.
 
     The first ``n_seed`` fresh examples of each class seed S (hinge box, no ramp test, learnt
@@ -235,14 +235,14 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
         k = pool[pstate[0]]
         if pos_of[k] < 0 and cache[CACHE_ID_META][k, 0] < 0:
             prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
-                          work[WORK_SCATTER], np.bool_(False))
+                          work[WORK_SCATTER], np.bool_(False), par)
         pstate[0] += 1
         done += 1
         cnt[N_ITER] += 1
         if pos_of[k] < 0:
             n = cnt[N_COLS]
             row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER],
-                             work[WORK_SCRATCH_C], cnt)
+                             work[WORK_SCRATCH_C], cnt, par)
             f = 0.0
             for s in range(n):
                 f += alpha[s] * row[s]
@@ -265,17 +265,17 @@ def lasvmg_online(pool, pstate, n_iter, variant, s_ramp, n_seed, clean_every, ma
                 target = gap_target(store, svs, cnt, Cp, Cn)
                 p = insert(k, y - f, min(0.0, c * y) - beta * y, max(0.0, c * y) - beta * y,
                            store, svs, cache, cnt)
-                single_step(p, g[p], store, kern, svs, cache, work, cnt)
+                single_step(p, g[p], store, kern, svs, cache, work, cnt, par)
                 cnt[N_PROCESS_STEPS] += 1
                 reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt,
-                                    st)
+                                    st, par)
         else:
             # a later epoch meets a member of S: coordinate step on its coefficient (PROCESS
             # without resetting alpha), then the gap loop; epochs then converge (FULL SVM)
             p = pos_of[k]
             target = gap_target(store, svs, cnt, Cp, Cn)
-            single_step(p, g[p], store, kern, svs, cache, work, cnt)
-            reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt, st)
+            single_step(p, g[p], store, kern, svs, cache, work, cnt, par)
+            reprocess_while_gap(target, tau, C, Cp, Cn, store, kern, svs, cache, work, cnt, st, par)
         cnt[SINCE_CLEAN] += 1
         if variant != VARIANT_FULL and cnt[SINCE_CLEAN] >= clean_every:
             clean(max_non_sv, store, svs, cache, cnt)

@@ -33,6 +33,7 @@ from ._expansion_core import (
     STORE_ROW_GEN,
     STORE_SQ,
     STORE_XD,
+    SV_GMETA,
     SV_PANEL,
     SV_PERM,
     sync_row,
@@ -123,8 +124,8 @@ def fill_columns(rid, valid, n, target, store, kern, svs, ws, cnt):
             _scatter_row(rid, indptr, indices, data, ws, True)
 
 
-@njit(cache=True, inline="always")
-def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
+@njit(cache=True)
+def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt, par=True):
     """``K(x_rid, x_perm[p])`` for positions ``p < ncol``, through the cache (row id ``rid``).
 
     Only the columns the cached row lacks are computed (holes of S give 0); returns a view
@@ -136,10 +137,11 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     perm = svs[SV_PERM]
     rows, slot_meta, id_meta, stats = cache
     slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, rid, ncol)
-    if slot >= 0:
+    if slot >= 0 and store[STORE_ROW_GEN][rid] != svs[SV_GMETA][0]:  # behind the layout
         valid = sync_row(rid, slot, ncol, valid, store[STORE_ROW_GEN], svs, cache, scratch)
     target = scratch if slot < 0 else rows[slot]
-    if valid < ncol and parallel_worth(ncol - valid, _row_width(rid, store, sparse)):
+    if par is not None and valid < ncol and parallel_worth(ncol - valid,
+                                                           _row_width(rid, store, sparse)):
         cnt[KEVALS] += columns_in_blocks(rid, valid, ncol, store, kern, perm, svs[SV_PANEL], ws,
                                          target)
         cache_set_length(slot_meta, slot, ncol)
@@ -153,7 +155,7 @@ def kernel_row(rid, ncol, store, kern, svs, cache, ws, scratch, cnt):
     return target[:ncol]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dense_rbf_columns(rid, lo, hi, Xd, sq, perm, gamma, target):
     """:func:`_column_dots` then :func:`dots_to_columns` for a dense RBF row, with the
     distance taken beside each dot product (where the row of the member and its squared

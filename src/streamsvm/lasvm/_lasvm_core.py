@@ -87,20 +87,20 @@ SCAN_BLOCK = 32  #: positions per block of the one-thread removal of blatant non
 SCAN_WIDE = 32  #: positions per branch-free test of the one-thread pair search
 
 
-@njit(cache=True, inline="always")
-def extremes(n, svs):
+@njit(cache=True)
+def extremes(n, svs, par=True):
     """``(i, g_max, j, g_min)``: argmax g with alpha < B and argmin g with alpha > A over
     positions < n (-1 and -inf/+inf when there is none). Gradients within ``TIE`` of the best
     so far count as equal and the earlier position wins: after an unclipped SMO step the
     two examples have equal gradients up to rounding, and this makes the choice between
     them independent of the rounding. On several threads for a large S (the same pair:
     ``_parallel_core.search_in_blocks``)."""
-    if search_worth(n):
+    if par is not None and search_worth(n):
         return search_in_blocks(n, svs, TIE)
     return extremes_of(n, svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def extremes_of(n, alpha, g, lo, hi):
     """:func:`extremes` over the arrays themselves, on one thread: the scan's pair, bit for
     bit (``_parallel_core.scan_extremes``, which passes over the chunks of positions where
@@ -126,7 +126,7 @@ def extremes_of(n, alpha, g, lo, hi):
     return scan_extremes_from(s, n, i, gmax, j, gmin, alpha, g, lo, hi, TIE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def clipped_step(i, j, k_ii, k_jj, k_ij, alpha, g, lo, hi):
     """``(lam, new alpha_i, new alpha_j)`` of the SMO direction search on the pair (i, j):
     the Newton step ``(g_i - g_j) / (K_ii + K_jj - 2 K_ij)`` clipped to both boxes (Bordes
@@ -146,17 +146,17 @@ def clipped_step(i, j, k_ii, k_jj, k_ij, alpha, g, lo, hi):
     return lam, new_i, new_j
 
 
-@njit(cache=True, inline="always")
-def _move_pair(i, j, n, store, kern, svs, cache, work, cnt):
+@njit(cache=True)
+def _move_pair(i, j, n, store, kern, svs, cache, work, cnt, par=True):
     """The clipped SMO step on the pair (i, j): moves ``alpha[i]`` up and ``alpha[j]`` down by
     ``lam`` inside their boxes and returns ``(lam, row i, row j)``; ``lam = 0`` when the step
     is below rounding and nothing moved. The gradients are the caller's to update."""
     perm, alpha, g, lo, hi = svs[SV_PERM], svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     kd = store[STORE_KD]
     ri = kernel_row(perm[i], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_A],
-                    cnt)
+                    cnt, par)
     rj = kernel_row(perm[j], n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_B],
-                    cnt)
+                    cnt, par)
     lam, new_i, new_j = clipped_step(i, j, kd[perm[i]], kd[perm[j]], ri[j], alpha, g, lo, hi)
     if new_i == alpha[i] and new_j == alpha[j]:
         return 0.0, ri, rj
@@ -174,12 +174,6 @@ FUSED_MIN_PARALLEL = 4096
 
 
 @njit(cache=True)
-def fused_worth(n):
-    """Whether the pair steps over ``n`` positions of S go through :func:`pair_in_one_region`."""
-    return n >= FUSED_MIN_PARALLEL and threads_now() > 1
-
-
-@njit(cache=True, inline="always")
 def _acquire_row(rid, ncol, store, svs, cache, scratch):
     """:func:`~._kernel_rows_core.kernel_row`'s cache part: ``(slot, valid columns, target)``,
     the row brought to the current layout of S."""
@@ -192,7 +186,7 @@ def _acquire_row(rid, ncol, store, svs, cache, scratch):
 
 
 @njit(cache=True)
-def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st):
+def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st, par=True):
     """:func:`_move_pair` on the pair (i, j), then the gradient update and the pair search
     (with ``blatant``, REPROCESS step 4 too: ``_parallel_core.update_search_remove``) with
     one parallel region for the lot: the two rows are acquired first (in the order of
@@ -239,10 +233,10 @@ def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st)
         if moved:
             for s in range(n):
                 g[s] -= lam * (ri[s] - rj[s])
-        bi, bmax, bj, bmin = extremes(n, svs)
+        bi, bmax, bj, bmin = extremes(n, svs, par)
         if blatant:
             bi, bmax, bj, bmin = remove_blatant_from(bi, bmax, bj, bmin, store, svs, cache, cnt,
-                                                     st)
+                                                     st, par)
         return lam, bi, bmax, bj, bmin
     ws_i = ws
     ws_j = ws
@@ -268,55 +262,60 @@ def pair_in_one_region(i, j, n, blatant, store, kern, svs, cache, work, cnt, st)
 
 
 @njit(cache=True)
-def pair_step(i, j, n, store, kern, svs, cache, work, cnt):
+def pair_step(i, j, n, store, kern, svs, cache, work, cnt, par=True):
     """SMO direction search on the tau-violating pair (i, j) (Bordes et al., PROCESS step 5 /
     REPROCESS step 3); gradients of positions < n are updated."""
     g = svs[SV_G]
-    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt, par)
     if lam == 0.0:
         return False  # a step below rounding: a numerical stall, not a move
-    gradient_step(g, lam, ri, rj, n)
+    if par is not None:
+        gradient_step(g, lam, ri, rj, n)
+    else:
+        for s in range(n):
+            g[s] -= lam * (ri[s] - rj[s])
     return True
 
 
-@njit(cache=True, inline="always")
-def _update_and_scan(lam, ri, rj, n, svs):
+@njit(cache=True)
+def _update_and_scan(lam, ri, rj, n, svs, par=True):
     """The gradient update of a pair step, ``g_s -= lam (K_is - K_js)`` for positions < n,
     then the :func:`extremes` of the new gradients. Two passes: the update alone is
     vectorised, and the pair is ~4x faster than one fused loop (which LLVM keeps scalar); on
     several threads when S is large, fused in one parallel region
     (:func:`~._parallel_core.update_and_search`, the same gradients and pair)."""
     g = svs[SV_G]
-    if search_worth(n):
+    if par is not None and search_worth(n):
         return update_and_search(g, lam, ri, rj, np.bool_(True), n, svs[SV_ALPHA], svs[SV_LO],
                                  svs[SV_HI], TIE)
-    if n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, np.int64(0)):
+    if par is not None and n >= GRADIENT_MIN_PARALLEL and parallel_worth(n, np.int64(0)):
         gradient_step(g, lam, ri, rj, n)
     else:
         for s in range(n):
             g[s] -= lam * (ri[s] - rj[s])
-    return extremes(n, svs)
+    return extremes(n, svs, par)
 
 
 @njit(cache=True)
-def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt):
+def pair_step_extremes(i, j, n, store, kern, svs, cache, work, cnt, par=True):
     """:func:`pair_step` followed by the next :func:`extremes` (the finishing step's inner
     loop)."""
-    if fused_worth(n):  # rows, update and search in one parallel region
+    # rows, update and search in one parallel region
+    if par is not None and search_worth(n, FUSED_MIN_PARALLEL):
         lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, np.bool_(False), store, kern, svs,
                                                    cache, work, cnt,
-                                                   work[WORK_SCRATCH_C])  # (no bias set)
+                                                   work[WORK_SCRATCH_C], par)  # (no bias set)
         if lam == 0.0:
             return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
         return i, gmax, j, gmin
-    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+    lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt, par)
     if lam == 0.0:
         return -1, -np.inf, -1, np.inf  # a step below rounding: report no pair (stall)
-    return _update_and_scan(lam, ri, rj, n, svs)
+    return _update_and_scan(lam, ri, rj, n, svs, par)
 
 
 @njit(cache=True)
-def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
+def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt, par=True):
     """LASVM PROCESS(k): insert k into S (steps 1-2), direction search on the tau-violating
     pair with maximal gradient that involves k (steps 3-5).
 
@@ -325,12 +324,12 @@ def process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
     step, which REPROCESS starts from (no scan of its own)."""
     # np.int64 / np.bool_: plain types, not literals (one compiled process_step_from)
     return process_step_from(k, np.int64(-1), -np.inf, np.int64(-1), np.inf, np.bool_(False),
-                             tau, Cp, Cn, store, kern, svs, cache, work, cnt)
+                             tau, Cp, Cn, store, kern, svs, cache, work, cnt, par)
 
 
 @njit(cache=True)
 def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs, cache, work,
-                      cnt):
+                      cnt, par=True):
     """:func:`process_step` given, when ``known``, the :func:`extremes` of S before the
     insertion: the extremes after it are those and the new last member, met as the scan
     would meet it (the same result without a pass over S)."""
@@ -340,12 +339,14 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
     ys = store[STORE_Y]
     alpha, g, lo, hi = svs[SV_ALPHA], svs[SV_G], svs[SV_LO], svs[SV_HI]
     n = cnt[N_COLS]
-    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt)
+    row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER], work[WORK_SCRATCH_C], cnt,
+                     par)
     # on several threads, when the extremes of S are not known: the search of S beside the
     # sum; when known, the sum alone (a region searching S again beside it was more work and
     # a region per step: Adult, n_jobs=2 code on one thread, 8.57 -> 7.86 CPU s)
-    beside = search_worth(n) and not known
-    if beside:
+    beside = False
+    if par is not None and search_worth(n) and not known:
+        beside = True
         f, i, gmax, j, gmin = dot_beside_search(n, row, svs, TIE, threads_now())
     else:
         f = 0.0
@@ -358,30 +359,31 @@ def process_step_from(k, i, gmax, j, gmin, known, tau, Cp, Cn, store, kern, svs,
     if beside or known:  # the extremes of S before k: k is met as the scan would meet it
         i, gmax, j, gmin = search_one_more(p, i, gmax, j, gmin, svs, TIE)
     else:
-        i, gmax, j, gmin = extremes(n, svs)
+        i, gmax, j, gmin = extremes(n, svs, par)
     a = p if y > 0 else i  # the pair involves k
     b = j if y > 0 else p
     if a < 0 or b < 0:
         return True, i, gmax, j, gmin
     if alpha[a] < hi[a] and alpha[b] > lo[b] and g[a] - g[b] > tau:
-        if fused_worth(n):  # rows, update and search in one parallel region
+        # rows, update and search in one parallel region
+        if par is not None and search_worth(n, FUSED_MIN_PARALLEL):
             lam, ni, nmax, nj, nmin = pair_in_one_region(a, b, n, np.bool_(False), store, kern, svs,
                                                          cache, work, cnt,
-                                                         work[WORK_SCRATCH_C])  # (no bias)
+                                                         work[WORK_SCRATCH_C], par)  # (no bias)
             if lam != 0.0:
                 i, gmax, j, gmin = ni, nmax, nj, nmin
         else:
-            lam, ra, rb = _move_pair(a, b, n, store, kern, svs, cache, work, cnt)
+            lam, ra, rb = _move_pair(a, b, n, store, kern, svs, cache, work, cnt, par)
             if lam != 0.0:  # else a step below rounding: nothing moved
-                i, gmax, j, gmin = _update_and_scan(lam, ra, rb, n, svs)
+                i, gmax, j, gmin = _update_and_scan(lam, ra, rb, n, svs, par)
         cnt[N_PROCESS_STEPS] += 1
     return True, i, gmax, j, gmin
 
 
 @njit(cache=True)
-def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt):
+def process(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt, par=True):
     """LASVM PROCESS(k) (:func:`process_step`). Returns False if k was in S."""
-    return process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt)[0]
+    return process_step(k, tau, Cp, Cn, store, kern, svs, cache, work, cnt, par)[0]
 
 
 @njit(cache=True)
@@ -401,7 +403,7 @@ def _set_bias(i, gmax, j, gmin, st):
         st[DELTA] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     """The removals of :func:`remove_blatant_from` on one thread, last position first, block
     by block: a branch-free pass over a block says whether it may hold a member to remove
@@ -431,8 +433,8 @@ def _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt):
     return lowest
 
 
-@njit(cache=True, inline="always")
-def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
+@njit(cache=True)
+def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st, par=True):
     """REPROCESS steps 4-5 given the :func:`extremes` of S: drop members with alpha = 0 that
     cannot be part of a violating pair (y = -1 and g >= g_max, or y = +1 and g <= g_min),
     then set b and delta (eq. 10). The extremes are scanned again only when something was
@@ -443,12 +445,12 @@ def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
     n = cnt[N_COLS]
     removed = cnt[N_REMOVED]
     lowest = 0  # the lowest position removed (0: unknown)
-    if search_worth(n):  # on several threads, the same removals in the same order
+    if par is not None and search_worth(n):  # on several threads, the same removals
         remove_blatant_in_blocks(i, gmax, j, gmin, n, store, svs, cache, cnt)
     else:
         lowest = _remove_blatant_of(i, gmax, j, gmin, n, store, svs, cache, cnt)
     if cnt[N_REMOVED] != removed and lowest <= max(i, j):
-        best_i, best_max, best_j, best_min = extremes(n, svs)
+        best_i, best_max, best_j, best_min = extremes(n, svs, par)
     else:
         best_i, best_max, best_j, best_min = i, gmax, j, gmin
     _set_bias(best_i, best_max, best_j, best_min, st)
@@ -456,14 +458,14 @@ def remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st):
 
 
 @njit(cache=True)
-def remove_blatant_and_bias(store, svs, cache, cnt, st):
+def remove_blatant_and_bias(store, svs, cache, cnt, st, par=True):
     """REPROCESS steps 4-5 (:func:`remove_blatant_from` after :func:`extremes`)."""
-    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
-    remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs, par)
+    remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st, par)
 
 
 @njit(cache=True)
-def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st):
+def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st, par=True):
     """LASVM REPROCESS given the :func:`extremes` of S: direction search on the most
     violating pair (steps 1-3), then steps 4-5 (also when step 2 bails out, so that b and
     delta are always current and a just-PROCESSed example failing eq. 11 is dropped).
@@ -472,38 +474,40 @@ def reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st
     g = svs[SV_G]
     stepped = False
     violating = i >= 0 and j >= 0 and gmax - gmin > tau
-    if violating and fused_worth(n):  # steps 1-4 and the search in one parallel region
+    # steps 1-4 and the search in one parallel region
+    if violating and par is not None and search_worth(n, FUSED_MIN_PARALLEL):
         lam, i, gmax, j, gmin = pair_in_one_region(i, j, n, np.bool_(True), store, kern, svs, cache,
-                                                   work, cnt, st)
+                                                   work, cnt, st, par)
         cnt[N_REPROCESS_STEPS] += 1
         _set_bias(i, gmax, j, gmin, st)
         return lam != 0.0, i, gmax, j, gmin
     lam, ri, rj = 0.0, g, g
     if violating:
-        lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt)
+        lam, ri, rj = _move_pair(i, j, n, store, kern, svs, cache, work, cnt, par)
         stepped = lam != 0.0  # else a numerical stall, not a move
         cnt[N_REPROCESS_STEPS] += 1
-    if search_worth(n):  # on several threads: steps 3-4 and the search in one region
+    if par is not None and search_worth(n):  # threads: steps 3-4 and the search
         i, gmax, j, gmin = update_search_remove(g, lam, ri, rj, stepped, n, store, svs, cache,
                                                 cnt, TIE)
         _set_bias(i, gmax, j, gmin, st)
         return stepped, i, gmax, j, gmin
     if stepped:
-        i, gmax, j, gmin = _update_and_scan(lam, ri, rj, n, svs)
-    i, gmax, j, gmin = remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st)
+        i, gmax, j, gmin = _update_and_scan(lam, ri, rj, n, svs, par)
+    i, gmax, j, gmin = remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st, par)
     return stepped, i, gmax, j, gmin
 
 
 @njit(cache=True)
-def reprocess(tau, store, kern, svs, cache, work, cnt, st):
+def reprocess(tau, store, kern, svs, cache, work, cnt, st, par=True):
     """LASVM REPROCESS (:func:`reprocess_from` the :func:`extremes` of S). Returns True if
     a step was made."""
-    i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
-    return reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st)[0]
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs, par)
+    return reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st, par)[0]
 
 
 @njit(cache=True)
-def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st, rng):
+def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st, rng,
+         par=True):
     """Take the next example out of ``pool[start:end]`` (``pstate = [start, end]``).
 
     RANDOM takes them in pool order (the caller shuffles); GRADIENT and ACTIVE sample
@@ -525,7 +529,7 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
             k = pool[r]
             pool[r] = pool[t]
             pool[t] = k
-            f = decision_value(k, store, kern, svs, cache, work, cnt, st, work[WORK_SCRATCH_C])
+            f = decision_value(k, store, kern, svs, cache, work, cnt, st, work[WORK_SCRATCH_C], par)
             cnt[N_CANDIDATES] += 1
             score = ys[k] * f if selection == GRADIENT else abs(f)
             if score < best_score:
@@ -545,7 +549,7 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
 
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
 def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, delta_max, Cp,
-                 Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout, unpin):
+                 Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout, unpin, par=True):
     """LASVM online iterations (step 2) over the examples of ``pool[start:end]``: pick one
     (:func:`pick`), PROCESS it, REPROCESS once (or, with ``delta_max > 0``, until
     ``delta < delta_max``). The first ``n_seed`` examples of each class seed S (inserted
@@ -576,9 +580,9 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             k = pool[pstate[0]]
             if lacks_row(k, pos_of, cache[CACHE_ID_META]):
                 prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
-                              work[WORK_SCATTER], np.bool_(True))
+                              work[WORK_SCATTER], np.bool_(True), par)
         k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
-                 rng)
+                 rng, par)
         done += 1
         cnt[N_ITER] += 1
         y = ys[k]
@@ -587,7 +591,7 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             # step 1: seed S with a few examples of each class, alpha = 0, g from eq. 9
             n = cnt[N_COLS]
             row = kernel_row(k, n, store, kern, svs, cache, work[WORK_SCATTER],
-                             work[WORK_SCRATCH_C], cnt)
+                             work[WORK_SCRATCH_C], cnt, par)
             f = 0.0
             for s in range(n):
                 f += svs[SV_ALPHA][s] * row[s]
@@ -598,19 +602,20 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             continue
         # the extremes of S pass from each step to the next (no pass of their own)
         inserted, pi, pmax, pj, pmin = process_step_from(k, i, gmax, j, gmin, known, tau, Cp,
-                                                         Cn, store, kern, svs, cache, work, cnt)
+                                                         Cn, store, kern, svs, cache, work, cnt,
+                                                         par)
         if inserted:
             i, gmax, j, gmin = pi, pmax, pj, pmin
         elif not known:
-            i, gmax, j, gmin = extremes(cnt[N_COLS], svs)
+            i, gmax, j, gmin = extremes(cnt[N_COLS], svs, par)
         stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern, svs,
-                                                   cache, work, cnt, st)
+                                                   cache, work, cnt, st, par)
         if delta_max > 0.0:
             repeats = 0
             limit = max(100, cnt[N_COLS])  # guards against steps that rounding makes void
             while stepped and st[DELTA] >= delta_max and repeats < limit:
                 stepped, i, gmax, j, gmin = reprocess_from(i, gmax, j, gmin, tau, store, kern,
-                                                           svs, cache, work, cnt, st)
+                                                           svs, cache, work, cnt, st, par)
                 repeats += 1
         known = True
     if unpin:

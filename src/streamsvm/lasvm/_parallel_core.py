@@ -67,12 +67,14 @@ SEARCH_MIN_PARALLEL = 16384
 
 
 @njit(cache=True)
-def search_worth(n):
-    """Whether the pair search over ``n`` positions of S runs on several threads."""
-    return n >= SEARCH_MIN_PARALLEL and threads_now() > 1
+def search_worth(n, least=SEARCH_MIN_PARALLEL):
+    """Whether a step over ``n`` positions of S runs on several threads: numba has more than
+    one and ``n`` reaches ``least`` (the pair search's ``SEARCH_MIN_PARALLEL``; LASVM's fused
+    pair step passes its own)."""
+    return n >= least and threads_now() > 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def scan_extremes(a, z, alpha, g, lo, hi, tie):
     """The one-thread pair search over positions ``a .. z - 1`` (``_lasvm_core.extremes``'
     rule, which every search here reproduces): ``(i, g_max, j, g_min)``, argmax g with
@@ -88,7 +90,7 @@ def scan_extremes(a, z, alpha, g, lo, hi, tie):
     return scan_extremes_from(a, z, -1, -np.inf, -1, np.inf, alpha, g, lo, hi, tie)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def scan_extremes_from(a, z, i, gmax, j, gmin, alpha, g, lo, hi, tie):
     """:func:`scan_extremes` continued over positions ``a .. z - 1`` from the extremes so far
     ``(i, g_max, j, g_min)``, exactly as the position-by-position scan goes on."""
@@ -135,7 +137,7 @@ def pair_gain(gi, gt, kii, ktt, kit, floor):
     return diff * diff / curvature
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
     """The one-thread search over positions ``a .. z - 1`` alone (sub-block ``q``):
     ``up[:, q] = (e, w)`` and ``up_at[q]`` = the position of ``w`` (module docstring);
@@ -159,7 +161,7 @@ def _summarise(a, z, alpha, g, lo, hi, tie, up, up_at, down, down_at, q):
     down[0, q] = first
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at):
     """The one-thread search's ``(i, g_max, j, g_min)`` from the sub-block results (cases
     1-3 of the module docstring, in position order)."""
@@ -187,7 +189,7 @@ def _combine(n, alpha, g, lo, hi, tie, up, up_at, down, down_at):
     return i, gmax, j, gmin
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _blatant_summary(a, z, ys, perm, alpha, g, blat, q):
     """For REPROCESS step 4 over positions ``a .. z - 1`` (sub-block ``q``): ``blat[0, q]`` the
     largest gradient of a member with alpha = 0 and y = -1, ``blat[1, q]`` the smallest of one
@@ -206,7 +208,7 @@ def _blatant_summary(a, z, ys, perm, alpha, g, blat, q):
     blat[1, q] = bottom
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _update_and_summarise_block(b, start, stop, subs, g, lam, ri, rj, update, n, alpha, lo, hi,
                                 tie, up, up_at, down, down_at, blatant, ys, perm, blat):
     """Block ``b`` (positions ``start .. stop - 1``) of a parallel step: its elementwise
@@ -266,7 +268,7 @@ def _blatant(s, i, gmax, j, gmin, ys, perm, alpha, g):
     return (y < 0 and i >= 0 and g[s] >= gmax) or (y > 0 and j >= 0 and g[s] <= gmin)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def remove_blatant_between(a, z, i, gmax, j, gmin, store, svs, cache, cnt):
     """Remove the blatant members of positions ``a .. z - 1``, last position first (the
     one-thread order: ``remove`` changes its own position alone). Returns the lowest
@@ -299,7 +301,7 @@ def update_search_remove(g, lam, ri, rj, update, n, store, svs, cache, cnt, tie)
     return _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cache, cnt)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _remove_and_combine(n, tie, up, up_at, down, down_at, blat, store, svs, cache, cnt):
     """The tail of :func:`update_search_remove` once every sub-block is summarised: the pair,
     the removals in the one-thread order, the pair again over the sub-blocks that lost

@@ -41,7 +41,7 @@ PREFETCH_CSR_FEATURES = 4096
 
 
 @njit(cache=True)
-def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
+def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin, par=True):
     """Compute together the missing kernel rows of the next examples of ``pool[start:end]``
     that are outside S (up to ``PREFETCH`` of them among the next ``PREFETCH_WINDOW``) and put
     them in the cache, for the online iterations that will take them in this order.
@@ -67,7 +67,7 @@ def prefetch_rows(pool, start, end, store, kern, svs, cache, cnt, ws, pin):
     m = prefetch_slots(pool, start, end, store, kern, cache, cnt, ws, pin, ids, slots)
     if m > 0:
         prefetch_fill(ids, slots, m, prefetch_block(store, kern, ids, m, ws), store, kern, svs,
-                      cache, cnt)
+                      cache, cnt, par)
 
 
 @njit(cache=True)
@@ -152,14 +152,14 @@ def prefetch_width(store, kern):
 
 
 @njit(cache=True)
-def prefetch_fill(ids, slots, m, block, store, kern, svs, cache, cnt):
+def prefetch_fill(ids, slots, m, block, store, kern, svs, cache, cnt, par=True):
     """The second half of :func:`prefetch_rows`: compute the rows of ``ids[:m]`` over S into
     their cache slots (in column blocks on several threads when worth it, else on one), and
     record them as valid over S's columns in its present layout."""
     sq, perm, panel, rows = store[STORE_SQ], svs[SV_PERM], svs[SV_PANEL], cache[0]
     sparse = kern[KERN_SPARSE]
     ncol = cnt[N_COLS]
-    if parallel_worth(ncol, m * prefetch_width(store, kern)):
+    if par is not None and parallel_worth(ncol, m * prefetch_width(store, kern)):
         cnt[KEVALS] += prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol,
                                                   perm, panel, kern, rows)
     else:
@@ -179,12 +179,11 @@ def mark_prefetched(ids, slots, m, store, svs, cache, cnt):
 
 
 @njit(cache=True, inline="always")
-def csr_column_dots(store, block, s, j, slots, rows):
+def csr_column_dots(indptr, indices, data, block, s, j, slots, m, rows):
     """Column ``j`` of the prefetched rows (``slots[:m]``): the dot products of CSR member
     ``s`` with the block's examples (dense, one per column of ``block``), each summed over the
     member's stored values in order as :func:`._kernel_rows_core._column_dots` sums it (the
-    same bits)."""
-    indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
+    same bits). Plain arrays, no state tuple or slice: called once per column of S."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0  # PREFETCH = 8 sums in registers
     for p in range(indptr[s], indptr[s + 1]):
         f = indices[p]
@@ -197,7 +196,6 @@ def csr_column_dots(store, block, s, j, slots, rows):
         a5 += block[f, 5] * v
         a6 += block[f, 6] * v
         a7 += block[f, 7] * v
-    m = slots.shape[0]
     for b, value in enumerate((a0, a1, a2, a3, a4, a5, a6, a7)):
         if b < m:
             rows[slots[b], j] = value
@@ -229,7 +227,7 @@ def prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol, pe
     return live.sum()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def prefetch_columns(store, sparse, block, sq, ids, slots, m, lo, hi, perm, panel, kern, rows):
     """Columns ``lo .. hi - 1`` of the prefetched rows ``rows[slots[:m]]`` of examples
     ``ids[:m]`` over the layout ``perm`` (one block of :func:`prefetch_columns_in_blocks`, as
@@ -240,11 +238,12 @@ def prefetch_columns(store, sparse, block, sq, ids, slots, m, lo, hi, perm, pane
         for b in range(m):
             live += _panel_columns(ids[b], lo, hi, store, kern, perm, panel, rows[slots[b]])
         return live
+    indptr, indices, data = store[STORE_INDPTR], store[STORE_INDICES], store[STORE_DATA]
     for j in range(lo, hi):
         s = perm[j]
         if s >= 0:
             if sparse:
-                csr_column_dots(store, block, s, j, slots[:m], rows)
+                csr_column_dots(indptr, indices, data, block, s, j, slots, m, rows)
             else:
                 column_dots(store[STORE_XD], s, j, ids, slots, m, rows)
     for b in range(m):

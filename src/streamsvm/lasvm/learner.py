@@ -145,6 +145,14 @@ class _Learner(BinaryLearner):
     def _work(self):
         return (self.ws, self.scratch[0], self.scratch[1], self.scratch[2])
 
+    @staticmethod
+    def _par():
+        """The compiled loops' last argument: None on one thread, so that their build leaves
+        out every parallel branch (numba prunes ``par is not None`` before typing: the
+        ``prange`` functions are compiled only when ``n_jobs`` asks for threads), else True
+        (the same results, bit for bit)."""
+        return None if numba.get_num_threads() == 1 else True
+
     # ------------------------------------------------------------------ store
     def _as_kind(self, X):
         if self.sparse is None:
@@ -372,12 +380,13 @@ class _Learner(BinaryLearner):
                 status = _lasvm_core.lasvm_online(pool, pstate, left, self.selection,
                                             self.n_candidates, self.n_seed, self.tau,
                                             self.delta_max, self.Cp, self.Cn, *args,
-                                            self.rng_state, np.bool_(False), np.bool_(True))
+                                            self.rng_state, np.bool_(False), np.bool_(True),
+                                            self._par())
             else:
                 status = _gap_core.lasvmg_online(pool, pstate, left, self.variant, self.s,
                                              self._gap_seeds(),
                                              self.clean_every, self.max_non_sv, self.tau,
-                                             self.C, self.Cp, self.Cn, *args)
+                                             self.C, self.Cp, self.Cn, *args, self._par())
             if status != _expansion.NEED_GROW:
                 return
             self._grow_expansion()
@@ -403,7 +412,8 @@ class _Learner(BinaryLearner):
         self._ensure_cache()
         out = np.empty(ids.shape[0])
         return _decision_core.decision_values(ids, self._store(), self._kern(), self._svs(),
-                                     self.cache.state, self._work(), self.cnt, self.st, out)
+                                     self.cache.state, self._work(), self.cnt, self.st, out,
+                                     self._par())
 
     def partial_fit(self, X, y):
         ids = self.add_examples(X, y)
@@ -492,7 +502,7 @@ class _Learner(BinaryLearner):
             second_order = getattr(self, "second_order", False)  # models saved before it
             _finish_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
                                       self._kern(), self._svs(), self.cache.state,
-                                      self._work(), self.cnt, self.st)
+                                      self._work(), self.cnt, self.st, self._par())
         if self._release_after_finish and self.n_store > self.cnt[_expansion.N_LIVE]:
             self.release_unused()
 
@@ -532,6 +542,9 @@ class _Learner(BinaryLearner):
             out[:] = b
             return out
         code, gamma, degree, coef0 = self.code, self.gamma, self.degree, self.coef0
+        # on one thread the plain loops: the dispatch to blocks (and its prange build) is
+        # compiled only for several threads (the same values, bit for bit)
+        rows = _decision_core if self._par() is None else _parallel
         if self.sparse:
             X = sp.csr_matrix(X)
             if not X.has_sorted_indices:
@@ -550,7 +563,7 @@ class _Learner(BinaryLearner):
                 block = X[a : a + _DECISION_BLOCK]
                 data = block.data.astype(np.float64)
                 x_sq = sqnorms_csr(block.indptr, data, np.empty(block.shape[0]))
-                _parallel.decision_rows_csr(block.indptr, block.indices, data, x_sq, colptr,
+                rows.decision_rows_csr(block.indptr, block.indices, data, x_sq, colptr,
                                             sv_rows, sv_vals, self.sq[ids], coef, b, code,
                                             gamma, degree, coef0, out[a : a + block.shape[0]])
             return out
@@ -560,7 +573,7 @@ class _Learner(BinaryLearner):
             block = block.toarray() if sp.issparse(block) else block
             block = np.ascontiguousarray(block, dtype=np.float64)
             x_sq = sqnorms_dense(block, np.empty(block.shape[0]))
-            _parallel.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
+            rows.decision_rows_dense(block, x_sq, SV, self.sq[ids], coef, b, code, gamma,
                                       degree, coef0, out[a : a + block.shape[0]])
         return out
 
