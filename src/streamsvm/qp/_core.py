@@ -437,7 +437,6 @@ def _max_diagonal(G):
     return value
 
 
-@njit(cache=True)
 def min_norm_point_core(G, lam0, tol, max_iter):
     """Minimum-norm point of conv{p_i} from G_ik = p_i·p_k: minimise λᵀGλ over the simplex.
 
@@ -445,6 +444,8 @@ def min_norm_point_core(G, lam0, tol, max_iter):
 
     Returns (λ, ‖x‖², gap, lower, n_iter, status) with x = Σλ_i p_i, gap = ‖x‖² − min_i x·p_i
     and lower = max(‖x‖² − 2 gap, (min_i x·p_i)₊² / ‖x‖²) ≤ min over the hull of ‖·‖².
+    Plain Python around the compiled :func:`simplex_qp`, which it calls once: a compiled
+    driver would compile the solver a second time inside itself.
     """
     m = G.shape[0]
     scale = _max_diagonal(G)
@@ -457,10 +458,7 @@ def min_norm_point_core(G, lam0, tol, max_iter):
     if sq_norm < -tol_abs:
         status = NOT_PSD
     sq_norm = max(sq_norm, 0.0)
-    lowest = np.inf
-    for i in range(m):
-        if Glam[i] < lowest:
-            lowest = Glam[i]
+    lowest = float(np.min(Glam, initial=np.inf))
     gap = max(sq_norm - lowest, 0.0)
     lower = max(sq_norm - 2.0 * gap, 0.0)
     if lowest > 0.0 and sq_norm > 0.0:
@@ -526,7 +524,6 @@ def centred_gram(G):
     return out
 
 
-@njit(cache=True)
 def meb_of_points_core(G, lam0, tol, max_iter):
     """Minimum enclosing ball of points p_i from their Gram matrix (CVM / StreamSVM dual).
 
@@ -538,12 +535,11 @@ def meb_of_points_core(G, lam0, tol, max_iter):
 
     Returns (λ, radius, lower, centre_sq_norm, n_iter, status) with radius = max_i ‖p_i − c‖,
     lower = sqrt(D(λ)) ≤ R* and centre_sq_norm = ‖c‖² = λᵀGλ (of the uncentred points).
+    Plain Python around the compiled steps (as :func:`min_norm_point_core`).
     """
     m = G.shape[0]
     Gc = centred_gram(G)
-    q = np.empty(m)
-    for i in range(m):
-        q[i] = -Gc[i, i]
+    q = -np.diagonal(Gc)  # a new array
     tol_abs = ROUNDING_FLOOR * _max_diagonal(G)
     lam, gap, n_iter, status = simplex_qp(Gc, 2.0, q, lam0, tol_abs, tol, max_iter, tol_abs)
     Glam = np.empty(m)
@@ -615,7 +611,8 @@ def meb_of_balls_core(G, radii, lam0, tol, max_iter, max_outer):
         upper, candidate, _ = _ball_bounds(G, radii, lam, Glam)
         if upper < best_upper:
             best_upper = upper
-            best_lam[:] = lam
+            for j in range(m):
+                best_lam[j] = lam[j]
         # rounding level of a distance d computed from d² = G_jj − 2(Gλ)_j + λᵀGλ
         floor_radius = min(np.sqrt(tol_abs_sq), tol_abs_sq / max(lower, 1e-300))
         improved = candidate > lower * (1.0 + 0.01 * tol) + 0.01 * floor_radius

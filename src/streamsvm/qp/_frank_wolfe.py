@@ -28,66 +28,35 @@ finishes from scratch (:func:`._core.meb_of_balls_core`).
 import numpy as np
 from numba import njit
 
-from ._core import CONVERGED, ROUNDING_FLOOR, centred_gram, meb_of_balls_core
+from ._core import (
+    CONVERGED,
+    ROUNDING_FLOOR,
+    _ball_bounds,
+    _quadratic_form,
+    centred_gram,
+    meb_of_balls_core,
+)
 
 #: steps between two exact recomputations of Gλ and λᵀGλ
 _REFRESH = 64
 
 
 @njit(cache=True)
-def _exact_products(G, lam, Glam):
-    """Writes Gλ into ``Glam`` (rows of the support only) and returns λᵀGλ (≥ 0)."""
-    m = lam.shape[0]
-    Glam[:] = 0.0
-    for k in range(m):
-        lk = lam[k]
-        if lk != 0.0:
-            for i in range(m):
-                Glam[i] += lk * G[k, i]
-    value = 0.0
-    for i in range(m):
-        value += lam[i] * Glam[i]
-    return max(value, 0.0)
-
-
-@njit(cache=True)
-def _bounds(G, radii, lam, Glam, cc):
-    """``(U, lower)``: the enclosing radius of λ's centre and the dual lower bound."""
-    upper = 0.0
-    far2 = 0.0  # the largest squared distance to a point (radius 0): one square root
-    a_bar = 0.0
-    spread = -cc
-    for j in range(lam.shape[0]):
-        d2 = G[j, j] - 2.0 * Glam[j] + cc
-        if radii[j] > 0.0:
-            reach = np.sqrt(max(d2, 0.0)) + radii[j]
-            if reach > upper:
-                upper = reach
-        elif d2 > far2:
-            far2 = d2
-        if lam[j] != 0.0:
-            a_bar += lam[j] * radii[j]
-            spread += lam[j] * (G[j, j] - radii[j] * radii[j])
-    upper = max(upper, np.sqrt(far2))
-    return upper, a_bar + np.sqrt(max(a_bar * a_bar + spread, 0.0))
-
-
-@njit(cache=True)
-def meb_of_balls_frank_wolfe(G, radii, lam0, tol, max_iter):
-    """Minimum enclosing ball of balls B(c_j, r_j) from the centres' Gram matrix ``G``,
-    warm-started at the weights ``lam0`` (module doc).
+def frank_wolfe_steps(G, radii, lam0, tol, max_iter):
+    """Pairwise Frank-Wolfe steps for the minimum enclosing ball of balls B(c_j, r_j) from
+    the centres' Gram matrix ``G``, warm-started at the weights ``lam0`` (module doc).
 
     Works on the centroid-centred Gram matrix (:func:`._core.centred_gram`), as the exact
     solver does. Stops when ``U ≤ (1 + tol)·lower`` or ``U − lower`` is at the rounding level
-    of Gram-form distances; after ``max_iter`` steps without that, returns the exact solver's
-    answer (cold start). Returns ``(λ, radius, lower, n_steps, status)`` with ``radius = U``
-    of the returned ``λ`` (exactly: Gλ recomputed) and ``lower ≤ R*``.
+    of Gram-form distances. Returns ``(λ, radius, lower, n_steps, converged)`` with
+    ``radius = U`` of the returned ``λ`` (exactly: Gλ recomputed) and ``lower ≤ R*``; without
+    convergence after ``max_iter`` steps (``converged`` False) only ``n_steps`` counts.
     """
     m = G.shape[0]
     Gc = centred_gram(G)
     lam = lam0.copy()
     Glam = np.empty(m)
-    cc = _exact_products(Gc, lam, Glam)
+    cc = max(_quadratic_form(Gc, lam, Glam), 0.0)
     scale = 0.0
     r_max = 0.0
     for j in range(m):
@@ -103,7 +72,7 @@ def meb_of_balls_frank_wolfe(G, radii, lam0, tol, max_iter):
     R = lower
     while steps <= max_iter:
         if steps % _REFRESH == _REFRESH - 1:
-            cc = _exact_products(Gc, lam, Glam)
+            cc = max(_quadratic_form(Gc, lam, Glam), 0.0)
         # one sweep: the bounds of λ, and the gradient g_j = s_j(R) − 2(Gλ)_j of ℓ_λ(R) at
         # the best lower bound R before this step, whose maximum over all j is the toward
         # vertex and whose minimum over the support the away vertex
@@ -129,7 +98,8 @@ def meb_of_balls_frank_wolfe(G, radii, lam0, tol, max_iter):
         candidate = a_bar + np.sqrt(max(a_bar * a_bar + spread, 0.0))
         if upper < best_upper:
             best_upper = upper
-            best[:] = lam
+            for j in range(m):  # a loop: no shape-error code to compile
+                best[j] = lam[j]
         lower = max(lower, candidate)
         # rounding level of a distance d computed from d² = G_jj − 2(Gλ)_j + λᵀGλ
         floor = min(np.sqrt(tol_abs_sq), tol_abs_sq / max(lower, 1e-300))
@@ -156,11 +126,25 @@ def meb_of_balls_frank_wolfe(G, radii, lam0, tol, max_iter):
         lam[t] += step
         cc = max(cc + 2.0 * step * (old_t - old_a) + step * step * curvature, 0.0)
     if not converged:
-        start = np.zeros(m)
-        start[0] = 1.0
-        lam, radius, lower, _, n_iter, status = meb_of_balls_core(G, radii, start, tol,
-                                                                 100 * m + 1000, 100)
-        return lam, radius, lower, steps + n_iter, status
-    cc = _exact_products(Gc, best, Glam)
-    upper, candidate = _bounds(Gc, radii, best, Glam, cc)
-    return best, upper, min(max(lower, candidate), upper), steps, CONVERGED
+        return lam, 0.0, 0.0, steps, False
+    upper, candidate, _ = _ball_bounds(Gc, radii, best, Glam)
+    return best, upper, min(max(lower, candidate), upper), steps, True
+
+
+def meb_of_balls_frank_wolfe(G, radii, lam0, tol, max_iter):
+    """Minimum enclosing ball of balls B(c_j, r_j) from the centres' Gram matrix ``G``,
+    warm-started at the weights ``lam0`` (module doc): :func:`frank_wolfe_steps`, and when
+    they do not converge the exact solver's answer (cold start). The exact solver is called
+    from here rather than from the compiled steps, so it compiles only when a solve needs it.
+    Returns ``(λ, radius, lower, n_steps, status)`` with ``radius = U`` of the returned ``λ``
+    and ``lower ≤ R*``.
+    """
+    lam, radius, lower, steps, converged = frank_wolfe_steps(G, radii, lam0, tol, max_iter)
+    if converged:
+        return lam, radius, lower, steps, CONVERGED
+    m = G.shape[0]
+    start = np.zeros(m)
+    start[0] = 1.0
+    lam, radius, lower, _, n_iter, status = meb_of_balls_core(G, radii, start, tol,
+                                                             100 * m + 1000, 100)
+    return lam, radius, lower, steps + n_iter, status
