@@ -28,21 +28,33 @@ from ..kernels._core import dot_dense, kernel_dense, kernel_row_dense, normalize
 
 
 @njit(cache=True)
-def _push(x, label, index, covered, buf_X, buf_y, buf_index, buf_covered, n_buf):
+def _covers(kappa2, label, s, cnorm2, radius, expand2):
+    """Whether the point with ``‖p‖² = kappa2`` and ``p·c_B = label s`` lies in the
+    (1+ε)-expansion of the ball (centre norm² ``cnorm2``, ``radius``; ``expand2 = (1+ε)²``)."""
+    d2 = kappa2 - 2.0 * label * s + cnorm2
+    return d2 <= expand2 * radius * radius
+
+
+@njit(cache=True)
+def _take(x, label, index, covered, buf_X, buf_y, buf_index, buf_covered, n_buf):
+    """A scanned point into the lookahead buffer (a covered one is dropped at once when the
+    capacity is 1). Returns ``(n_buf, flush)``: a full buffer is handed back (``flush``)
+    when it holds an uncovered point, else discarded."""
+    capacity = buf_X.shape[0]
+    if capacity == 1 and covered:
+        return n_buf, False
     for feat in range(buf_X.shape[1]):  # a loop: no shape-error code to compile
         buf_X[n_buf, feat] = x[feat]
     buf_y[n_buf] = label
     buf_index[n_buf] = index
     buf_covered[n_buf] = covered
-    return n_buf + 1
-
-
-@njit(cache=True)
-def _flush_needed(buf_covered, n_buf):
-    for k in range(n_buf):
-        if not buf_covered[k]:
-            return True
-    return False
+    n_buf += 1
+    if n_buf == capacity:
+        for k in range(n_buf):
+            if not buf_covered[k]:
+                return n_buf, True
+        n_buf = 0
+    return n_buf, False
 
 
 @njit(cache=True)
@@ -53,7 +65,6 @@ def scan_linear(X, y, start, first_index, W, bias, radius, cnorm2, n_balls, expa
     ``expand2 = (1+ε)²``. Returns ``(next_row, n_buf, flush)``; ``flush`` is True when the
     buffer (capacity ``buf_X.shape[0]``) is full and holds an uncovered point.
     """
-    capacity = buf_X.shape[0]
     d = X.shape[1]
     i = start
     n = X.shape[0]
@@ -67,19 +78,14 @@ def scan_linear(X, y, start, first_index, W, bias, radius, cnorm2, n_balls, expa
             w = W[b]
             for j in range(d):
                 s += x[j] * w[j]
-            d2 = kappa2 - 2.0 * label * s + cnorm2[b]
-            if d2 <= expand2 * radius[b] * radius[b]:
+            if _covers(kappa2, label, s, cnorm2[b], radius[b], expand2):
                 covered = True
                 break
         i += 1
-        if capacity == 1 and covered:
-            continue
-        n_buf = _push(x, label, first_index + i - 1, covered, buf_X, buf_y, buf_index,
-                      buf_covered, n_buf)
-        if n_buf == capacity:
-            if _flush_needed(buf_covered, n_buf):
-                return i, n_buf, True
-            n_buf = 0
+        n_buf, flush = _take(x, label, first_index + i - 1, covered, buf_X, buf_y, buf_index,
+                             buf_covered, n_buf)
+        if flush:
+            return i, n_buf, True
     return i, n_buf, False
 
 
@@ -94,7 +100,6 @@ def scan_kernel(X, x_sq, y, start, first_index, pool_X, pool_sq, pool_self, pool
     ``normalized`` uses ``k / sqrt(k(x,x) k(z,z))`` (``pool_self`` holds the raw self values).
     Returns ``(next_row, n_buf, flush, kernel_evaluations)``.
     """
-    capacity = buf_X.shape[0]
     evals = 0
     i = start
     n = X.shape[0]
@@ -117,19 +122,14 @@ def scan_kernel(X, x_sq, y, start, first_index, pool_X, pool_sq, pool_self, pool
             for t in range(ball_ptr[b], ball_ptr[b + 1]):
                 j = ball_slot[t]
                 s += ball_coef[t] * pool_y[j] * (out[j] + 1.0)
-            d2 = kappa2 - 2.0 * label * s + cnorm2[b]
-            if d2 <= expand2 * radius[b] * radius[b]:
+            if _covers(kappa2, label, s, cnorm2[b], radius[b], expand2):
                 covered = True
                 break
         i += 1
-        if capacity == 1 and covered:
-            continue
-        n_buf = _push(x, label, first_index + i - 1, covered, buf_X, buf_y, buf_index,
-                      buf_covered, n_buf)
-        if n_buf == capacity:
-            if _flush_needed(buf_covered, n_buf):
-                return i, n_buf, True, evals
-            n_buf = 0
+        n_buf, flush = _take(x, label, first_index + i - 1, covered, buf_X, buf_y, buf_index,
+                             buf_covered, n_buf)
+        if flush:
+            return i, n_buf, True, evals
     return i, n_buf, False, evals
 
 
