@@ -320,7 +320,7 @@ def _finish_drive(m, mode, c, target):
                 alpha[k] = s[k] * target
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def _drive_safely(m, mode, c, target, stop_at_margin):
     """:func:`_drive`, refreshing and retrying once if it hits its iteration limit. Returns
     False if the retry fails too: the caller then re-solves from scratch (the Python side's

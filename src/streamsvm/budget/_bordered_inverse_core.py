@@ -24,7 +24,7 @@ operation.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from ._state import (
     F_B,
@@ -152,6 +152,15 @@ def _position_in_S(m, i):
 
 @njit(cache=True)
 def refactor(m):
+    """:func:`refactor_now` called through Python (numba's object mode): rare (when the
+    conditioning degraded), and so its callers do not compile the pseudo-inverse into
+    themselves; it compiles on its first use."""
+    with objmode():
+        refactor_now(m)
+
+
+@njit(cache=True)
+def refactor_now(m):
     """R = J^{-1} from scratch (O(P^3))."""
     y, S, R, ist = m[M_Y], m[M_MARGIN], m[M_R], m[M_IST]
     P = ist[I_P]
@@ -186,11 +195,19 @@ def recompute_gradients(m):
 
 @njit(cache=True)
 def refresh(m):
+    """:func:`refresh_now` called through Python (numba's object mode), as :func:`refactor`:
+    every ``_REFRESH_EVERY`` operations and after a failed drive."""
+    with objmode():
+        refresh_now(m)
+
+
+@njit(cache=True)
+def refresh_now(m):
     """Refactorise R, correct the drift of ``g_S`` and ``sum y a`` by one Newton step, and
     recompute all gradients."""
     y, s, alpha, g, S, fs = m[M_Y], m[M_WEIGHT], m[M_ALPHA], m[M_G], m[M_MARGIN], m[M_FS]
     ist = m[M_IST]
-    refactor(m)
+    refactor_now(m)
     recompute_gradients(m)
     P = ist[I_P]
     n = ist[I_N]

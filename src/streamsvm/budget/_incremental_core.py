@@ -85,7 +85,7 @@ def decision_from_row(m, krow):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def _after_operation(m):
     ist = m[M_IST]
     ist[I_OPS] += 1
@@ -188,7 +188,7 @@ def set_weight(m, c, weight):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def set_C(m, C_new):
     """Change C for every bound ``s_i C`` (Diehl & Cauwenberghs' perturbation), keeping KKT.
     Returns False if the caller must re-solve (see :func:`._adiabatic_core._drive_safely`)."""

@@ -131,7 +131,7 @@ def _fix_moved(m, tw, slot, moved):
         tw[TW_SLOT_NEG][twin] = slot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def _remove_twin(m, tw, j):
     """Decremental unlearning of twin j's examples."""
     slot_p, slot_n, tst = tw[TW_SLOT_POS], tw[TW_SLOT_NEG], tw[TW_IST]
@@ -149,7 +149,7 @@ def _remove_twin(m, tw, j):
             tst[T_FAILED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def _add_twin(m, tw, j, krow, nz):
     """Incremental learning of twin j's examples (one per non-zero weight)."""
     Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
@@ -170,7 +170,7 @@ def _add_twin(m, tw, j, krow, nz):
             slot_n[j] = slot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def _set_C(m, tw, opts):
     """Sec. 4.3: keep ``C * sum_j (s_j^+ + s_j^-)`` constant."""
     tfs, tst = tw[TW_FS], tw[TW_IST]
@@ -184,7 +184,7 @@ def _set_C(m, tw, opts):
 
 
 # ------------------------------------------------------------------ merging (Sec. 4.2)
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def _kernel(m, a, asq, b, bsq):
     return core.kernel_value(m, a, asq, b, bsq)
 
@@ -453,7 +453,7 @@ def _place(tw, j, x, xsq, label):
     changed[j] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: no compiled level of its own
 def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
     """Algorithm 1 for one example: Beneficial, UpdateTV, UpdateTVM."""
     Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
