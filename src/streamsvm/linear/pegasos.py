@@ -7,9 +7,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import SampleWeightMixin, refuse_rows
+from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..input.row_path import F_DOT, plain_float_arrays
-from ..utils.params import VERBOSE, Boolean, Interval
+from ..utils.params import VERBOSE, Boolean, Interval, keep_params
 from ._common import LinearLearner, LinearStreamClassifier, first_chunk_scale, scale_columns
 from ._core import pegasos_csr, pegasos_dense
 from ._row_core import direct
@@ -327,12 +328,7 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
 
     def __init__(self, *, alpha=1e-2, block_size=1, projection=True, fit_intercept=True,
                  class_weight=None, verbose=0):
-        self.alpha = alpha
-        self.block_size = block_size
-        self.projection = projection
-        self.fit_intercept = fit_intercept
-        self.class_weight = class_weight
-        self.verbose = verbose
+        keep_params(self, locals())
 
     @property
     def _chunk_invariant(self) -> bool:
@@ -366,7 +362,5 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         super()._grow_classes(seen)
         self.__dict__.pop("_first_factors", None)  # held by the learners from now on
 
-    @property
-    def n_updates_(self) -> int:
-        """Sub-gradient steps that moved the weights, summed over the learners."""
-        return self._sum_over_learners("n_updates")
+    n_updates_ = summed_over_learners("n_updates",
+                                      "Sub-gradient steps that moved the weights.")

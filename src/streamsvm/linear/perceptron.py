@@ -4,9 +4,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..base import SampleWeightMixin, refuse_rows
+from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..input.row_path import plain_float_arrays
-from ..utils.params import VERBOSE, Boolean
+from ..utils.params import VERBOSE, Boolean, keep_params
 from ._common import LinearLearner, LinearStreamClassifier
 from ._core import perceptron_csr, perceptron_dense
 from ._row_core import direct
@@ -147,10 +148,7 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     }
 
     def __init__(self, *, fit_intercept=True, class_weight=None, verbose=0):
-        self.fit_intercept = fit_intercept
-        self.class_weight = class_weight
-        self.verbose = verbose
+        keep_params(self, locals())
 
-    @property
-    def n_updates_(self) -> int:
-        return self._sum_over_learners("n_updates")
+    n_updates_ = summed_over_learners("n_updates",
+                                      "Mistakes (= updates), summed over the learners.")
