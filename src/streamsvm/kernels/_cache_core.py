@@ -9,7 +9,7 @@ and kernel rows of :mod:`._core` computed through the cache. :class:`KernelCache
 import numpy as np
 from numba import njit
 
-from ._core import kernel_row_csr, kernel_row_dense, normalize_row
+from ._core import copy_into, kernel_row_csr, kernel_row_dense, normalize_row
 
 # A cache of kernel rows indexed by an integer *id* (an example or a stored vector; ids are
 # 0 .. n_ids - 1). Row ``id`` holds ``k(x_id, z_j)`` for the *columns* j = 0 .. length - 1,
@@ -339,7 +339,7 @@ def cache_transfer(old_rows, old_slot_meta, survivors, new_slots, rows, slot_met
         if length > rows.shape[1]:
             length = rows.shape[1]
         if copy_rows:
-            rows[new_slot, :length] = old_rows[old_slot, :length]
+            copy_into(rows[new_slot, :length], old_rows[old_slot, :length])
         slot_meta[new_slot, SLOT_OWNER] = owner
         slot_meta[new_slot, SLOT_LENGTH] = length
         id_meta[owner, ID_SLOT] = new_slot
@@ -374,7 +374,7 @@ def _move_values(buffer, src, dst, length):
     copy where the two do not overlap (vectorised: ~10x the element loop moving ~100 MB
     rows when the cache widens), else the element loop in the safe direction."""
     if dst + length <= src or src + length <= dst:
-        buffer[dst : dst + length] = buffer[src : src + length]
+        copy_into(buffer[dst : dst + length], buffer[src : src + length])
     elif dst < src:
         for c in range(length):
             buffer[dst + c] = buffer[src + c]

@@ -325,6 +325,15 @@ def _dots_to_kernel(out, x_sqnorm, block_sqnorms, code, gamma, degree, coef0):
 
 
 @njit(cache=True)
+def copy_into(dst, src):
+    """``dst[:n] = src`` (``n = len(src)``) as a loop: numba compiles an array-to-array slice
+    assignment with its shape-mismatch message, about 4 CPU s of string code in every process
+    that compiles one (the same values; LLVM vectorises the loop)."""
+    for u in range(src.shape[0]):
+        dst[u] = src[u]
+
+
+@njit(cache=True)
 def parallel_worth(n_rows, n_features):
     """Whether a loop over ``n_rows`` rows of ``n_features`` values runs on several threads:
     numba has more than one (``streamsvm.utils.threads``) and the work reaches

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels._cache_core import CACHE_ID_META
-from ..kernels._core import PARALLEL_BLOCK, parallel_worth
+from ..kernels._core import PARALLEL_BLOCK, copy_into, parallel_worth
 from ..utils.threads import _set_threads, fetch_add, threads_now
 from ._expansion_core import (
     KERN_SPARSE,
@@ -129,7 +129,7 @@ def _steps(pool, pstate, n_iter, keep_layout, n_seed, tau, Cp, Cn, store, kern, 
     """``n_iter`` online iterations as :func:`lasvm_online` runs them in pool order with one
     REPROCESS each, the prefetched rows left pinned (the driver unpins when it stops). Its
     arguments are NumPy scalars, not literals: one compiled version of the loop."""
-    return lasvm_online(pool, pstate, n_iter, np.int64(RANDOM), np.int64(0), n_seed, tau, 0.0,
+    return lasvm_online(pool, pstate, n_iter, np.int64(RANDOM), None, n_seed, tau, 0.0,
                         Cp, Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout,
                         np.bool_(False), np.bool_(True))
 
@@ -207,6 +207,6 @@ def _prefetch_from(pool, first, end, ids, m, ncol0, buffer, order, block, store,
                      ncol, perm, panel, kern, buffer)
     for b in range(m):
         row = rows[slots[b], :ncol]
-        row[:] = buffer[b, :ncol]
+        copy_into(row, buffer[b, :ncol])
         cnt[KEVALS] += _zero_holes(row, perm[:ncol])
     mark_prefetched(ids, slots, m, store, svs, cache, cnt)

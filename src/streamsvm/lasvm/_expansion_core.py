@@ -55,6 +55,7 @@ from ..kernels._cache_core import (
     cache_invalidate,
     cache_set_pinned,
 )
+from ..kernels._core import copy_into
 from ._panel_core import permute, put
 
 # slots of the state tuples (see the module docstring)
@@ -219,7 +220,7 @@ def sync_row(rid, slot, ncol, valid, row_gen, svs, cache, tmp):
             first = gmeta[2 + 2 * r]
             if length <= first:
                 continue  # the prefix is untouched
-            tmp[first:length] = row[first:length]  # a slice copy: vectorised
+            copy_into(tmp[first:length], row[first:length])  # vectorised
             # the known prefix first, then the gather over slices indexed from 0 with
             # unsigned sources (no wraparound of negative indices: ~1.0 ns a column, 1.5
             # with the test inside the gather loop)

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels._cache_core import CACHE_ID_META, CACHE_SLOT_META, ID_SLOT, SLOT_LENGTH
+from ..kernels._core import copy_into
 from ._expansion_core import (
     CURVATURE_FLOOR,
     N_COLS,
@@ -79,7 +80,7 @@ def _shrink(n_active, store, svs, cache, cnt, tmp, par=True):
         if perm[s] >= 0:
             aside[n_aside] = s
             n_aside += 1
-    keep[n_keep : n_keep + n_aside] = aside[:n_aside]
+    copy_into(keep[n_keep : n_keep + n_aside], aside[:n_aside])
     reorder(keep, n_keep + n_aside, store, svs, cache, cnt, tmp)
     return n_keep
 
@@ -250,7 +251,7 @@ def finish_block(i, gmax, j, gmin, m, steps, stop, tau, second_order, q, ready, 
             return i, gmax, j, gmin, steps
         row = kernel_row(perm[need], m, store, kern, svs, cache, work[WORK_SCATTER],
                          work[WORK_SCRATCH_A], cnt, par)
-        q[need * m : need * m + m] = row
+        copy_into(q[need * m : need * m + m], row)
         ready[need] = True
         partner_known = need != i  # else j's row: j is chosen already
 

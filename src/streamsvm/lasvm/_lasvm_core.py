@@ -105,8 +105,8 @@ def extremes_of(n, alpha, g, lo, hi):
     """:func:`extremes` over the arrays themselves, on one thread: the scan's pair, bit for
     bit (``_parallel_core.scan_extremes``, which passes over the chunks of positions where
     no test of the scan can succeed)."""
-    i, gmax, j, gmin = -1, -np.inf, -1, np.inf
-    s = 0
+    i, gmax, j, gmin = np.int64(-1), -np.inf, np.int64(-1), np.inf  # not literals:
+    s = np.int64(0)  # one compiled scan_extremes_from
     while s + SCAN_WIDE <= n:
         # one branch-free test of SCAN_WIDE positions against the running bests (over
         # slices indexed from 0, which LLVM vectorises: ~0.3 ns a position where 8 at a
@@ -551,7 +551,8 @@ def pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, c
 def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, delta_max, Cp,
                  Cn, store, kern, svs, cache, work, cnt, st, rng, keep_layout, unpin, par=True):
     """LASVM online iterations (step 2) over the examples of ``pool[start:end]``: pick one
-    (:func:`pick`), PROCESS it, REPROCESS once (or, with ``delta_max > 0``, until
+    (:func:`pick`; ``n_candidates=None`` for RANDOM: the pool's order, pick left unbuilt),
+    PROCESS it, REPROCESS once (or, with ``delta_max > 0``, until
     ``delta < delta_max``). The first ``n_seed`` examples of each class seed S (inserted
     with alpha = 0, step 1). Stops after ``n_iter`` iterations, when the pool is empty, or
     when S fills its capacity (returns NEED_GROW: the caller grows and calls again).
@@ -581,8 +582,12 @@ def lasvm_online(pool, pstate, n_iter, selection, n_candidates, n_seed, tau, del
             if lacks_row(k, pos_of, cache[CACHE_ID_META]):
                 prefetch_rows(pool, pstate[0], pstate[1], store, kern, svs, cache, cnt,
                               work[WORK_SCATTER], np.bool_(True), par)
-        k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt, st,
-                 rng, par)
+        if n_candidates is None:  # RANDOM from a caller that says so: pick's take, unbuilt
+            k = pool[pstate[0]]
+            pstate[0] += 1
+        else:
+            k = pick(pool, pstate, selection, n_candidates, store, kern, svs, cache, work, cnt,
+                     st, rng, par)
         done += 1
         cnt[N_ITER] += 1
         y = ys[k]

@@ -22,6 +22,8 @@ their column as it is (a hole's kernel value is 0 whatever its dot product).
 import numpy as np
 from numba import njit
 
+from ..kernels._core import copy_into
+
 #: dense data with at most this many features gets a panel (more: one member row at a time,
 #: whose dot product LLVM vectorises over the features)
 PANEL_MAX_FEATURES = 64
@@ -83,7 +85,7 @@ def permute(panel, order, n_new, n_old, tmp):
     ``_expansion_core.reorder`` does to S; ``tmp`` is a float scratch of ``n_old``."""
     for r in range(panel.shape[0]):
         row = panel[r]
-        tmp[:n_old] = row[:n_old]
+        copy_into(tmp[:n_old], row[:n_old])
         for t in range(n_new):
             row[t] = tmp[order[t]]
 

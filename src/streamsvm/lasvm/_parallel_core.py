@@ -87,7 +87,8 @@ def scan_extremes(a, z, alpha, g, lo, hi, tie):
     such a chunk) is passed over after one branch-free test of its positions; the others
     are met position by position. The same result, bit for bit, at about a fifth of the
     cost of meeting every position (a chain of selects)."""
-    return scan_extremes_from(a, z, -1, -np.inf, -1, np.inf, alpha, g, lo, hi, tie)
+    return scan_extremes_from(a, z, np.int64(-1), -np.inf, np.int64(-1), np.inf, alpha, g, lo,
+                              hi, tie)
 
 
 @njit(cache=True)

@@ -377,8 +377,12 @@ class _Learner(BinaryLearner):
                     self.rng_state)
                 self.regions_beside += regions
             elif self.algorithm == "lasvm":
+                # RANDOM takes the pool in order: None leaves the selection's scoring out of
+                # the compiled loop (numba prunes it before typing)
+                candidates = (None if self.selection == _lasvm_core.RANDOM
+                              else self.n_candidates)
                 status = _lasvm_core.lasvm_online(pool, pstate, left, self.selection,
-                                            self.n_candidates, self.n_seed, self.tau,
+                                            candidates, self.n_seed, self.tau,
                                             self.delta_max, self.Cp, self.Cn, *args,
                                             self.rng_state, np.bool_(False), np.bool_(True),
                                             self._par())
