@@ -227,7 +227,7 @@ def prefetch_columns_in_blocks(store, sparse, block, sq, ids, slots, m, ncol, pe
     return live.sum()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prefetch_columns(store, sparse, block, sq, ids, slots, m, lo, hi, perm, panel, kern, rows):
     """Columns ``lo .. hi - 1`` of the prefetched rows ``rows[slots[:m]]`` of examples
     ``ids[:m]`` over the layout ``perm`` (one block of :func:`prefetch_columns_in_blocks`, as
