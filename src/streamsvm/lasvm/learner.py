@@ -17,7 +17,6 @@ Internal API, for algorithms built on LASVM (e.g. active learning)::
     learner.set_labels(ids, y)              # labels of stored rows (e.g. from an oracle)
     learner.decision_stored(ids)            # y(x) of stored rows through the kernel cache
     learner.process_examples(ids)           # one online iteration per id, in that order
-                                            # (LASVM: PROCESS + REPROCESS; -G: PROCESS + gap loop)
     learner.finish()                        # LASVM finishing step
     learner.n_support, learner.n_expansion, learner.decision_function(X)
     learner.release_unused()                # forget stored rows outside S
@@ -147,10 +146,8 @@ class _Learner(BinaryLearner):
 
     @staticmethod
     def _par():
-        """The compiled loops' last argument: None on one thread, so that their build leaves
-        out every parallel branch (numba prunes ``par is not None`` before typing: the
-        ``prange`` functions are compiled only when ``n_jobs`` asks for threads), else True
-        (the same results, bit for bit)."""
+        """The compiled loops' last argument: None on one thread (numba prunes ``par is not
+        None`` branches before typing, so no ``prange`` function is built), else True."""
         return None if numba.get_num_threads() == 1 else True
 
     # ------------------------------------------------------------------ store
@@ -453,10 +450,8 @@ class _Learner(BinaryLearner):
                 return None
         start = self.n_store
         n = int(state.iscratch[1])
-        # the compiled loop at the model's thread count (state.threads: n_jobs), as
-        # partial_fit runs it (compiled_threads); at numba's own count (every core) each
-        # kernel row of S from ~3,000 columns was one parallel region: rows 6,000-10,000 of
-        # Adult took up to 20x the CPU time
+        # at the model's thread count (n_jobs), as partial_fit runs it (compiled_threads),
+        # not numba's own (every core: each long kernel row would be a parallel region)
         previous = _swap_threads(state.threads)
         try:
             self._learn_row_stored(start, n, y, state)
