@@ -201,3 +201,19 @@ def test_the_design_page_draws_the_same_layers():
                  if (path.suffix == ".py" and path.stem != "__init__")
                  or (path.is_dir() and (path / "__init__.py").exists())}
     assert top_level == {name for names in LAYERS.values() for name in names}
+
+
+MODULE_LINES = 700  #: the most lines a module of the package may hold (one idea each)
+CONTRACT_PART_LINES = 400  #: ... and a part of the estimator contract (``base/``)
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_no_module_outgrows_one_idea():
+    too_long = {str(path.relative_to(ROOT)): n for path in ROOT.rglob("*.py")
+                if (n := _lines(path)) > (CONTRACT_PART_LINES if path.parent.name == "base"
+                                          else MODULE_LINES)}
+    assert too_long == {}, f"split these modules by idea: {too_long}"
+
