@@ -63,6 +63,21 @@ def write_markdown(name: str, title: str, lines: list[str]) -> pathlib.Path:
     return path
 
 
+def table1_arguments(description: str):
+    """The options of the papers' Table 1 reproductions (StreamSVM, the Blurred Ball SVM):
+    ``(orders, quick, svc_limit)`` from the command line (``--quick``: 3 orders)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--orders", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="3000 training examples, 3 orders")
+    parser.add_argument(
+        "--svc-limit", type=int, default=50_000, help="train SVC on at most this many examples"
+    )
+    args = parser.parse_args()
+    return (3 if args.quick else args.orders), args.quick, args.svc_limit
+
+
 def accuracy_over_orders(make, X, y, X_test, y_test, orders: int):
     """One pass of ``make()`` over each of ``orders`` seeded permutations of ``(X, y)``:
     ``(test accuracies in %, mean seconds per pass)``, as the papers' order-averaged tables."""

@@ -19,7 +19,6 @@ Writes ``benchmarks/results/blurred_table1.md``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from _common import (  # noqa: E402
     accuracy_over_orders,
     linear_svc_reference,
     mean_std,
+    table1_arguments,
     timed,
     write_markdown,
 )
@@ -128,19 +128,12 @@ def run(orders: int, quick: bool, svc_limit: int):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--orders", type=int, default=20)
-    parser.add_argument("--quick", action="store_true", help="3000 training examples, 3 orders")
-    parser.add_argument(
-        "--svc-limit", type=int, default=50_000, help="train SVC on at most this many examples"
-    )
-    args = parser.parse_args()
-    orders = 3 if args.quick else args.orders
-    rows = run(orders, args.quick, args.svc_limit)
+    orders, quick, svc_limit = table1_arguments(__doc__)
+    rows = run(orders, quick, svc_limit)
     lines = [
         f"Test accuracy (%), mean ± std over {orders} random stream orders (one pass each); "
         "in brackets the paper's number. SVC (linear kernel, C = 1) is trained once, in batch, "
-        f"on the first min(n, {args.svc_limit}) examples; StreamSVM is this library's, "
+        f"on the first min(n, {svc_limit}) examples; StreamSVM is this library's, "
         "with lookahead 10 and its defaults. Seconds are mean training time per run.",
         "",
         "| dataset | n train × d | SVC linear (batch) | StreamSVM (L=10) | Blurred Ball (L=0) "
@@ -222,7 +215,7 @@ def main():
         f"benchmarks/blurred/bench_blurred_table1.py --orders {orders}`.",
     ]
     path = write_markdown(
-        "blurred_table1.md" if not args.quick else "blurred_table1_quick.md",
+        "blurred_table1.md" if not quick else "blurred_table1_quick.md",
         "Blurred Ball SVM, Table 1: single-pass accuracy",
         lines,
     )

@@ -15,7 +15,6 @@ numbers. ``--orders`` (default 20); ``--quick`` (3,000 training examples, 3 orde
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -31,7 +30,13 @@ from streamsvm.datasets import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for _common
-from _common import accuracy_over_orders, linear_svc_reference, mean_std, write_markdown  # noqa: E402
+from _common import (  # noqa: E402
+    accuracy_over_orders,
+    linear_svc_reference,
+    mean_std,
+    table1_arguments,
+    write_markdown,
+)
 
 # Table 1 of the paper: libSVM, Perceptron, Pegasos k=1, k=20, LASVM, StreamSVM Algo-1, Algo-2
 PAPER = {
@@ -112,20 +117,13 @@ def run(orders: int, quick: bool, svc_limit: int):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--orders", type=int, default=20)
-    parser.add_argument("--quick", action="store_true", help="3000 training examples, 3 orders")
-    parser.add_argument(
-        "--svc-limit", type=int, default=50_000, help="train SVC on at most this many examples"
-    )
-    args = parser.parse_args()
-    orders = 3 if args.quick else args.orders
-    rows = run(orders, args.quick, args.svc_limit)
+    orders, quick, svc_limit = table1_arguments(__doc__)
+    rows = run(orders, quick, svc_limit)
     columns = ["SVC linear (batch)", *STREAMING]
     lines = [
         f"Test accuracy (%), mean ± std over {orders} random stream orders (one pass each); "
         "in brackets the paper's number. SVC is trained once, in batch, on the first "
-        f"min(n, {args.svc_limit}) examples. Seconds are the mean training time per run.",
+        f"min(n, {svc_limit}) examples. Seconds are the mean training time per run.",
         "",
         "| dataset | n train × d | " + " | ".join(columns) + " |",
         "|---|---|" + "---|" * len(columns),
@@ -154,7 +152,7 @@ def main():
         "column; the paper's own sets are not published. Waveform is class 0 vs the rest.",
     ]
     path = write_markdown(
-        "streamsvm_table1.md" if not args.quick else "streamsvm_table1_quick.md",
+        "streamsvm_table1.md" if not quick else "streamsvm_table1_quick.md",
         "StreamSVM, Table 1: single-pass accuracy",
         lines,
     )
