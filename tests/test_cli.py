@@ -313,6 +313,30 @@ def test_warmup_steps_cover_the_registry_and_time_with_the_given_clock():
                                                               ("csr", 1.0, None)]
 
 
+def test_warmup_in_worker_processes_runs_every_step_once_in_order(runner):
+    """Two groups on two spawned workers: the same steps as one process runs, in
+    ``warmup_steps``' order, each announced and reported once, and the wall time told."""
+    from streamsvm.cli.warmup import warm_up, warmup_steps, worker_count
+
+    names = ["Perceptron", "Pegasos"]  # two modules: two groups
+    assert worker_count(names, 8) == 2 and worker_count(names, 1) == 1
+    assert worker_count(["LASVMG", "LASVMNC"], 8) == 1  # one module: one group
+    started, finished = [], []
+    done = warm_up(names, jobs=2, on_start=started.append, on_done=finished.append)
+    expected = warmup_steps(names)
+    assert [(s.estimator, s.kernel, s.layout) for s in done] == [
+        (s.estimator, s.kernel, s.layout) for s in expected]
+    assert all(s.error is None and s.seconds > 0 for s in done)
+    assert sorted(map(repr, started)) == sorted(map(repr, expected))
+    assert sorted(map(repr, finished)) == sorted(map(repr, done))
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        warm_up(names, jobs=0)
+    result = runner.invoke(main, ["warmup", "Perceptron", "Pegasos", "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    assert "in 2 worker processes side by side" in " ".join(result.output.split())
+    assert _one_error_line(runner.invoke(main, ["warmup", "--jobs", "0"]), EXIT_USAGE)
+
+
 def test_demo_talks_while_it_works(runner):
     result = runner.invoke(main, ["demo", "--n-train", "2000", "--n-test", "500"])
     assert result.exit_code == 0, result.output

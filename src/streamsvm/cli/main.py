@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -178,14 +179,17 @@ def estimators():
 
 @main.command()
 @click.argument("names", nargs=-1, metavar="[ESTIMATOR]...")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes that compile side by side, one module of estimators "
+                   "each [default: the cores this process may use].")
 @_errors_as_one_line
-def warmup(names):
+def warmup(names, jobs):
     """Compile every estimator's numba code once (or only the ESTIMATORs named).
 
     Fits each on a tiny problem with each kernel its loops take, dense and sparse, so later
     processes on this machine load the compiled code from numba's cache instead of compiling.
     """
-    from .warmup import warm_up
+    from .warmup import warm_up, worker_count
 
     def start(step):
         err_console.print(report.warmup_start_line(step), highlight=False)
@@ -193,11 +197,13 @@ def warmup(names):
     def done(step):
         err_console.print(report.warmup_done_line(step), highlight=False)
 
+    started = time.perf_counter()
     try:
-        steps = warm_up(names or None, on_start=start, on_done=done)
+        workers = worker_count(names or None, jobs)
+        steps = warm_up(names or None, jobs=workers, on_start=start, on_done=done)
     except ValueError as exc:  # an unknown estimator name
         raise CLIError(str(exc), EXIT_USAGE) from exc
-    console.print(report.warmup_summary(steps))
+    console.print(report.warmup_summary(steps, time.perf_counter() - started, workers))
     if any(step.error for step in steps):
         raise CLIError(f"{sum(bool(s.error) for s in steps)} warmup step(s) failed (above)")
 

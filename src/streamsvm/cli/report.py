@@ -255,9 +255,16 @@ def warmup_done_line(step) -> str:
     return f"  {_step_name(step)}: {step.seconds:.1f} s"
 
 
-def warmup_summary(steps: Sequence) -> Table:
-    """Seconds per estimator (all its kernels and layouts), in the order they ran."""
+def warmup_summary(steps: Sequence, wall_seconds: float | None = None,
+                   workers: int = 1) -> Table:
+    """Seconds per estimator (all its kernels and layouts), in the order they ran; with
+    ``wall_seconds``, a caption with the wall time (less than the total when ``workers`` > 1
+    processes compiled side by side)."""
     table = Table(title="streamsvm warmup: seconds to compile (or load from numba's cache)")
+    if wall_seconds is not None:
+        side_by_side = (f" in {workers} worker processes side by side" if workers > 1
+                        else "")
+        table.caption = f"wall time {wall_seconds:.1f} s{side_by_side}"
     table.add_column("estimator")
     table.add_column("steps", justify="right")
     table.add_column("seconds", justify="right")
