@@ -1,5 +1,9 @@
 """Jitted loops of the budget baselines of the TVM paper: Random (the incremental SVM on a
-reservoir sample), the self-tuned Forgetron, and the budget kernel perceptron."""
+reservoir sample), the self-tuned Forgetron, and the budget kernel perceptron.
+
+Their kernel rows have at most ``budget`` values, never worth a thread, and the estimators
+have no ``n_jobs``: every row passes ``par=None``, so none of them compiles the parallel
+kernel row (:func:`streamsvm.kernels._core.kernel_row_dense`)."""
 
 import numpy as np
 from numba import njit
@@ -38,7 +42,7 @@ def reservoir_run(m, slot_of, B, X, sq, y, draws, t0, start, failed):
                 failed[0] = 1
         else:
             continue
-        row = core.kernel_row(m, X[r], sq[r], krow)
+        row = core.kernel_row(m, X[r], sq[r], krow, None)  # one thread: no parallel code
         slot = core.add_example(m, X[r], sq[r], y[r], 1.0, p, row)
         if slot < 0:
             slot = m[M_IST][I_N] - 1
@@ -76,7 +80,8 @@ def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, g
         n = state[0]
         f = 0.0
         if n > 0:
-            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+            kernel_row_dense(X[r], sq[r], V[:n], Vsq[:n], code, gamma, degree, coef0, krow,
+                             None)
             for i in range(n):
                 f += sigma[i] * labels[i] * krow[i]
         if y[r] * f > 0.0:
@@ -95,7 +100,7 @@ def forgetron_run(V, Vsq, sigma, labels, order, state, fstate, X, sq, y, code, g
         oldest = order[state[1] % (B + 1)]
         f_old = 0.0
         kernel_row_dense(V[oldest], Vsq[oldest], V[: n + 1], Vsq[: n + 1], code, gamma, degree,
-                         coef0, krow)
+                         coef0, krow, None)
         for i in range(n + 1):
             f_old += sigma[i] * labels[i] * krow[i]
         mu = labels[oldest] * f_old
@@ -139,7 +144,7 @@ REMOVE_WINDOW_ERRORS = 2  # the fewest errors on the last B rows of the stream w
 def _remove_slot(V, Vsq, coef, fsv, n, who, krow, code, gamma, degree, coef0):
     """Take stored example ``who`` out of the ``n`` stored ones: ``fsv -= coef_who K(v_who, .)``
     and the last slot moves into its place. Returns the new count."""
-    kernel_row_dense(V[who], Vsq[who], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+    kernel_row_dense(V[who], Vsq[who], V[:n], Vsq[:n], code, gamma, degree, coef0, krow, None)
     for i in range(n):
         fsv[i] -= coef[who] * krow[i]
     last = n - 1
@@ -157,7 +162,7 @@ def _expansion_value(x, x_sq, V, Vsq, coef, n, code, gamma, degree, coef0, krow)
     are left in ``krow[:n]``."""
     f = 0.0
     if n > 0:
-        kernel_row_dense(x, x_sq, V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+        kernel_row_dense(x, x_sq, V[:n], Vsq[:n], code, gamma, degree, coef0, krow, None)
         for i in range(n):
             f += coef[i] * krow[i]
     return f
@@ -188,7 +193,8 @@ def _fewest_errors(V, Vsq, coef, fsv, n, krow, code, gamma, degree, coef0):
     best_margin = -np.inf
     who = 0
     for i in range(n - 1):
-        kernel_row_dense(V[i], Vsq[i], V[:n], Vsq[:n], code, gamma, degree, coef0, krow)
+        kernel_row_dense(V[i], Vsq[i], V[:n], Vsq[:n], code, gamma, degree, coef0, krow,
+                         None)
         errors = 0
         for j in range(n):
             yj = 1.0 if coef[j] > 0 else -1.0
@@ -322,7 +328,7 @@ def budget_perceptron_window_run(V, Vsq, coef, fsv, state, W, Wsq, Wy, KW, fW, w
             continue
         updates += 1
         m = wstate[0]
-        kernel_row_dense(X[r], sq[r], W[:m], Wsq[:m], code, gamma, degree, coef0, col)
+        kernel_row_dense(X[r], sq[r], W[:m], Wsq[:m], code, gamma, degree, coef0, col, None)
         for j in range(m):
             KW[j, n] = col[j]
             fW[j] += y[r] * col[j]

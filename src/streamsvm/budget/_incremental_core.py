@@ -57,14 +57,16 @@ _REFRESH_EVERY = 2000  # operations between routine refreshes
 
 # ------------------------------------------------------------------------ basic pieces
 @njit(cache=True)
-def kernel_row(m, x, xsq, out):
-    """``out[:N] = K(x, x_j)`` over the stored examples; returns ``out[:N]``."""
+def kernel_row(m, x, xsq, out, par):
+    """``out[:N] = K(x, x_j)`` over the stored examples; returns ``out[:N]``. ``par``: None on
+    one thread (no parallel function compiled), True on several
+    (:func:`~streamsvm.kernels._core.kernel_row_dense`)."""
     X, sq = m[M_X], m[M_SQ]
     fs, ist = m[M_FS], m[M_IST]
     n = ist[I_N]
     ist[I_KEVALS] += n
     return kernel_row_dense(x, xsq, X[:n], sq[:n], ist[I_CODE], fs[F_GAMMA], ist[I_DEGREE],
-                            fs[F_COEF0], out)
+                            fs[F_COEF0], out, par)
 
 
 @njit(cache=True)
@@ -199,11 +201,12 @@ def set_C(m, C_new):
 
 # ------------------------------------------------------------------------ chunk loop
 @njit(cache=True)
-def add_many(m, Xc, sqc, yc, wc, idc, krow, start):
+def add_many(m, Xc, sqc, yc, wc, idc, krow, start, par):
     """:func:`add_example` for the rows ``start:`` of a chunk, in order. Returns the number
-    of the next row, stopping early after a row whose update needs a re-solve."""
+    of the next row, stopping early after a row whose update needs a re-solve. ``par`` as
+    in :func:`kernel_row`."""
     for r in range(start, Xc.shape[0]):
-        row = kernel_row(m, Xc[r], sqc[r], krow)
+        row = kernel_row(m, Xc[r], sqc[r], krow, par)
         if add_example(m, Xc[r], sqc[r], yc[r], wc[r], idc[r], row) < 0:
             return r + 1
     return Xc.shape[0]
@@ -240,18 +243,19 @@ def kkt_violation(m):
 
 
 @njit(cache=True)
-def rebuild_gram(m):
+def rebuild_gram(m, par):
     """Fill ``G[:n, :n]`` as the learning steps wrote it: each stored example's kernel row
     against the examples before it (:func:`kernel_row_dense`, the function of
     :func:`kernel_row`; the values are symmetric to the bit) and the diagonal by
     :func:`kernel_dense`, so a model loaded without its Gram matrix resumes bit-exactly.
-    Not counted in ``I_KEVALS``."""
+    Not counted in ``I_KEVALS``; ``par`` as in :func:`kernel_row`."""
     X, sq, G, fs, ist = m[M_X], m[M_SQ], m[M_GRAM], m[M_FS], m[M_IST]
     n = ist[I_N]
     code, gamma, degree, coef0 = ist[I_CODE], fs[F_GAMMA], ist[I_DEGREE], fs[F_COEF0]
     out = np.empty(max(n, 1))
     for i in range(n):
-        row = kernel_row_dense(X[i], sq[i], X[:i], sq[:i], code, gamma, degree, coef0, out)
+        row = kernel_row_dense(X[i], sq[i], X[:i], sq[:i], code, gamma, degree, coef0, out,
+                               par)
         for j in range(i):
             G[i, j] = row[j]
             G[j, i] = row[j]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import KERNEL_NAMES, Kernel
+from ..kernels._core import threads_par
 from . import _incremental_core as core
 from . import _state as state
 
@@ -190,7 +191,7 @@ class Machine:
         full[state.M_IST][:] = ist
         self.m = full
         if small[state.M_GRAM].shape[0] != n:
-            core.rebuild_gram(self.m)
+            core.rebuild_gram(self.m, threads_par())
 
     def __getstate__(self) -> dict:
         return self._persist_state()
@@ -210,7 +211,7 @@ class Machine:
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         start = 0
         while start < X.shape[0]:
-            start = core.add_many(self.m, X, sq, y, weights, ids, krow, start)
+            start = core.add_many(self.m, X, sq, y, weights, ids, krow, start, threads_par())
             if start < X.shape[0] or self.n_failed:
                 self.rebuild()
 

@@ -80,12 +80,13 @@ ONE_SIDED_LABEL = 2
 
 # ------------------------------------------------------------------ kernel rows
 @njit(cache=True)
-def kernel_row(m, x, xsq, out, nz):
+def kernel_row(m, x, xsq, out, nz, par):
     """``out[:N] = K(x, x_j)`` over the machine's stored examples, as
     :func:`._incremental_core.kernel_row`, but with the dot products taken over the
     non-zeros of ``x`` alone when it is sparse (fewer than d/4 non-zeros): O(d + N nnz(x))
     instead of O(N d). Sparse text rows are densified for the jitted loop, and their
-    kernel rows dominated the cost per example. ``nz`` is an int buffer of length d."""
+    kernel rows dominated the cost per example. ``nz`` is an int buffer of length d;
+    ``par``: None on one thread (no parallel function compiled), True on several."""
     d = x.shape[0]
     nnz = 0
     for k in range(d):
@@ -93,7 +94,7 @@ def kernel_row(m, x, xsq, out, nz):
             nz[nnz] = k
             nnz += 1
     if 4 * nnz > d:
-        return core.kernel_row(m, x, xsq, out)
+        return core.kernel_row(m, x, xsq, out, par)
     X, sq, fs, ist = m[M_X], m[M_SQ], m[M_FS], m[M_IST]
     n = ist[I_N]
     ist[I_KEVALS] += n
@@ -150,7 +151,7 @@ def _remove_twin(m, tw, j):
 
 
 @njit(cache=True, inline="always")  # inlined: no compiled level of its own
-def _add_twin(m, tw, j, krow, nz):
+def _add_twin(m, tw, j, krow, nz, par):
     """Incremental learning of twin j's examples (one per non-zero weight)."""
     Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
     slot_p, slot_n, tst = tw[TW_SLOT_POS], tw[TW_SLOT_NEG], tw[TW_IST]
@@ -158,7 +159,7 @@ def _add_twin(m, tw, j, krow, nz):
         weight = wp[j] if sign == 0 else wn[j]
         if weight <= 0.0:
             continue
-        row = kernel_row(m, Q[j], Qsq[j], krow, nz)
+        row = kernel_row(m, Q[j], Qsq[j], krow, nz, par)
         label = 1.0 if sign == 0 else -1.0
         slot = core.add_example(m, Q[j], Qsq[j], label, weight, 2 * j + sign, row)
         if slot < 0:
@@ -393,7 +394,7 @@ def _merged_pivot(m, tw, opts, i, j, out):
 
 
 @njit(cache=True)
-def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
+def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz, par):
     """Best pair by remembered neighbours; with Rejection (Sec. 4.2.4), the merge is kept
     only if ``f(q_new)`` lies strictly between ``(1 -+ eta) f_hat``, ``f_hat = (s_i f(q_i) +
     s_j f(q_j)) / (s_i + s_j)``; otherwise the next best remembered pairs are tried, in
@@ -429,7 +430,7 @@ def _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz):
         sq = 0.0
         for k in range(qnew.shape[0]):
             sq += qnew[k] * qnew[k]
-        f_new = core.decision_from_row(m, kernel_row(m, qnew, sq, krow, nz))
+        f_new = core.decision_from_row(m, kernel_row(m, qnew, sq, krow, nz, par))
         si = wp[bi] + wn[bi]
         sj = wp[bj] + wn[bj]
         f_hat = (si * fq[bi] + sj * fq[bj]) / (si + sj)
@@ -454,14 +455,14 @@ def _place(tw, j, x, xsq, label):
 
 
 @njit(cache=True, inline="always")  # inlined: no compiled level of its own
-def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
+def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz, par):
     """Algorithm 1 for one example: Beneficial, UpdateTV, UpdateTVM."""
     Q, Qsq, wp, wn = tw[TW_PIVOTS], tw[TW_PIVOT_SQ], tw[TW_WEIGHT_POS], tw[TW_WEIGHT_NEG]
     changed, tst, tfs = tw[TW_CHANGED], tw[TW_IST], tw[TW_FS]
     B = opts[O_B]
     tst[T_SEEN] += 1
     n = tst[T_NTW]
-    f = core.decision_from_row(m, kernel_row(m, x, xsq, krow, nz))
+    f = core.decision_from_row(m, kernel_row(m, x, xsq, krow, nz, par))
     if n >= B and abs(f) > fpar[P_M1]:  # Algorithm 2
         return
     tst[T_BENEF] += 1
@@ -470,7 +471,7 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
         tst[T_NTW] = n + 1
         tfs[TF_TOTAL] += 1.0
         _set_C(m, tw, opts)
-        _add_twin(m, tw, n, krow, nz)
+        _add_twin(m, tw, n, krow, nz, par)
         tst[T_ADD] += 1
         return
     far = -1.0
@@ -488,7 +489,7 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
         _place(tw, k_far, x, xsq, label)
         tfs[TF_TOTAL] += 1.0
         _set_C(m, tw, opts)
-        _add_twin(m, tw, k_far, krow, nz)
+        _add_twin(m, tw, k_far, krow, nz, par)
         tst[T_REPL] += 1
         return
     one_sided = opts[O_ONE_SIDED] & ONE_SIDED_REGION
@@ -498,14 +499,14 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
         if same_label:  # and first only twins whose majority labels agree
             side[j] = 2 * side[j] + (1 if wp[j] >= wn[j] else 0)
     _update_neighbours(m, tw, opts, side, nz)
-    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz)
+    i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz, par)
     if i < 0 and same_label:
         # every same-label pair failed Rejection (label-pure twins at their bounds make f
         # bumpy between them, e.g. label noise): the paper's pairs of the region
         for k in range(n):
             side[k] = (1 if fq[k] > 0 else -1) if one_sided else 0
         _update_neighbours(m, tw, opts, side, nz)
-        i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz)
+        i, j = _choose_merge(m, tw, opts, fpar, fq, qnew, krow, nz, par)
     if i < 0:
         tst[T_REJECT] += 1
         return
@@ -524,15 +525,16 @@ def tvm_step(m, tw, opts, fpar, x, xsq, label, krow, qnew, fq, side, nz):
     _place(tw, j, x, xsq, label)
     tfs[TF_TOTAL] += 1.0
     _set_C(m, tw, opts)
-    _add_twin(m, tw, i, krow, nz)
-    _add_twin(m, tw, j, krow, nz)
+    _add_twin(m, tw, i, krow, nz, par)
+    _add_twin(m, tw, j, krow, nz, par)
     tst[T_MERGE] += 1
 
 
 @njit(cache=True)
-def tvm_run(m, tw, opts, fpar, X, sq, y, start):
+def tvm_run(m, tw, opts, fpar, X, sq, y, start, par):
     """:func:`tvm_step` over rows ``start:`` of a chunk; returns the next row, early after a
-    step whose incremental update needs a re-solve (``tst[T_FAILED]``)."""
+    step whose incremental update needs a re-solve (``tst[T_FAILED]``). ``par`` as in
+    :func:`kernel_row`."""
     B = opts[O_B]
     krow = np.zeros(m[M_X].shape[0])
     qnew = np.zeros(X.shape[1])
@@ -540,7 +542,7 @@ def tvm_run(m, tw, opts, fpar, X, sq, y, start):
     side = np.zeros(B, dtype=np.int64)
     nz = np.zeros(X.shape[1], dtype=np.int64)
     for r in range(start, X.shape[0]):
-        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side, nz)
+        tvm_step(m, tw, opts, fpar, X[r], sq[r], y[r], krow, qnew, fq, side, nz, par)
         if tw[TW_IST][T_FAILED]:
             return r + 1
     return X.shape[0]

@@ -10,6 +10,7 @@ import numpy as np
 from ..base import BinaryLearner
 from ..base.support import summed_over_learners
 from ..kernels import dense_blocks
+from ..kernels._core import threads_par
 from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options, keep_params
 from . import _state as state
 from . import _tvm_core as tcore
@@ -97,7 +98,7 @@ class _TVMLearner(BinaryLearner):
             start = 0
             while start < dense.shape[0]:
                 start = tcore.tvm_run(self.machine.m, self.tw, self.opts, self.fpar, dense, sq,
-                                      labels, start)
+                                      labels, start, threads_par())
                 if self.tw[state.TW_IST][state.T_FAILED]:
                     self.machine.rebuild()
                     self.tw[state.TW_IST][state.T_FAILED] = 0

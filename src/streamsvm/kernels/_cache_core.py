@@ -279,7 +279,7 @@ def cache_eviction_order(slot_meta):
 @njit(cache=True)
 def cached_kernel_row_dense(rows, slot_meta, id_meta, stats, row_id, x, x_sqnorm, block,
                             block_sqnorms, code, gamma, degree, coef0, normalized, x_self,
-                            block_self, scratch):
+                            block_self, scratch, par=True):
     """Row ``k(x, block[j])``, j < n = len(block), through the cache under id ``row_id``.
 
     Only the columns the cached row lacks are computed. ``normalized`` divides them by
@@ -287,14 +287,15 @@ def cached_kernel_row_dense(rows, slot_meta, id_meta, stats, row_id, x, x_sqnorm
     ignored otherwise). With the cache disabled the row is computed into ``scratch`` (n,)
     (use different scratch arrays for rows needed at the same time). Returns
     ``(row, n_computed)``: a view of length n (valid as described in :func:`cache_acquire`)
-    and the number of kernel values computed, for the evaluation counters.
+    and the number of kernel values computed, for the evaluation counters. ``par`` as in
+    :func:`kernel_row_dense` (None: one thread, no parallel function compiled).
     """
     n = block.shape[0]
     slot, valid = cache_acquire(rows, slot_meta, id_meta, stats, row_id, n)
     target = scratch if slot < 0 else rows[slot]
     if valid < n:
         part = kernel_row_dense(x, x_sqnorm, block[valid:n], block_sqnorms[valid:n], code,
-                                gamma, degree, coef0, target[valid:n])
+                                gamma, degree, coef0, target[valid:n], par)
         if normalized:
             normalize_row(part, x_self, block_self[valid:n])
         cache_set_length(slot_meta, slot, n)

@@ -45,9 +45,13 @@ of ``PARALLEL_BLOCK`` rows) when numba has more than one thread (``numba.get_num
 set per call from an estimator's ``n_jobs`` by :mod:`streamsvm.utils.threads`) and the row costs at
 least ``PARALLEL_MIN_WORK`` multiply-adds; every value is computed by the same code either way,
 so the row is bit for bit the same whatever the thread count. Below the threshold the cost of
-waking the threads exceeds the gain.
+waking the threads exceeds the gain. Its last argument ``par`` is None on one thread: numba
+prunes the ``par is not None`` branch before typing, so a one-thread caller compiles no
+``parallel=True`` function (about 7 CPU s of the Twin Vector Machine's first fit);
+``threads_par()`` gives the value for a call made now.
 """
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -62,6 +66,7 @@ __all__ = [
     "PARALLEL_BLOCK",
     "PARALLEL_MIN_WORK",
     "parallel_worth",
+    "threads_par",
     "exp_nonpositive",
     "kernel_from_dot",
     "dot_dense",
@@ -333,6 +338,13 @@ def copy_into(dst, src):
         dst[u] = src[u]
 
 
+def threads_par():
+    """The ``par`` argument of the compiled loops for a call made now: None when numba runs
+    one thread (``n_jobs=None`` or 1: the loops then compile no ``parallel=True`` function),
+    else True. Plain Python, called by the estimators before entering a compiled loop."""
+    return None if numba.get_num_threads() == 1 else True
+
+
 @njit(cache=True)
 def parallel_worth(n_rows, n_features):
     """Whether a loop over ``n_rows`` rows of ``n_features`` values runs on several threads:
@@ -364,16 +376,19 @@ def _kernel_row_dense_blocks(x, x_sqnorm, block, block_sqnorms, code, gamma, deg
 
 
 @njit(cache=True)
-def kernel_row_dense(x, x_sqnorm, block, block_sqnorms, code, gamma, degree, coef0, out):
+def kernel_row_dense(x, x_sqnorm, block, block_sqnorms, code, gamma, degree, coef0, out,
+                     par=True):
     """``out[j] = k(x, block[j])`` for a dense ``x`` (d,) and a C-contiguous block (n, d).
 
     ``block_sqnorms`` (n,) holds ``‖block[j]‖²``; ``out`` has at least n entries (only the
     first n are written). Returns ``out[:n]``. On several threads above the threshold of
-    :func:`parallel_worth` (the same bits).
+    :func:`parallel_worth` (the same bits), unless ``par`` is None: then numba prunes the
+    parallel branch before typing and no ``parallel=True`` function is compiled (what the
+    estimators pass on one thread, :func:`threads_par`).
     """
     n = block.shape[0]
     row = out[:n]
-    if parallel_worth(n, block.shape[1]):
+    if par is not None and parallel_worth(n, block.shape[1]):
         _kernel_row_dense_blocks(x, x_sqnorm, block, block_sqnorms, code, gamma, degree,
                                  coef0, row)
     else:
@@ -452,13 +467,15 @@ def normalize_row(row, x_self, block_self):
 
 
 @njit(cache=True)
-def gram_dense(A, A_sqnorms, B, B_sqnorms, code, gamma, degree, coef0, out):
+def gram_dense(A, A_sqnorms, B, B_sqnorms, code, gamma, degree, coef0, out, par=True):
     """``out[i, j] = k(A[i], B[j])`` for dense blocks A (m, d), B (n, d); ``out`` (m, n).
 
-    Row ``i`` is exactly :func:`kernel_row_dense` of ``A[i]`` against ``B``.
+    Row ``i`` is exactly :func:`kernel_row_dense` of ``A[i]`` against ``B`` (``par`` as
+    there).
     """
     for i in range(A.shape[0]):
-        kernel_row_dense(A[i], A_sqnorms[i], B, B_sqnorms, code, gamma, degree, coef0, out[i])
+        kernel_row_dense(A[i], A_sqnorms[i], B, B_sqnorms, code, gamma, degree, coef0, out[i],
+                         par)
     return out
 
 

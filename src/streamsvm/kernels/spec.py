@@ -402,7 +402,7 @@ class Kernel:
                                            out)
             else:
                 _core.kernel_row_dense(x.dense[0], x.sqnorms[0], block.dense, block.sqnorms,
-                                       *params, out)
+                                       *params, out, _core.threads_par())
         if self._needs_normalizing():
             _core.normalize_row(out, self._self_values(x)[0], self._self_values(block))
         self.n_evals += n
@@ -432,7 +432,8 @@ class Kernel:
                 _core.gram_dense_csr(A.dense, A.sqnorms, B.indptr, B.indices, B.data,
                                      B.sqnorms, *params, out)
             else:
-                _core.gram_dense(A.dense, A.sqnorms, B.dense, B.sqnorms, *params, out)
+                _core.gram_dense(A.dense, A.sqnorms, B.dense, B.sqnorms, *params, out,
+                                 _core.threads_par())
         if self._needs_normalizing():
             _core.normalize_gram(out, self._self_values(A), self._self_values(B))
         self.n_evals += out.size

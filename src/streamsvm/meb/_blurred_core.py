@@ -93,12 +93,13 @@ def scan_linear(X, y, start, first_index, W, bias, radius, cnorm2, n_balls, expa
 def scan_kernel(X, x_sq, y, start, first_index, pool_X, pool_sq, pool_self, pool_y, n_pool,
                 ball_ptr, ball_slot, ball_coef, radius, cnorm2, n_balls, expand2, inv_C,
                 code, gamma, degree, coef0, normalized, row, buf_X, buf_y, buf_index,
-                buf_covered, n_buf):
+                buf_covered, n_buf, par):
     """Coverage scan with a non-linear kernel: one kernel row over the ``n_pool`` core points
     per example, then ``p·c_B`` over each ball's core set (CSR ``ball_ptr/slot/coef``).
 
-    ``normalized`` uses ``k / sqrt(k(x,x) k(z,z))`` (``pool_self`` holds the raw self values).
-    Returns ``(next_row, n_buf, flush, kernel_evaluations)``.
+    ``normalized`` uses ``k / sqrt(k(x,x) k(z,z))`` (``pool_self`` holds the raw self values);
+    ``par`` is None on one thread (the kernel rows compile no parallel function), True on
+    several. Returns ``(next_row, n_buf, flush, kernel_evaluations)``.
     """
     evals = 0
     i = start
@@ -112,7 +113,7 @@ def scan_kernel(X, x_sq, y, start, first_index, pool_X, pool_sq, pool_self, pool
         out = row[:n_pool]
         if n_balls > 0:
             kernel_row_dense(x, x_sq[i], pool_X[:n_pool], pool_sq[:n_pool], code, gamma,
-                             degree, coef0, out)
+                             degree, coef0, out, par)
             if normalized:
                 normalize_row(out, raw_self, pool_self[:n_pool])
             evals += n_pool + 1

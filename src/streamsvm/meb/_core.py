@@ -23,7 +23,12 @@ prints 1, again the C = 1 case: the centre is p_1, whose e-part has squared norm
 import numpy as np
 from numba import njit
 
-from ..kernels._core import kernel_dense, kernel_row_dense, normalize_row
+from ..kernels._core import (
+    kernel_dense,
+    kernel_row_dense,
+    normalize_row,
+    threads_par,  # noqa: F401  (kernel_stream_dense's par, for callers)
+)
 
 #: Reassociation lets LLVM vectorise the per-row reductions (squared norm, dot product, the
 #: new ||w||^2) of the linear loops; no flag that assumes finite values, so NaN and infinity
@@ -254,6 +259,7 @@ def kernel_stream_dense(
     normalized,
     bias,
     row,
+    par=True,
 ):
     """Kernelised StreamSVM (Sec. 4.2) from row ``start`` on: Algorithm 1 when
     ``lookahead == 1``, else the scan of Algorithm 2.
@@ -273,6 +279,8 @@ def kernel_stream_dense(
     With ``normalized`` the kernel is ``k / sqrt(k(x,x) k(z,z))`` (``core_self`` holds the
     raw self-kernels); ``bias`` is added to every kernel value (1 for the feature map
     ``[phi(x); 1]`` of a model with an intercept, which keeps ``k(x, x)`` constant).
+    ``par`` is None on one thread (the kernel rows compile no parallel function), True on
+    several (:func:`streamsvm.kernels._core.kernel_row_dense`).
 
     Returns ``(next_row, n_stored, n_buffered, kernel_evaluations)``. It stops early when
     the storage is full (the caller grows it and calls again) or the buffer is.
@@ -298,7 +306,8 @@ def kernel_stream_dense(
             continue
         n = n_stored
         out = row[:n]
-        kernel_row_dense(x, x_sq[i], core[:n], core_sq[:n], code, gamma, degree, coef0, out)
+        kernel_row_dense(x, x_sq[i], core[:n], core_sq[:n], code, gamma, degree, coef0, out,
+                         par)
         if normalized:
             normalize_row(out, raw_self, core_self[:n])
         evals += n

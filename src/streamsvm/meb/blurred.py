@@ -41,6 +41,7 @@ from ..kernels import (
     dense_blocks,
     kernel_parameter_constraints,
 )
+from ..kernels._core import threads_par
 from ..kernels.spec import psd_kernel_rule
 from ..qp import meb_of_points
 from ..utils.params import N_JOBS, VERBOSE, Boolean, Interval, IsNone, Options, keep_params
@@ -231,7 +232,7 @@ class _BlurredBallLearner(_CoverOfBalls, BinaryLearner):
                     self.ball_coef, self.radius, self.cnorm2, self.n_balls, expand2,
                     self.inv_C, self.code, self.gamma, self.degree, self.coef0,
                     self.normalized, row, self.buf_X, self.buf_y, self.buf_index,
-                    self.buf_covered, self.n_buf,
+                    self.buf_covered, self.n_buf, threads_par(),
                 )
                 self.n_kernel_evals += int(evals)
             if flush:

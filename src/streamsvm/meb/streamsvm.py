@@ -225,6 +225,7 @@ class _KernelStreamSVMLearner(_Ball):
                     self.normalized,
                     self.bias,
                     row,
+                    _core.threads_par(),
                 )
                 self.n_kernel_evals += int(evals)
                 if self.lookahead > 1 and self.n_buffered == self.lookahead:
