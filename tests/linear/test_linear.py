@@ -21,7 +21,8 @@ def linear_task(n=500, d=8, seed=0):
 def test_perceptron_matches_reference(fit_intercept, sparse):
     X, y = linear_task()
     w, b, mistakes = naive.perceptron(X, y, fit_intercept)
-    model = Perceptron(fit_intercept=fit_intercept).fit(sp.csr_matrix(X) if sparse else X, y)
+    model = Perceptron(fit_intercept=fit_intercept, average=False)  # the last iterate
+    model.fit(sp.csr_matrix(X) if sparse else X, y)
     np.testing.assert_allclose(model.coef_[0], w)
     assert model.intercept_[0] == pytest.approx(b)
     assert model.n_updates_ == mistakes
@@ -39,7 +40,7 @@ def test_pegasos_matches_reference(k, project, sparse, fit_intercept):
     lam = 1e-2
     rows = np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
     w = naive.pegasos(rows, y, lam, k, project)
-    model = Pegasos(alpha=lam, block_size=k, projection=project,
+    model = Pegasos(alpha=lam, block_size=k, projection=project, average=False,
                     fit_intercept=fit_intercept).fit(sp.csr_matrix(X) if sparse else X, y)
     np.testing.assert_allclose(model.coef_[0], w[: X.shape[1]], rtol=1e-9, atol=1e-12)
     expected_bias = w[-1] if fit_intercept else 0.0
@@ -129,7 +130,7 @@ def test_pegasos_defaults_keep_the_minority_class_of_an_imbalanced_table():
 
     reference = balanced(LinearSVC())
     assert balanced(Pegasos()) >= reference - 0.05
-    assert balanced(Pegasos(alpha=1e-4, fit_intercept=False)) <= 0.55  # the old defaults
+    assert balanced(Pegasos(alpha=1e-4, fit_intercept=False, average=False)) <= 0.55  # old
 
 
 @pytest.mark.parametrize("bad, message", [(np.nan, r"NaN \(first at row 296\)"),

@@ -50,7 +50,8 @@ def test_sample_and_class_weights_in_fit_match_the_reference(block_size, sparse)
     sample_weight = rng.uniform(0.0, 3.0, size=len(y))
     sample_weight[::13] = 0.0  # a weight of 0 still counts as a step, as in SGD
     class_weight = {"no": 0.5, "yes": 4.0}
-    model = Pegasos(alpha=0.05, block_size=block_size, class_weight=class_weight)
+    model = Pegasos(alpha=0.05, block_size=block_size, class_weight=class_weight,
+                    average=False)  # the reference keeps the last iterate
     model.fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=sample_weight)
     weights = sample_weight * np.where(y == "yes", 4.0, 0.5)
     _check(model, X, y, weights, 0.05, block_size)
@@ -60,7 +61,7 @@ def test_balanced_weights_come_from_the_running_counts():
     """partial_fit: each chunk is weighted n / (2 n_c) with the labels counted up to and
     including it; blocks span the chunks (weights of the pending rows kept)."""
     X, y = _data(seed=1)
-    model = Pegasos(alpha=0.02, block_size=4, class_weight="balanced")
+    model = Pegasos(alpha=0.02, block_size=4, class_weight="balanced", average=False)
     weights = np.empty(len(y))
     counts = {"no": 0, "yes": 0}
     bounds = [0, 37, 250, 251, 600, 900]
@@ -79,8 +80,8 @@ def test_balanced_weights_come_from_the_running_counts():
 
 def test_unweighted_is_unchanged_by_weights_of_one():
     X, y = _data(seed=2)
-    plain = Pegasos(block_size=3).fit(X, y)
-    ones = Pegasos(block_size=3).fit(X, y, sample_weight=np.ones(len(y)))
+    plain = Pegasos(block_size=3, average=False).fit(X, y)
+    ones = Pegasos(block_size=3, average=False).fit(X, y, sample_weight=np.ones(len(y)))
     np.testing.assert_array_equal(plain.coef_, ones.coef_)
     assert plain.intercept_[0] == ones.intercept_[0]
     _check(plain, X, y, np.ones(len(y)), 1e-2, 3)

@@ -33,12 +33,24 @@ def first_chunk_scale(X):
         return None
     if sp.issparse(X):
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
     else:
         sq = np.einsum("ij,ij->i", X, X)
-        peak = np.abs(X).max(axis=0)
     if not np.sqrt(sq).mean() > UNSCALED_NORM_RATIO * np.sqrt(d):
         return None
+    return column_peaks_scale(X)
+
+
+def column_peaks_scale(X):
+    """Per-column factors ``1 / max |x_j|`` over the first :data:`SCALE_ROWS` rows of ``X``
+    (1 where a column is all 0; None for no rows or no columns), whatever their scale: the
+    averaged Perceptron's (``docs/choosing.md``, raw data). Binary columns get 1."""
+    X = X[:SCALE_ROWS]
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        return None
+    if sp.issparse(X):
+        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    else:
+        peak = np.abs(X).max(axis=0)
     return np.where(peak > 0.0, 1.0 / np.where(peak > 0.0, peak, 1.0), 1.0)
 
 

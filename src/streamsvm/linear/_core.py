@@ -198,3 +198,178 @@ def pegasos_csr(indptr, indices, data, y, yw, v, scale, sqnorm_v, t, lam, block_
         scale, sqnorm_v = _pegasos_finish_block(lam, project, scale, sqnorm_v, v)
     return scale, sqnorm_v, t, n_updates
 
+
+
+# ---------------------------------------------------------------- averaged iterates (issue 38)
+# The loops above as they are, plus the running sums of the average of the iterates; kept
+# apart so that the per-row steps (``_row_core``) and the unaveraged models are unchanged.
+
+
+@njit(cache=True)
+def perceptron_avg_dense(X, y, w, bias, fit_intercept, u, u_bias, count):
+    """:func:`perceptron_dense` with the sums of the averaged perceptron (Freund & Schapire,
+    "Large margin classification using the perceptron algorithm", 1999) in the form that
+    costs nothing on rows without a mistake: ``count`` is the row counter ``c`` (1 before
+    the first row), a mistake at ``c`` also adds ``c y x`` to ``u`` (``c y`` to ``u_bias``),
+    and ``w - u / c`` is the mean of the iterates ``w_0 … w_{c-1}``. Returns
+    ``(bias, n_mistakes, rows_sqnorm, u_bias, count)``."""
+    mistakes = 0
+    rows_sqnorm = 0.0
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        dot, xx = _row_dot_and_sqnorm(X, i, w)
+        rows_sqnorm += xx
+        label = y[i]
+        if label * (dot + bias) <= 0.0:
+            mistakes += 1
+            cy = count * label
+            for j in range(d):
+                x = X[i, j]
+                w[j] += label * x
+                u[j] += cy * x
+            if fit_intercept:
+                bias += label
+                u_bias += cy
+        count += 1.0
+    return bias, mistakes, rows_sqnorm, u_bias, count
+
+
+@njit(cache=True)
+def perceptron_avg_csr(indptr, indices, data, y, w, bias, fit_intercept, u, u_bias, count):
+    """:func:`perceptron_avg_dense` for CSR rows; returns ``(bias, n_mistakes, u_bias,
+    count)``."""
+    mistakes = 0
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        label = y[i]
+        if label * (_dot_csr(w, indices, data, start, stop) + bias) <= 0.0:
+            mistakes += 1
+            cy = count * label
+            for p in range(start, stop):
+                w[indices[p]] += label * data[p]
+                u[indices[p]] += cy * data[p]
+            if fit_intercept:
+                bias += label
+                u_bias += cy
+        count += 1.0
+    return bias, mistakes, u_bias, count
+
+
+#: the averaged loops fold the scale into ``v`` below this (the last iterate's loops: 1e-9),
+#: writing the sum ``avg_s v - u`` out into ``-u`` then: ``avg_s v`` never grows far past the
+#: sum it stands for, so the difference keeps its digits (a shrinking scale, e.g. the many
+#: projections of a small ``lam``, would make both terms huge beside it)
+AVERAGE_FOLD = 1e-3
+
+
+@njit(cache=True)
+def _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project):
+    """:func:`_pegasos_finish_block` for the averaged loops (:data:`AVERAGE_FOLD`); returns
+    ``(scale, sqnorm_v, avg_s)``."""
+    if project and sqnorm_v > 0.0:
+        norm_w = scale * np.sqrt(sqnorm_v)
+        radius = 1.0 / np.sqrt(lam)
+        if norm_w > radius:
+            scale *= radius / norm_w
+    if scale < AVERAGE_FOLD:
+        for j in range(v.shape[0]):
+            u[j] -= avg_s * v[j]  # sum_t w_t = 0 v - u from here
+            v[j] *= scale
+        sqnorm_v *= scale * scale
+        avg_s = 0.0
+        scale = 1.0
+    return scale, sqnorm_v, avg_s
+
+
+@njit(cache=True)
+def pegasos_avg_dense(X, y, yw, v, scale, sqnorm_v, t, lam, block_size, project, margins,
+                      intercept, u, avg_s):
+    """:func:`pegasos_dense` that also keeps the sum of its iterates ``w_t`` (after each
+    block's step and projection), the averaged hypothesis of Shalev-Shwartz et al.'s
+    analysis, without a pass over ``w`` per block: ``sum_t w_t = avg_s v - u``, where
+    ``avg_s`` sums the scales ``w_t = scale_t v`` (in the units of today's ``v``) and a step
+    ``v += c x`` adds ``avg_s c x`` to ``u``. Returns ``(scale, sqnorm_v, t, n_updates,
+    rows_sqnorm, avg_s)``."""
+    n_updates = 0
+    rows_sqnorm = 0.0
+    k = block_size
+    d = X.shape[1]
+    one = 1.0 if intercept else 0.0
+    dots = np.empty(k)
+    row_sqnorms = np.empty(k)
+    for start in range(0, X.shape[0] - k + 1, k):
+        bias = v[d] if intercept else 0.0
+        for i in range(k):
+            r = start + i
+            dot, xx = _row_dot_and_sqnorm(X, r, v)
+            dots[i] = dot + bias
+            row_sqnorms[i] = xx + one
+            rows_sqnorm += xx
+            margins[i] = y[r] * scale * dots[i]
+        t += 1
+        eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
+        reset = t == 1
+        moved = False
+        for i in range(k):
+            if margins[i] < 1.0:
+                n_updates += 1
+                r = start + i
+                c = eta * yw[r] / (k * scale)
+                if moved:
+                    dot = _dot_dense(v[:d], X[r]) + (v[d] if intercept else 0.0)
+                else:
+                    dot = 0.0 if reset else dots[i]
+                sqnorm_v += 2.0 * c * dot + c * c * row_sqnorms[i]
+                cu = avg_s * c
+                for j in range(d):
+                    x = X[r, j]
+                    v[j] += c * x
+                    u[j] += cu * x
+                if intercept:
+                    v[d] += c
+                    u[d] += cu
+                moved = True
+        scale, sqnorm_v, avg_s = _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project)
+        avg_s += scale
+    return scale, sqnorm_v, t, n_updates, rows_sqnorm, avg_s
+
+
+@njit(cache=True)
+def pegasos_avg_csr(indptr, indices, data, y, yw, v, scale, sqnorm_v, t, lam, block_size,
+                    project, margins, intercept, u, avg_s):
+    """:func:`pegasos_avg_dense` for CSR rows; returns ``(scale, sqnorm_v, t, n_updates,
+    avg_s)``."""
+    n_updates = 0
+    k = block_size
+    n = indptr.shape[0] - 1
+    last = v.shape[0] - 1
+    one = 1.0 if intercept else 0.0
+    for start in range(0, n - k + 1, k):
+        for i in range(k):
+            r = start + i
+            bias = v[last] if intercept else 0.0
+            margins[i] = y[r] * scale * (_dot_csr(v, indices, data, indptr[r], indptr[r + 1])
+                                         + bias)
+        t += 1
+        eta, scale, sqnorm_v = _pegasos_step(t, lam, scale, sqnorm_v, v)
+        for i in range(k):
+            if margins[i] < 1.0:
+                n_updates += 1
+                r = start + i
+                lo, hi = indptr[r], indptr[r + 1]
+                c = eta * yw[r] / (k * scale)
+                xx = one
+                for p in range(lo, hi):
+                    xx += data[p] * data[p]
+                bias = v[last] if intercept else 0.0
+                sqnorm_v += 2.0 * c * (_dot_csr(v, indices, data, lo, hi) + bias) + c * c * xx
+                cu = avg_s * c
+                for p in range(lo, hi):
+                    v[indices[p]] += c * data[p]
+                    u[indices[p]] += cu * data[p]
+                if intercept:
+                    v[last] += c
+                    u[last] += cu
+        scale, sqnorm_v, avg_s = _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project)
+        avg_s += scale
+    return scale, sqnorm_v, t, n_updates, avg_s

@@ -8,29 +8,59 @@ from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..input.row_path import plain_float_arrays
 from ..utils.params import VERBOSE, Boolean, keep_params
-from ._common import LinearLearner, LinearStreamClassifier
-from ._core import perceptron_csr, perceptron_dense
+from ._common import LinearLearner, LinearStreamClassifier, column_peaks_scale, scale_columns
+from ._core import perceptron_avg_csr, perceptron_avg_dense, perceptron_csr, perceptron_dense
 from ._row_core import direct
 
 
 class _PerceptronLearner(LinearLearner):
     _feature_arrays = ("coef",)
+    #: the averaged perceptron's sums (``u``, ``u_intercept``, ``count``:
+    #: :func:`~._core.perceptron_avg_dense`) and the column factors of the first chunk;
+    #: learners saved before they existed keep the last iterate on the rows as given
+    average = False
+    u = None
+    col_scale = None
 
-    def __init__(self, n_features, rng, *, fit_intercept):
+    def __init__(self, n_features, rng, *, fit_intercept, average=False):
         super().__init__(n_features, rng)
         self.fit_intercept = bool(fit_intercept)
         self.coef = np.zeros(n_features)
         self.intercept = 0.0
         self.n_updates = 0
+        if average:  # an instance attribute only here: a fresh learner without it is one
+            self.average = True  # of a file saved before it existed
+            self.u = np.zeros(n_features)
+            self.u_intercept = 0.0
+            self.count = 1.0
+
+    def _check_restored(self) -> None:
+        """Raise ValueError unless the saved sums and factors fit the weights."""
+        d = self.coef.shape
+        ok = ((not self.average
+               or (isinstance(self.u, np.ndarray) and self.u.shape == d and self.count >= 1))
+              and (self.col_scale is None
+                   or (isinstance(self.col_scale, np.ndarray) and self.col_scale.shape == d
+                       and np.isfinite(self.col_scale).all() and (self.col_scale > 0).all())))
+        if not ok:
+            raise ValueError("the averaged sums or the column factors do not fit the weights")
 
     def partial_fit(self, X, y, sample_weight=None):
         n_rows = X.shape[0]
+        if "col_scale" not in vars(self) and self.n_seen == 0 and self.average:
+            self.col_scale = column_peaks_scale(X)  # a learner its estimator gave none
+        if self.col_scale is not None:  # the model learns on the scaled rows
+            if not sp.issparse(X):  # the loop checks the scaled rows: check the rows as given
+                refuse_rows(float(np.einsum("ij,ij->", X, X)))
+            X = scale_columns(X, self.col_scale)
         if sample_weight is not None:  # the update w_i y_i x_i: the labels scaled by w_i > 0
             kept = sample_weight > 0
             if not kept.all():
                 X, y, sample_weight = X[kept], y[kept], sample_weight[kept]
             y = y * sample_weight
-        if sp.issparse(X):
+        if self.average:
+            mistakes = self._learn_averaged(X, y)
+        elif sp.issparse(X):
             self.intercept, mistakes = perceptron_csr(
                 X.indptr, X.indices, X.data, y, self.coef, self.intercept, self.fit_intercept
             )
@@ -42,13 +72,44 @@ class _PerceptronLearner(LinearLearner):
         self.n_updates += int(mistakes)
         self.n_seen += n_rows
 
+    def _learn_averaged(self, X, y):
+        """The averaged rule over the rows (:func:`~._core.perceptron_avg_dense`); its
+        mistakes."""
+        if sp.issparse(X):
+            self.intercept, mistakes, self.u_intercept, self.count = perceptron_avg_csr(
+                X.indptr, X.indices, X.data, y, self.coef, self.intercept, self.fit_intercept,
+                self.u, self.u_intercept, self.count)
+        else:
+            out = perceptron_avg_dense(X, y, self.coef, self.intercept, self.fit_intercept,
+                                       self.u, self.u_intercept, self.count)
+            self.intercept, mistakes, rows_sqnorm, self.u_intercept, self.count = out
+            refuse_rows(rows_sqnorm)
+        return mistakes
+
     def weights(self):
-        return self.coef, self.intercept
+        """``(w, b)`` on the rows as given; with ``average``, the mean of the iterates."""
+        if not self.average and self.col_scale is None:
+            return self.coef, self.intercept
+        w, b = self.coef, self.intercept
+        if self.average:
+            w, b = w - self.u / self.count, b - self.u_intercept / self.count
+        return (w if self.col_scale is None else w * self.col_scale), b
+
+    def widen_features(self, added: int, undo) -> bool:
+        """New features (dict streams) get 0 in the sums and the factor 1."""
+        u, scale = self.u, self.col_scale
+        if not super().widen_features(added, undo):
+            return False
+        if u is not None:
+            undo.set(self, "u", np.concatenate((u, np.zeros(added))))
+        if scale is not None:
+            undo.set(self, "col_scale", np.concatenate((scale, np.ones(added))))
+        return True
 
     # the per-row path of learn_one / predict_one (streamsvm.input.row_path)
     def row_ready(self) -> bool:
-        """Weights as the compiled steps take them."""
-        return plain_float_arrays(self.coef)
+        """Weights as the compiled steps take them (the last iterate on the rows as given)."""
+        return not self.average and self.col_scale is None and plain_float_arrays(self.coef)
 
     def learn_row(self, cols, vals, y, state, known=None):
         """Learn one example (``state``: the model's :class:`~streamsvm.input.row_path.RowState`);
@@ -103,6 +164,23 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     ----------
     fit_intercept : bool, default=True
         Learn a bias ``b`` (updated like the weight of a constant feature 1).
+    average : bool, default=True
+        The averaged perceptron (Freund & Schapire, "Large margin classification using the
+        perceptron algorithm", 1999): predict with the mean of the iterates ``w_0 … w_n``,
+        kept in O(1) per row without a mistake (``w - u / c``, a mistake at row ``c`` adding
+        ``c y x`` to ``u``), and learn on rows whose columns are divided by their largest
+        ``|x_j|`` in the first 1,000 rows of the first chunk (``fit``: of all its rows;
+        binary columns keep 1; ``coef_`` and the decision values are those of the rows as
+        given). The updates are the perceptron's all the same: the last iterate decides
+        every mistake. Chosen because one pass of the last iterate is as noisy as its
+        last mistakes: at the defaults on raw data (``docs/choosing.md``) digits
+        (one-vs-rest) 0.850 → 0.917, ijcnn1 0.894 → 0.912, a9a 0.800 → 0.850, breast cancer
+        0.901 → 0.889 (``SGDClassifier()``: 0.907, 0.923, 0.818, 0.860); the mean without
+        the factors falls to 0.380 on breast cancer and 0.861 on ijcnn1, where one column's
+        scale or the bias's dominates the steps. ``learn_one`` of an averaged model takes
+        the general path (the per-row step keeps the last iterate only). False:
+        Rosenblatt's rule as such, the last iterate on the rows as given (files saved before
+        this parameter existed keep it).
     class_weight : None, "balanced" or dict {label: weight > 0}, default=None
         Multiplies the update of the rows of a class. "balanced" is ``n / (k n_c)`` from
         the rows counted so far (``class_counts_``: ``fit`` counts all of ``y``;
@@ -130,12 +208,11 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     _order_sensitive = True  # sorted labels: streamsvm.base.order
 
     _learner_class = _PerceptronLearner
-    _chunk_invariant = True  # the same stream gives the same model however it is chunked
     _bounded_memory = True
-    _learner_params = ("fit_intercept",)
+    _learner_params = ("fit_intercept", "average")
 
-    _parameter_constraints = {"fit_intercept": [Boolean()], "class_weight": CLASS_WEIGHT,
-                              "verbose": VERBOSE}
+    _parameter_constraints = {"fit_intercept": [Boolean()], "average": [Boolean()],
+                              "class_weight": CLASS_WEIGHT, "verbose": VERBOSE}
     _expected_failed_checks = {
         **{check: "one update of 2 y x on a mistake is not two passes of the perceptron rule "
                   "(the second copy of a row may not be a mistake any more)"
@@ -147,8 +224,51 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
             "test rows, not the 87% the check asks (LASVM with the same weights: 100%)"),
     }
 
-    def __init__(self, *, fit_intercept=True, class_weight=None, verbose=0):
+    def __init__(self, *, fit_intercept=True, average=True, class_weight=None, verbose=0):
         keep_params(self, locals())
+
+    @property
+    def _chunk_invariant(self) -> bool:
+        """The same stream gives the same model however it is chunked, except that a fresh
+        averaged model's column factors come from its first chunk (``fit``: its first 1,000
+        rows, whatever pieces it learns them in)."""
+        return not self.average or "classes_" in self.__dict__
+
+    def _prepare_first(self, X):
+        """Fix the averaged model's column factors from the first data
+        (:func:`~._common.column_peaks_scale`), before ``fit`` learns them."""
+        prepared = super()._prepare_first(X)
+        if self.average:
+            self.__dict__["_first_factors"] = column_peaks_scale(prepared)
+        return prepared
+
+    def _make_learner(self):
+        """A learner with the column factors of the first data: those just fixed, or those
+        the learners already made hold (a class first seen in a later chunk)."""
+        learner = super()._make_learner()
+        if not learner.average:
+            return learner
+        for made in self.__dict__.get("learners_", ()):
+            if "col_scale" in vars(made):
+                learner.col_scale = made.col_scale
+                return learner
+        if "_first_factors" in self.__dict__:
+            learner.col_scale = self.__dict__["_first_factors"]
+        return learner
+
+    def _grow_classes(self, seen) -> None:
+        super()._grow_classes(seen)
+        self.__dict__.pop("_first_factors", None)  # held by the learners from now on
+
+    def _restore_transient(self) -> None:
+        """A file saved before ``average`` existed reads as ``average=False``, the rule its
+        learners keep (and new learners of later classes take)."""
+        restore = getattr(super(), "_restore_transient", None)
+        if restore is not None:
+            restore()
+        learners = self.__dict__.get("learners_") or ()
+        if learners and "average" not in vars(learners[0]):
+            self.average = False
 
     n_updates_ = summed_over_learners("n_updates",
                                       "Mistakes (= updates), summed over the learners.")
