@@ -14,11 +14,11 @@ from streamsvm.input import row_path as _row_path
 from streamsvm.linear._core import perceptron_csr
 
 ROW_MODELS = {
-    "Perceptron": lambda: streamsvm.Perceptron(),
-    "Pegasos": lambda: streamsvm.Pegasos(),
-    "Pegasos-noproj": lambda: streamsvm.Pegasos(alpha=0.01, projection=False),
+    "Perceptron": lambda: streamsvm.Perceptron(average=False),
+    "Pegasos": lambda: streamsvm.Pegasos(average=False),
+    "Pegasos-noproj": lambda: streamsvm.Pegasos(alpha=0.01, projection=False, average=False),
     # a small alpha: the first, huge steps reach the ball ||w|| <= 1/sqrt(alpha)
-    "Pegasos-ball": lambda: streamsvm.Pegasos(alpha=0.001),
+    "Pegasos-ball": lambda: streamsvm.Pegasos(alpha=0.001, average=False),
     "LASVM": lambda: streamsvm.LASVM(random_state=0),
     "LASVM-poly": lambda: streamsvm.LASVM(kernel="poly", gamma=0.5, C=10.0, random_state=0),
     "LASVMG": lambda: streamsvm.LASVMG(gamma=0.3, random_state=0),
@@ -185,7 +185,7 @@ def test_row_answers_are_predict_and_predict_proba(name):
 
 def test_multiclass_one_vs_rest_rows_match_the_general_path():
     rows, labels = dense_stream(n=300, n_classes=4, seed=2)
-    fast, general = streamsvm.Perceptron(), streamsvm.Perceptron()
+    fast, general = streamsvm.Perceptron(average=False), streamsvm.Perceptron(average=False)
     assert prequential(fast, rows, labels, True) == prequential(general, rows, labels, False)
     assert_same_state(fast, general)
 
@@ -223,7 +223,7 @@ def test_bad_rows_are_refused_and_leave_the_model_unchanged(name, bad_x, bad_y, 
 
 def test_set_params_and_new_classes_are_seen_by_the_row_path():
     rows, labels = dense_stream(n=100)
-    fast, general = streamsvm.Perceptron(), streamsvm.Perceptron()
+    fast, general = streamsvm.Perceptron(average=False), streamsvm.Perceptron(average=False)
     for model, on in ((fast, True), (general, False)):
         prequential(model, rows[:50], labels[:50], on)
         model.set_params(fit_intercept=False)
@@ -234,7 +234,7 @@ def test_set_params_and_new_classes_are_seen_by_the_row_path():
 
 def test_the_compiled_step_is_the_chunk_loop():
     """The Perceptron's row step learns as its chunk loop on the same CSR row."""
-    model = streamsvm.Perceptron()
+    model = streamsvm.Perceptron(average=False)
     rows, labels = dense_stream(n=30)
     prequential(model, rows, labels, fast=True)
     learner = model.learners_[0]
@@ -271,8 +271,10 @@ def test_a_dict_changed_between_predict_one_and_learn_one_is_learnt_as_it_is_the
 
 
 @pytest.mark.parametrize("make", [
-    lambda: streamsvm.Perceptron(), lambda: streamsvm.Perceptron(fit_intercept=False),
-    lambda: streamsvm.Pegasos(), lambda: streamsvm.Pegasos(fit_intercept=False)],
+    lambda: streamsvm.Perceptron(average=False),
+    lambda: streamsvm.Perceptron(fit_intercept=False, average=False),
+    lambda: streamsvm.Pegasos(average=False),
+    lambda: streamsvm.Pegasos(fit_intercept=False, average=False)],
     ids=["Perceptron", "Perceptron-nobias", "Pegasos", "Pegasos-nobias"])
 def test_the_linear_learners_own_widening_is_the_generic_one(make):
     """``widen_features`` (no fresh learners built) gives the arrays, bit for bit, of the
@@ -314,7 +316,8 @@ def test_pegasos_blocks_waiting_for_rows_grow_with_new_keys():
             ({"c": 1.0}, False), ({"a": 1.0, "d": 2.0}, True), ({"a": -1.0, "e": 1.0}, False),
             ({"f": 1.0}, True)] * 3
     all_keys = ["a", "b", "c", "d", "e", "f"]
-    grown, full = streamsvm.Pegasos(block_size=4), streamsvm.Pegasos(block_size=4)
+    grown = streamsvm.Pegasos(block_size=4, average=False)
+    full = streamsvm.Pegasos(block_size=4, average=False)
     for x, y in rows:
         grown.learn_one(x, y)
         full.learn_one({key: x.get(key, 0.0) for key in all_keys}, y)
@@ -350,7 +353,7 @@ def test_weights_the_compiled_steps_cannot_take_leave_the_row_path():
     frozen.flags.writeable = False
     assert not _row_path.plain_float_arrays(frozen)
     rows, labels = dense_stream(n=60)
-    model = streamsvm.Perceptron()
+    model = streamsvm.Perceptron(average=False)
     prequential(model, rows[:40], labels[:40], fast=True)
     learner = model.learners_[0]
     model._forget_row_state()

@@ -42,8 +42,9 @@ def first_chunk_scale(X):
 
 def column_peaks_scale(X):
     """Per-column factors ``1 / max |x_j|`` over the first :data:`SCALE_ROWS` rows of ``X``
-    (1 where a column is all 0; None for no rows or no columns), whatever their scale: the
-    averaged Perceptron's (``docs/choosing.md``, raw data). Binary columns get 1."""
+    (1 where a column is all 0), whatever their scale: the averaged Perceptron's
+    (``docs/choosing.md``, raw data). None (the rows as given) for no rows or no columns,
+    or where every factor is 1 (binary rows)."""
     X = X[:SCALE_ROWS]
     if X.shape[0] == 0 or X.shape[1] == 0:
         return None
@@ -51,7 +52,8 @@ def column_peaks_scale(X):
         peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
     else:
         peak = np.abs(X).max(axis=0)
-    return np.where(peak > 0.0, 1.0 / np.where(peak > 0.0, peak, 1.0), 1.0)
+    factors = np.where(peak > 0.0, 1.0 / np.where(peak > 0.0, peak, 1.0), 1.0)
+    return None if (factors == 1.0).all() else factors
 
 
 def scale_columns(X, factors):

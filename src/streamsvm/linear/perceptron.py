@@ -8,7 +8,7 @@ from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..input.row_path import plain_float_arrays
 from ..utils.params import VERBOSE, Boolean, keep_params
-from ._common import LinearLearner, LinearStreamClassifier, column_peaks_scale, scale_columns
+from ._common import LinearLearner, LinearStreamClassifier, first_chunk_scale, scale_columns
 from ._core import perceptron_avg_csr, perceptron_avg_dense, perceptron_csr, perceptron_dense
 from ._row_core import direct
 
@@ -48,7 +48,7 @@ class _PerceptronLearner(LinearLearner):
     def partial_fit(self, X, y, sample_weight=None):
         n_rows = X.shape[0]
         if "col_scale" not in vars(self) and self.n_seen == 0 and self.average:
-            self.col_scale = column_peaks_scale(X)  # a learner its estimator gave none
+            self.col_scale = first_chunk_scale(X)  # a learner its estimator gave none
         if self.col_scale is not None:  # the model learns on the scaled rows
             if not sp.issparse(X):  # the loop checks the scaled rows: check the rows as given
                 refuse_rows(float(np.einsum("ij,ij->", X, X)))
@@ -164,23 +164,20 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
     ----------
     fit_intercept : bool, default=True
         Learn a bias ``b`` (updated like the weight of a constant feature 1).
-    average : bool, default=True
+    average : bool, default=False
         The averaged perceptron (Freund & Schapire, "Large margin classification using the
         perceptron algorithm", 1999): predict with the mean of the iterates ``w_0 … w_n``,
         kept in O(1) per row without a mistake (``w - u / c``, a mistake at row ``c`` adding
-        ``c y x`` to ``u``), and learn on rows whose columns are divided by their largest
-        ``|x_j|`` in the first 1,000 rows of the first chunk (``fit``: of all its rows;
-        binary columns keep 1; ``coef_`` and the decision values are those of the rows as
-        given). The updates are the perceptron's all the same: the last iterate decides
-        every mistake. Chosen because one pass of the last iterate is as noisy as its
-        last mistakes: at the defaults on raw data (``docs/choosing.md``) digits
-        (one-vs-rest) 0.850 → 0.917, ijcnn1 0.894 → 0.912, a9a 0.800 → 0.850, breast cancer
-        0.901 → 0.889 (``SGDClassifier()``: 0.907, 0.923, 0.818, 0.860); the mean without
-        the factors falls to 0.380 on breast cancer and 0.861 on ijcnn1, where one column's
-        scale or the bias's dominates the steps. ``learn_one`` of an averaged model takes
-        the general path (the per-row step keeps the last iterate only). False:
-        Rosenblatt's rule as such, the last iterate on the rows as given (files saved before
-        this parameter existed keep it).
+        ``c y x`` to ``u``); the last iterate still decides every mistake. With it, rows that
+        look unscaled are learnt with the column factors of their first chunk, as
+        Pegasos's (``coef_`` and the decision values stay those of the rows as given).
+        Not the default: on raw data it closes digits (one-vs-rest, 0.850 → 0.917;
+        ``SGDClassifier()`` 0.907) and a9a (0.800 → 0.850) but drops ijcnn1 (0.894 → 0.861,
+        where the bias's unit steps outweigh rows of norm 1.3), and the factors taken on
+        every table (which close ijcnn1, 0.912) made the defaults study's standardised
+        Adult, MNIST 8-vs-9 and w3a predict one class (``docs/choosing.md``, raw data).
+        ``learn_one`` of an averaged model takes the general path (the per-row step keeps
+        the last iterate only).
     class_weight : None, "balanced" or dict {label: weight > 0}, default=None
         Multiplies the update of the rows of a class. "balanced" is ``n / (k n_c)`` from
         the rows counted so far (``class_counts_``: ``fit`` counts all of ``y``;
@@ -224,7 +221,7 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
             "test rows, not the 87% the check asks (LASVM with the same weights: 100%)"),
     }
 
-    def __init__(self, *, fit_intercept=True, average=True, class_weight=None, verbose=0):
+    def __init__(self, *, fit_intercept=True, average=False, class_weight=None, verbose=0):
         keep_params(self, locals())
 
     @property
@@ -236,10 +233,10 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
 
     def _prepare_first(self, X):
         """Fix the averaged model's column factors from the first data
-        (:func:`~._common.column_peaks_scale`), before ``fit`` learns them."""
+        (:func:`~._common.first_chunk_scale`), before ``fit`` learns them."""
         prepared = super()._prepare_first(X)
         if self.average:
-            self.__dict__["_first_factors"] = column_peaks_scale(prepared)
+            self.__dict__["_first_factors"] = first_chunk_scale(prepared)
         return prepared
 
     def _make_learner(self):
