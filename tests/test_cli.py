@@ -368,6 +368,21 @@ def test_the_demo_times_learning_apart_from_the_first_use():
     assert by_name["sklearn SGDClassifier (1 pass)"].first_use_seconds is None
 
 
+def test_the_demos_first_uses_in_worker_processes_change_no_result():
+    """``jobs=2``: the first uses run in two worker processes before the timed runs; every
+    model learns what it learns with ``jobs=1``, and each first use has its seconds."""
+    from streamsvm.cli.demo import run_demo
+
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        run_demo(n_train=200, n_test=100, jobs=0)
+    alone = run_demo(n_train=200, n_test=100, chunk_size=100)
+    side_by_side = run_demo(n_train=200, n_test=100, chunk_size=100, jobs=2)
+    assert [(r.name, r.accuracy) for r in side_by_side] == [(r.name, r.accuracy) for r in alone]
+    ours = [r for r in side_by_side if not r.name.startswith("sklearn")]
+    assert len(ours) == len(streamsvm.registry.ESTIMATORS)
+    assert all(r.first_use_seconds is not None and r.first_use_seconds >= 0 for r in ours)
+
+
 def test_train_into_a_log_writes_progress_lines(runner, svmlight_file, monkeypatch):
     from streamsvm.utils import progress
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from contextlib import nullcontext
 
@@ -54,8 +55,54 @@ def use_once(model, X, y, classes, X_test) -> float:
     return time.perf_counter() - start
 
 
+@functools.lru_cache(maxsize=1)
+def _demo_data_once(data: str, n_train: int, n_test: int, seed: int):
+    return demo_data(data, n_train, n_test, seed)
+
+
+def _first_use_in_worker(task) -> tuple[float | None, str | None]:
+    """A worker process's :func:`use_once` of one registered estimator with its demo
+    parameters on the demo's data (``task``: the name and the data's arguments); its seconds,
+    or its error (the main process meets the error again and reports it)."""
+    from ..registry import get_estimator
+
+    name, data, n_train, n_test, seed = task
+    X_train, y_train, X_test, y_test = _demo_data_once(data, n_train, n_test, seed)
+    cls = get_estimator(name)
+    try:
+        return use_once(cls(**getattr(cls, "_demo_params", {})), X_train, y_train,
+                        np.unique(y_test), X_test), None
+    except Exception as exc:  # noqa: BLE001 - reported by the main process's own first use
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def first_uses_side_by_side(names, data, n_train, n_test, seed, jobs,
+                            verbose=0) -> dict[str, float]:
+    """The first use of each registered estimator in ``names`` in ``jobs`` worker processes,
+    the estimators of one module in one process (they share compiled code): ``{name:
+    seconds}``, for the estimators whose first use succeeded there. The processes write
+    numba's cache, so this process's first use of each then loads the compiled code."""
+    from ..registry import get_estimator
+    from .workers import run_side_by_side
+
+    groups: dict[str, list] = {}
+    for name in names:
+        groups.setdefault(get_estimator(name).__module__, []).append(
+            (name, data, n_train, n_test, seed))
+
+    def done(task, result):
+        if verbose:
+            seconds, error = result
+            said = f"{seconds:.1f} s" if error is None else f"failed ({error})"
+            say(f"demo: {task[0]}: first use in a worker process: {said}")
+
+    results = run_side_by_side(_first_use_in_worker, list(groups.values()),
+                               min(jobs, len(groups)), on_done=done)
+    return {task[0]: seconds for task, (seconds, error) in results.items() if error is None}
+
+
 def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_size=2_000,
-             on_result=None, verbose=0) -> list[DemoRow]:
+             on_result=None, verbose=0, jobs=1) -> list[DemoRow]:
     """Train each estimator on one pass over the stream and the peers on the same data.
 
     Returns one :class:`~streamsvm.cli.report.DemoRow` per model (test accuracy, training time,
@@ -67,15 +114,29 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
     apart (``DemoRow.first_use_seconds``), so the training times and rates are those of
     learning. ``verbose=1`` announces each model, reports rows done and rows/s every few
     seconds (:mod:`streamsvm.utils.progress`) and passes ``verbose=1`` to the library's estimators.
+    With ``jobs > 1``, the first uses run before the timed runs, side by side in that many
+    worker processes (:func:`first_uses_side_by_side`; their seconds are the ones reported),
+    and nothing runs beside the timed runs.
     """
     from sklearn.linear_model import SGDClassifier
     from sklearn.svm import SVC
 
     from ..registry import available_estimators
 
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     X_train, y_train, X_test, y_test = demo_data(data, n_train, n_test, seed)
     classes = np.unique(y_test)
     rows = []
+    names = list(available_estimators())
+    in_workers = {}
+    if jobs > 1:
+        if verbose:
+            say(f"demo: the first use of {len(names)} estimators (compiles their code, or "
+                f"loads it from numba's cache) in {jobs} worker processes side by side")
+        with Heartbeat("demo: first uses", enabled=bool(verbose)):
+            in_workers = first_uses_side_by_side(names, data, n_train, n_test, seed, jobs,
+                                                 verbose)
 
     def run(name, model, streaming, size, max_examples=None):
         ours = type(model).__module__.startswith("streamsvm")
@@ -88,6 +149,7 @@ def run_demo(*, data="synthetic-a", n_train=10_000, n_test=5_000, seed=0, chunk_
                     "loads it from numba's cache)")
             with Heartbeat(f"demo: {name}: first use", enabled=bool(verbose)):
                 first_use = use_once(model, X_train, y_train, classes, X_test)
+            first_use = in_workers.get(type(model).__name__, first_use)
         start = time.perf_counter()
         if streaming:
             n = X_train.shape[0] if max_examples is None else min(max_examples, X_train.shape[0])

@@ -96,18 +96,22 @@ def datasets_describe(name):
 @click.option("--n-train", type=click.IntRange(100), default=20_000, show_default=True)
 @click.option("--n-test", type=click.IntRange(10), default=5_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for the estimators' first uses (compiling), side by "
+                   "side before the timed runs [default: the cores this process may use].")
 @_errors_as_one_line
-def demo(data, n_train, n_test, seed):
+def demo(data, n_train, n_test, seed, jobs):
     """Stream built-in data through every estimator, beside scikit-learn's SVC and SGD."""
     from ..datasets import UnknownSourceError
     from .demo import run_demo
+    from .warmup import default_jobs
 
     def show(row):
         err_console.print(report.demo_line(row), highlight=False)
 
     try:
         rows = run_demo(data=data, n_train=n_train, n_test=n_test, seed=seed, on_result=show,
-                        verbose=1)
+                        verbose=1, jobs=jobs or default_jobs())
     except UnknownSourceError as exc:
         raise CLIError(_one_line(exc), EXIT_USAGE) from exc
     console.print(report.demo_table(rows, data=data, n_train=n_train, n_test=n_test))

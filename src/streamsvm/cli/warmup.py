@@ -15,16 +15,15 @@ wall time of one after another.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import queue
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
+
+from .workers import run_side_by_side
 
 __all__ = ["WarmupStep", "default_jobs", "kernels_of", "warm_up", "warmup_steps",
            "worker_count"]
@@ -117,20 +116,8 @@ def _run_step(step: WarmupStep, clock: Callable[[], float]) -> WarmupStep:
     return replace(step, seconds=clock() - start, error=error)
 
 
-#: the events queue of a worker process (set by :func:`_start_worker`)
-_EVENTS = None
-
-
-def _start_worker(events) -> None:
-    global _EVENTS
-    _EVENTS = events
-
-
-def _run_group_in_worker(group: list[WarmupStep]) -> None:
-    """A worker process's task: run ``group``, telling the parent each start and result."""
-    for step in group:
-        _EVENTS.put(("start", step))
-        _EVENTS.put(("done", _run_step(step, time.perf_counter)))
+def _run_step_timed(step: WarmupStep) -> WarmupStep:
+    return _run_step(step, time.perf_counter)
 
 
 def warm_up(names=None, *, jobs: int = 1,
@@ -161,38 +148,14 @@ def warm_up(names=None, *, jobs: int = 1,
 
 
 def _warm_up_in_workers(steps, groups, jobs, on_start, on_done) -> list[WarmupStep]:
-    """The groups on ``jobs`` spawned worker processes (numba is not safe to fork once it has
-    compiled); the callbacks run here, as the workers' events arrive."""
-    context = multiprocessing.get_context("spawn")
-    events = context.Queue()
-    results: dict[WarmupStep, WarmupStep] = {}
-
-    def handle(kind, step):
-        if kind == "start" and on_start is not None:
-            on_start(step)
-        elif kind == "done":
-            results[replace(step, seconds=None, error=None)] = step
+    """The groups on ``jobs`` worker processes (:func:`run_side_by_side`); a step whose worker
+    died is reported failed."""
+    results = run_side_by_side(
+        _run_step_timed, groups, jobs, on_start=on_start,
+        on_done=None if on_done is None else (lambda step, done: on_done(done)))
+    for step in steps:
+        if step not in results:
+            results[step] = replace(step, error="its worker process died")
             if on_done is not None:
-                on_done(step)
-
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(events,)) as pool:
-        futures = {pool.submit(_run_group_in_worker, group): group for group in groups}
-        pending = set(futures)
-        while pending:
-            try:
-                handle(*events.get(timeout=0.2))
-            except queue.Empty:
-                pass
-            pending = {f for f in pending if not f.done()}
-    while True:  # the events sent before the last worker returned
-        try:
-            handle(*events.get(timeout=0.2))
-        except queue.Empty:
-            break
-    for future, group in futures.items():
-        failure = future.exception()
-        for step in group:
-            if step not in results:  # the worker died before this step's result
-                handle("done", replace(step, error=f"worker process failed: {failure!r}"))
+                on_done(results[step])
     return [results[step] for step in steps]
