@@ -11,6 +11,8 @@ from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
 from ..input.row_path import F_DOT, plain_float_arrays
 from ..utils.params import VERBOSE, Boolean, Interval, keep_params
+from ._avg_row_core import NO_FACTORS
+from ._avg_row_core import direct as averaged_direct
 from ._common import LinearLearner, LinearStreamClassifier, first_chunk_scale, scale_columns
 from ._core import pegasos_avg_csr, pegasos_avg_dense, pegasos_csr, pegasos_dense
 from ._row_core import direct
@@ -213,16 +215,38 @@ class _PegasosLearner(LinearLearner):
     # the per-row path of learn_one / predict_one (streamsvm.input.row_path)
     def row_ready(self) -> bool:
         """Blocks of one example only (larger blocks wait in ``pending_X``), weights as the
-        compiled steps take them."""
-        return (self.block_size == 1 and self.pending_y.shape[0] == 0 and not self.average
-                and self.pending_w is None and self.col_scale is None
-                and plain_float_arrays(self.v))
+        compiled steps take them; column factors only with ``average`` (its own steps,
+        :mod:`._avg_row_core`)."""
+        if not (self.block_size == 1 and self.pending_y.shape[0] == 0
+                and self.pending_w is None and plain_float_arrays(self.v)):
+            return False
+        if self.average:
+            return (plain_float_arrays(self.u)
+                    and (self.col_scale is None or plain_float_arrays(self.col_scale)))
+        return self.col_scale is None
+
+    def _row_factors(self):
+        return NO_FACTORS if self.col_scale is None else self.col_scale
 
     def learn_row(self, cols, vals, y, state, known=None):
         """One step on one example (``state``: the model's
         :class:`~streamsvm.input.row_path.RowState`); its score before, or None if refused.
         ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
         reused)."""
+        if self.average:
+            t = self.t
+            score, scale, sqnorm_v, t, updates, avg_s = averaged_direct.pegasos_avg_learn_row(
+                cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y,
+                self.v, self.u, self.avg_s, self.n_avg, self.scale, self.sqnorm_v, self.t,
+                self.alpha, 1 if self.projection else 0, self.fit_intercept,
+                self._row_factors())
+            if score != score:
+                return None
+            self.n_avg += t - self.t
+            self.scale, self.sqnorm_v, self.t, self.avg_s = scale, sqnorm_v, t, avg_s
+            self.n_updates += updates
+            self.n_seen += 1
+            return score if known is None else known
         t = self.t
         if known is not None and t > 0:
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
@@ -263,8 +287,11 @@ class _PegasosLearner(LinearLearner):
         self.n_seen += 1
         return score
 
-    #: the per-row path's decision on its block (RowState: ``v``, ``scale``)
-    row_kind = "pegasos"
+    @property
+    def row_kind(self):
+        """The per-row path's decision on its block (RowState: ``v``, ``scale``); None for
+        the averaged model, whose :meth:`decision_row` the path calls."""
+        return None if self.average else "pegasos"
 
     def row_header(self):
         """The block header's bias entry (``v[-1]``, with ``fit_intercept``), flags
@@ -274,6 +301,11 @@ class _PegasosLearner(LinearLearner):
 
     def decision_row(self, cols, vals, state):
         """The decision value of one example, or None if refused."""
+        if self.average:
+            score = averaged_direct.pegasos_avg_decision_row(
+                cols, vals, state.iscratch, state.fscratch, self.v, self.u, self.avg_s,
+                self.n_avg, self.scale, self.fit_intercept, self._row_factors())
+            return None if score != score else score
         score = direct.pegasos_decision_row(cols, vals, state.iscratch, state.fscratch, self.v,
                                             self.scale, self.fit_intercept)
         return None if score != score else score

@@ -1,0 +1,81 @@
+"""Compiled per-row steps of the averaged Pegasos (``average=True``) for ``learn_one`` /
+``predict_one`` (:mod:`streamsvm.input.row_path`): one call per example over
+:func:`~streamsvm.linear._core.pegasos_avg_csr` run on the one-row CSR matrix the scratch
+holds, so a row learnt here is learnt with the same bits as by ``partial_fit``; the first
+chunk's column factors, if any, are applied to the gathered row before the step, as
+``scale_columns`` applies them to a chunk."""
+
+import numpy as np
+from numba import njit
+
+from ..input.row_path import F_HEAD, I_HEAD, DirectSteps, gathered_row
+from ._core import pegasos_avg_csr
+
+#: the column factors of a learner without them (the steps take an array either way)
+NO_FACTORS = np.empty(0)
+
+
+@njit(cache=True)
+def _average_weight(j, v, u, avg_s, n_avg, scale):
+    """Entry ``j`` of the averaged weights ``(avg_s v - u) / n_avg`` (``scale v`` before any
+    step), rounded as the learner's ``weights()`` computes them."""
+    if n_avg > 0:
+        return (avg_s * v[j] - u[j]) / n_avg
+    return scale * v[j]
+
+
+@njit(cache=True)
+def _average_score(idx, val, n, v, u, avg_s, n_avg, scale, intercept, col_scale):
+    """``x·w̄ + b̄`` of the gathered row on the features as given (``w̄`` times the column
+    factors), summed as SciPy's CSR product with the learner's dense weights."""
+    scaled = col_scale.shape[0] > 0
+    total = 0.0
+    for p in range(n):
+        j = idx[p]
+        w = _average_weight(j, v, u, avg_s, n_avg, scale)
+        if scaled:
+            w = w * col_scale[j]
+        total += val[p] * w
+    if intercept:
+        total += _average_weight(v.shape[0] - 1, v, u, avg_s, n_avg, scale)
+    return total
+
+
+@njit(cache=True)
+def pegasos_avg_decision_row(cols, vals, iscratch, fscratch, v, u, avg_s, n_avg, scale,
+                             intercept, col_scale):
+    """The averaged model's decision value of one example; NaN when it is refused
+    (:func:`streamsvm.input.row_path.gather_row`). The gathered row, as given, stays in the
+    scratch for :func:`pegasos_avg_learn_row` with ``reuse``."""
+    n = gathered_row(cols, vals, iscratch, fscratch, 0)
+    if n < 0:
+        return np.nan
+    return _average_score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, v, u, avg_s, n_avg, scale,
+                          intercept, col_scale)
+
+
+@njit(cache=True)
+def pegasos_avg_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, u, avg_s, n_avg,
+                          scale, sqnorm_v, t, lam, project, intercept, col_scale):
+    """One step of block size 1 of :func:`~streamsvm.linear._core.pegasos_avg_csr`
+    (``reuse``: the row gathered by the call before, as given). Returns ``(score before,
+    scale, sqnorm_v, t, n_updates, avg_s)``; the score is NaN when the example is refused
+    (nothing changed)."""
+    n = gathered_row(cols, vals, iscratch, fscratch, reuse)
+    if n < 0:
+        return np.nan, scale, sqnorm_v, t, 0, avg_s
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    score = _average_score(idx, val, n, v, u, avg_s, n_avg, scale, intercept, col_scale)
+    if col_scale.shape[0] > 0:  # the scratch's row becomes the scaled row the step learns
+        for p in range(n):
+            val[p] *= col_scale[idx[p]]
+    fscratch[0] = y
+    label = fscratch[:1]
+    scale, sqnorm_v, t, updates, avg_s = pegasos_avg_csr(
+        iscratch[:2], idx, val, label, label, v, scale, sqnorm_v, t, lam, 1, project,
+        fscratch[1:2], intercept, u, avg_s)
+    return score, scale, sqnorm_v, t, updates, avg_s
+
+
+#: the steps above as the per-row path calls them (skipping numba's dispatch)
+direct = DirectSteps(pegasos_avg_decision_row, pegasos_avg_learn_row)
