@@ -66,3 +66,25 @@ def test_dense_block_takes_the_cache_paths_steps(second_order, stop):
     for name in ("alpha", "g"):
         assert np.array_equal(getattr(by_block, name)[:n], getattr(by_cache, name)[:n])
     assert not np.array_equal(by_block.alpha[:n], learner.alpha[:n])  # the steps moved alpha
+
+
+def test_small_finish_without_the_cache_steps_is_the_same():
+    """With S of at most ``DENSE_FINISH_MAX`` columns, ``_finish_core.finish`` passes
+    ``large=None`` and numba leaves the step-by-step path out of ``lasvm_finish`` (issue 36:
+    a small first fit does not compile it). S does not grow while it finishes, so that path
+    was unreachable: the build with it (``large=True``) gives the same model, to the bit."""
+    learner = _online_learner()
+    assert 0 < int(learner.cnt[_expansion_core.N_COLS]) <= _finish_core.DENSE_FINISH_MAX
+    pruned, full = copy.deepcopy(learner), copy.deepcopy(learner)
+    results = []
+    for copy_, run in ((pruned, _finish_core.finish), (full, _finish_core.lasvm_finish)):
+        store, kern, svs, cache, work, cnt = _state(copy_)
+        extra = () if run is _finish_core.finish else (True,)
+        steps = run(copy_.tau, copy_.shrink_every, True, store, kern, svs, cache, work, cnt,
+                    copy_.st, None, *extra)
+        results.append(steps)
+    assert results[0] == results[1] > 0
+    n = int(learner.cnt[_expansion_core.N_COLS])
+    for name in ("alpha", "g", "perm", "st"):
+        assert getattr(pruned, name).tobytes() == getattr(full, name).tobytes(), name
+    assert not np.array_equal(pruned.alpha[:n], learner.alpha[:n])  # the finish moved alpha

@@ -298,8 +298,19 @@ def _block_steps(i, gmax, j, gmin, m, steps, stop, tau, second_order, partner_kn
     return i, gmax, j, gmin, steps, -1
 
 
+def finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st, par):
+    """:func:`lasvm_finish` from Python, its steps over the cache (``large``) left out of the
+    compiled loop when S has at most ``DENSE_FINISH_MAX`` columns: S does not grow while it
+    finishes, so every step is then one of :func:`finish_block` (numba prunes the others
+    before typing; a first fit on small data does not compile them)."""
+    large = None if cnt[N_COLS] <= DENSE_FINISH_MAX else True
+    return lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st,
+                        par, large)
+
+
 @njit(cache=True, nogil=True)  # one-vs-rest learners run side by side
-def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st, par=True):
+def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work, cnt, st, par=True,
+                 large=True):
     """Finishing (step 3): REPROCESS until no tau-violating pair is left (delta <= tau).
 
     With shrinking (Sec. 3.2, "Implementation Details"): the direction searches run over an
@@ -347,7 +358,7 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
             if steps >= limit or (i >= 0 and j >= 0 and gmax - gmin > tau):
                 continue
             # else no violating pair (or a stall) in the active set: unshrink below
-        elif i >= 0 and j >= 0 and gmax - gmin > tau:
+        elif large is not None and i >= 0 and j >= 0 and gmax - gmin > tau:
             if second_order:
                 j = second_order_partner(i, gmax, n_active, store, kern, svs, cache, work, cnt, par)
             i, gmax, j, gmin = pair_step_extremes(i, j, n_active, store, kern, svs, cache,

@@ -499,7 +499,7 @@ class _Learner(BinaryLearner):
         if self.algorithm == "lasvm" and self.cnt[_expansion.N_LIVE] > 0:
             self._ensure_cache()
             second_order = getattr(self, "second_order", False)  # models saved before it
-            _finish_core.lasvm_finish(self.tau, self.shrink_every, second_order, self._store(),
+            _finish_core.finish(self.tau, self.shrink_every, second_order, self._store(),
                                       self._kern(), self._svs(), self.cache.state,
                                       self._work(), self.cnt, self.st, self._par())
         if self._release_after_finish and self.n_store > self.cnt[_expansion.N_LIVE]:
