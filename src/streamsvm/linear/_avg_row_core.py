@@ -1,6 +1,7 @@
-"""Compiled per-row steps of the averaged Pegasos (``average=True``) for ``learn_one`` /
-``predict_one`` (:mod:`streamsvm.input.row_path`): one call per example over
-:func:`~streamsvm.linear._core.pegasos_avg_csr` run on the one-row CSR matrix the scratch
+"""Compiled per-row steps of the averaged Pegasos and Perceptron (``average=True``) for
+``learn_one`` / ``predict_one`` (:mod:`streamsvm.input.row_path`): one call per example over
+:func:`~streamsvm.linear._core.pegasos_avg_csr` or
+:func:`~streamsvm.linear._core.perceptron_avg_csr` run on the one-row CSR matrix the scratch
 holds, so a row learnt here is learnt with the same bits as by ``partial_fit``; the first
 chunk's column factors, if any, are applied to the gathered row before the step, as
 ``scale_columns`` applies them to a chunk."""
@@ -9,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ..input.row_path import F_HEAD, I_HEAD, DirectSteps, gathered_row
-from ._core import pegasos_avg_csr
+from ._core import pegasos_avg_csr, perceptron_avg_csr
 
 #: the column factors of a learner without them (the steps take an array either way)
 NO_FACTORS = np.empty(0)
@@ -77,5 +78,53 @@ def pegasos_avg_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, u, avg_s,
     return score, scale, sqnorm_v, t, updates, avg_s
 
 
+@njit(cache=True)
+def _perceptron_score(idx, val, n, w, bias, u, u_bias, count, col_scale):
+    """``x·w̄ + b̄`` of the gathered row, ``w̄ = w - u / count`` (times the column factors),
+    rounded as the learner's ``weights()`` and SciPy's CSR product compute it."""
+    scaled = col_scale.shape[0] > 0
+    total = 0.0
+    for p in range(n):
+        j = idx[p]
+        a = w[j] - u[j] / count
+        if scaled:
+            a = a * col_scale[j]
+        total += val[p] * a
+    return total + (bias - u_bias / count)
+
+
+@njit(cache=True)
+def perceptron_avg_decision_row(cols, vals, iscratch, fscratch, w, bias, u, u_bias, count,
+                                col_scale):
+    """The averaged perceptron's decision value of one example (NaN: refused)."""
+    n = gathered_row(cols, vals, iscratch, fscratch, 0)
+    if n < 0:
+        return np.nan
+    return _perceptron_score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, w, bias, u, u_bias,
+                             count, col_scale)
+
+
+@njit(cache=True)
+def perceptron_avg_learn_row(cols, vals, iscratch, fscratch, reuse, y, w, bias,
+                             fit_intercept, u, u_bias, count, col_scale):
+    """One row of :func:`~streamsvm.linear._core.perceptron_avg_csr`. Returns ``(score
+    before, bias, mistakes, u_bias, count)``; the score is NaN when the example is refused
+    (nothing changed)."""
+    n = gathered_row(cols, vals, iscratch, fscratch, reuse)
+    if n < 0:
+        return np.nan, bias, 0, u_bias, count
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    score = _perceptron_score(idx, val, n, w, bias, u, u_bias, count, col_scale)
+    if col_scale.shape[0] > 0:
+        for p in range(n):
+            val[p] *= col_scale[idx[p]]
+    fscratch[0] = y
+    bias, mistakes, u_bias, count = perceptron_avg_csr(iscratch[:2], idx, val, fscratch[:1],
+                                                       w, bias, fit_intercept, u, u_bias,
+                                                       count)
+    return score, bias, mistakes, u_bias, count
+
+
 #: the steps above as the per-row path calls them (skipping numba's dispatch)
-direct = DirectSteps(pegasos_avg_decision_row, pegasos_avg_learn_row)
+direct = DirectSteps(pegasos_avg_decision_row, pegasos_avg_learn_row,
+                     perceptron_avg_decision_row, perceptron_avg_learn_row)
