@@ -273,7 +273,7 @@ def _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project):
             scale *= radius / norm_w
     if scale < AVERAGE_FOLD:
         for j in range(v.shape[0]):
-            u[j] -= avg_s * v[j]  # sum_t w_t = 0 v - u from here
+            u[j] -= avg_s * v[j]  # sum_t t w_t = 0 v - u from here
             v[j] *= scale
         sqnorm_v *= scale * scale
         avg_s = 0.0
@@ -284,12 +284,14 @@ def _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project):
 @njit(cache=True)
 def pegasos_avg_dense(X, y, yw, v, scale, sqnorm_v, t, lam, block_size, project, margins,
                       intercept, u, avg_s):
-    """:func:`pegasos_dense` that also keeps the sum of its iterates ``w_t`` (after each
-    block's step and projection), the averaged hypothesis of Shalev-Shwartz et al.'s
-    analysis, without a pass over ``w`` per block: ``sum_t w_t = avg_s v - u``, where
-    ``avg_s`` sums the scales ``w_t = scale_t v`` (in the units of today's ``v``) and a step
-    ``v += c x`` adds ``avg_s c x`` to ``u``. Returns ``(scale, sqnorm_v, t, n_updates,
-    rows_sqnorm, avg_s)``."""
+    """:func:`pegasos_dense` that also keeps the sum ``sum_t t w_t`` of its iterates (after
+    each block's step and projection) weighted by ``t``, the average of Lacoste-Julien,
+    Schmidt & Bach ("A simpler approach to obtaining an O(1/t) convergence rate for the
+    projected stochastic subgradient method", 2012) for Pegasos's strongly convex objective
+    and step ``1/(lam t)``, without a pass over ``w`` per block: ``sum_t t w_t = avg_s v - u``,
+    where ``avg_s`` sums ``t scale_t`` (``w_t = scale_t v``, in the units of today's ``v``)
+    and a step ``v += c x`` adds ``avg_s c x`` to ``u``; the mean divides by ``sum_t t``.
+    Returns ``(scale, sqnorm_v, t, n_updates, rows_sqnorm, avg_s)``."""
     n_updates = 0
     rows_sqnorm = 0.0
     k = block_size
@@ -330,7 +332,7 @@ def pegasos_avg_dense(X, y, yw, v, scale, sqnorm_v, t, lam, block_size, project,
                     u[d] += cu
                 moved = True
         scale, sqnorm_v, avg_s = _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project)
-        avg_s += scale
+        avg_s += t * scale
     return scale, sqnorm_v, t, n_updates, rows_sqnorm, avg_s
 
 
@@ -371,5 +373,5 @@ def pegasos_avg_csr(indptr, indices, data, y, yw, v, scale, sqnorm_v, t, lam, bl
                     v[last] += c
                     u[last] += cu
         scale, sqnorm_v, avg_s = _fold_average(scale, sqnorm_v, v, u, avg_s, lam, project)
-        avg_s += scale
+        avg_s += t * scale
     return scale, sqnorm_v, t, n_updates, avg_s
