@@ -75,8 +75,8 @@ print(json.dumps(out))
 _WARMUP = r"""
 import sys, time
 t0 = time.perf_counter()
-from streamsvm.cli.warmup import warm_up
-warm_up()
+from streamsvm.cli.warmup import warm_up, worker_count
+warm_up(jobs=worker_count() if sys.argv[1] == "side-by-side" else 1)
 print(time.perf_counter() - t0)
 """
 
@@ -123,11 +123,19 @@ def first_fits(names, breakdown, layouts, progress=None):
 
 
 def whole_warmup():
+    """``streamsvm warmup`` as it runs by default (its groups side by side in one worker
+    process per core), cold and warm, and cold in one process (``--jobs 1``)."""
+    from streamsvm.cli.warmup import worker_count
+
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-        cold = float(_child(_WARMUP, [], cache))
-        warm = float(_child(_WARMUP, [], cache))
-    print(f"streamsvm warmup   cold {cold:7.1f} s  warm {warm:6.2f} s", flush=True)
-    return {"cold_s": cold, "warm_s": warm}
+        cold = float(_child(_WARMUP, ["side-by-side"], cache))
+        warm = float(_child(_WARMUP, ["side-by-side"], cache))
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        one_process = float(_child(_WARMUP, ["one-process"], cache))
+    print(f"streamsvm warmup   cold {cold:7.1f} s  warm {warm:6.2f} s  one process cold "
+          f"{one_process:7.1f} s", flush=True)
+    return {"cold_s": cold, "warm_s": warm, "one_process_cold_s": one_process,
+            "workers": worker_count(), "load": os.getloadavg()[0]}
 
 
 def report(result, before):
@@ -154,9 +162,12 @@ def report(result, before):
     if "warmup" in result:
         w = result["warmup"]
         prev = (before or {}).get("warmup")
-        lines += ["", f"`streamsvm warmup` of everything: cold {w['cold_s']:.1f} s, warm "
-                  f"{w['warm_s']:.1f} s" + (f" (before: cold {prev['cold_s']:.1f} s)"
-                                           if prev else "") + "."]
+        side = (f" in {w['workers']} worker processes side by side (its default), "
+                f"{w['one_process_cold_s']:.1f} s in one process (`--jobs 1`); load "
+                f"{w['load']:.1f}" if "workers" in w else "")
+        lines += ["", f"`streamsvm warmup` of everything: cold {w['cold_s']:.1f} s{side}; "
+                  f"warm {w['warm_s']:.1f} s" + (f" (before: cold {prev['cold_s']:.1f} s, one "
+                                                 f"process)" if prev else "") + "."]
     for r in result["first_fit"]:
         if "functions" in r:
             lines += ["", f"## Where {r['estimator']}'s cold seconds go", "",
