@@ -280,8 +280,8 @@ def test_estimators_lists_every_estimator_with_its_defaults(runner):
     assert "``" not in text  # the docstrings' reST code marks are not shown
     # one owner: the same text as train --help
     [(name, options)] = streamsvm.cli.report.estimator_parameters({"Pegasos": streamsvm.Pegasos})
-    assert options == ("--alpha 0.01, --block-size 1, --class-weight none, --fit-intercept true, "
-                       "--projection true, --verbose 0")
+    assert options == ("--alpha 0.01, --average true, --block-size 1, --class-weight none, "
+                       "--fit-intercept true, --projection true, --verbose 0")
     assert options in " ".join(runner.invoke(main, ["train", "--help"]).output.split())
 
 
