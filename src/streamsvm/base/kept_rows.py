@@ -21,7 +21,8 @@ prequential scores.
 Keeping a row costs next to nothing on the hot paths: dense rows (one contiguous copy of the
 chunk's last rows, :class:`DenseRows`, mapped by the learner only when written out), CSR
 rows (their three arrays, sliced and copied, :class:`CsrRows`) and ``learn_one``'s rows (the
-packed bytes the per-row path already holds) wait in a short queue; they are written into the
+packed bytes the per-row path already holds, listed by the calibrator and joined into one
+:class:`CsrRows` when the list is taken in) wait in a short queue; they are written into the
 float32 ring only when the rows are read (probabilities asked for, the model saved or
 pickled), and rows overwritten before then are never written at all.
 """
@@ -104,7 +105,8 @@ class KeptRowsMixin:
     ``n_rows_kept`` counts every row kept) and the queue of rows waiting to be written into
     it (module doc). The calibrator it is mixed into owns ``fitted_at`` (set to -1 when the
     kept rows restart), ``n_learned`` (the rows its learner has learnt), ``_queue`` and the
-    per-row path's list ``_learnt`` / ``_learnt_rows_from`` with its ``_write_learnt``."""
+    per-row path's list of learnt rows with its ``_write_learnt``, which takes them in at the
+    kept rows' width of the moment: so it runs before the width changes."""
 
     # calibrators saved before the rescored rows existed (streamsvm 0.1.0 files) have none:
     # they keep the prequential scores until they are told to keep rows
@@ -118,6 +120,7 @@ class KeptRowsMixin:
         (a linear model's calibration, module doc); a model wider than
         :data:`MAX_RESCORED_WIDTH` keeps none."""
         if self.rows is None and 0 < width <= MAX_RESCORED_WIDTH:
+            self._write_learnt()  # rows learnt until now are not kept
             self.rows = np.zeros((RESCORED_ROWS, int(width)), dtype=np.float32)
             self.row_labels = np.zeros(RESCORED_ROWS, dtype=np.int8)
             self.n_rows_kept = 0
@@ -129,7 +132,7 @@ class KeptRowsMixin:
         if self.rows is None:
             return False
         if width != self.rows.shape[1]:
-            self._learnt_rows_from = len(self._learnt)  # listed rows of the old width go
+            self._write_learnt()  # the listed rows, at the old width (then dropped)
             if width > MAX_RESCORED_WIDTH:
                 self.rows = self.row_labels = self.row_weights = None
             else:

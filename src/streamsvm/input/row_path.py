@@ -23,8 +23,12 @@ row. Here, for a running model whose learners have a compiled per-row step, one 
   schema of known keys take the state's scratch, the schema's columns and the learner's
   weights as one address (:func:`block_at`: an integer argument costs a compiled call about
   30 ns, an array 150);
-* the calibration's bookkeeping as one tuple appended to a list
-  (:meth:`~streamsvm.base.calibration.PlattCalibrator.record_learnt_row`).
+* the calibration's bookkeeping as one tuple added to its calibrator's (flat) list
+  (:meth:`~streamsvm.base.calibration.PlattCalibrator.record_learnt_row`, inline for a
+  two-class model's row ``predict_one`` just read), taken in (counted, the score written
+  into the window, the last kept rows queued as packed bytes) only when the calibrator is
+  read: probabilities asked, the model saved, and every ``COLLAPSE_MASK + 1`` rows, where
+  the collapse guard reads the window.
 
 A row the compiled step refuses (non-finite value, too large a norm) changes nothing and is
 handed to the general path, which raises its usual error. :class:`RowState` is the model's
@@ -281,7 +285,10 @@ class RowState:
         kind = getattr(self.learner, "row_kind", None) if self.binary else None
         self.pegasos, self.linear = kind == "pegasos", kind is not None
         self.learn_row = self.learner.learn_row if self.binary else None
-        self.record = self.learner.calibration.record_learnt_row if self.binary else None
+        # the one learner's calibrator and its list of learnt rows, appended to directly
+        # (the rows' width is the kept rows': any change of width takes the list in first)
+        self.calibrator = self.learner.calibration if self.binary else None
+        self.listed = self.calibrator.learnt.extend if self.binary else None
         self.signs = model._signs
         self.sign = model._signs[0]
         self.column = model._vocabulary._column
@@ -435,11 +442,12 @@ class RowState:
             if same:  # the learner's step on the scratch predict_one gathered
                 target, score, cols, packed = targets[0], last[2], self.cols, last[1]
                 self.learn_row(cols, packed, target, self, score)
-                self.record(score, target, cols, packed, self.learner.n_features)
+                self.listed((score, target, cols, packed))  # record_learnt_row, inline
                 self.tally[position] += 1.0  # _learned, inline
                 model = self.model
                 model.n_seen_ += 1
                 if not model.n_seen_ & COLLAPSE_MASK:
+                    self.calibrator._write_learnt()  # the list stays short
                     model._check_collapse()
                 return True
         row = self.read(x, True)
@@ -547,6 +555,8 @@ class RowState:
         model = self.model
         model.n_seen_ += 1
         if not model.n_seen_ & COLLAPSE_MASK:
+            for learner in self.learners:
+                learner.calibration._write_learnt()  # the lists stay short
             model._check_collapse()
 
     def scores(self, x):
