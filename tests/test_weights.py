@@ -88,7 +88,8 @@ def test_zero_weight_leaves_a_row_out(make):
 def test_perceptron_weight_scales_each_update():
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
     y = np.array([1, 0])
-    model = Perceptron(fit_intercept=False).fit(X, y, sample_weight=[3.0, 0.5])
+    model = Perceptron(fit_intercept=False, average=False)  # the last iterate
+    model.fit(X, y, sample_weight=[3.0, 0.5])
     # both rows are mistakes of the zero model: w = 3 * (+1) * x0 + 0.5 * (-1) * x1
     np.testing.assert_array_equal(model.coef_, [[3.0, -0.5]])
 
