@@ -9,7 +9,7 @@ chunk's column factors, if any, are applied to the gathered row before the step,
 import numpy as np
 from numba import njit
 
-from ..input.row_path import F_HEAD, I_HEAD, DirectSteps, gathered_row
+from ..input.row_path import F_DOT, F_HEAD, I_HEAD, DirectSteps, gathered_row
 from ._core import pegasos_avg_csr, perceptron_avg_csr
 
 #: the column factors of a learner without them (the steps take an array either way)
@@ -43,16 +43,33 @@ def _average_score(idx, val, n, v, u, avg_s, n_avg, scale, intercept, col_scale)
 
 
 @njit(cache=True)
+def _live_dot(idx, val, n, v, intercept, col_scale, fscratch):
+    """``fscratch[F_DOT]``: ``x·v`` of the scaled row (``+ v[-1]`` with ``intercept``), the
+    live iterate's margin before its factor ``y * scale``, summed as the chunk loops sum it,
+    so that the learner can take a step without an update in Python."""
+    scaled = col_scale.shape[0] > 0
+    dot = 0.0
+    for p in range(n):
+        x = val[p] * col_scale[idx[p]] if scaled else val[p]
+        dot += x * v[idx[p]]
+    if intercept:
+        dot += v[v.shape[0] - 1]
+    fscratch[F_DOT] = dot
+
+
+@njit(cache=True)
 def pegasos_avg_decision_row(cols, vals, iscratch, fscratch, v, u, avg_s, n_avg, scale,
                              intercept, col_scale):
     """The averaged model's decision value of one example; NaN when it is refused
     (:func:`streamsvm.input.row_path.gather_row`). The gathered row, as given, stays in the
-    scratch for :func:`pegasos_avg_learn_row` with ``reuse``."""
+    scratch for :func:`pegasos_avg_learn_row` with ``reuse``, and the live iterate's
+    margin in ``fscratch[F_DOT]`` (:func:`_live_dot`)."""
     n = gathered_row(cols, vals, iscratch, fscratch, 0)
     if n < 0:
         return np.nan
-    return _average_score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, v, u, avg_s, n_avg, scale,
-                          intercept, col_scale)
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    _live_dot(idx, val, n, v, intercept, col_scale, fscratch)
+    return _average_score(idx, val, n, v, u, avg_s, n_avg, scale, intercept, col_scale)
 
 
 @njit(cache=True)
@@ -96,12 +113,14 @@ def _perceptron_score(idx, val, n, w, bias, u, u_bias, count, col_scale):
 @njit(cache=True)
 def perceptron_avg_decision_row(cols, vals, iscratch, fscratch, w, bias, u, u_bias, count,
                                 col_scale):
-    """The averaged perceptron's decision value of one example (NaN: refused)."""
+    """The averaged perceptron's decision value of one example (NaN: refused); the live
+    iterate's ``x·w`` in ``fscratch[F_DOT]``."""
     n = gathered_row(cols, vals, iscratch, fscratch, 0)
     if n < 0:
         return np.nan
-    return _perceptron_score(iscratch[I_HEAD:], fscratch[F_HEAD:], n, w, bias, u, u_bias,
-                             count, col_scale)
+    idx, val = iscratch[I_HEAD:], fscratch[F_HEAD:]
+    _live_dot(idx, val, n, w, False, col_scale, fscratch)
+    return _perceptron_score(idx, val, n, w, bias, u, u_bias, count, col_scale)
 
 
 @njit(cache=True)

@@ -14,7 +14,13 @@ from ..utils.params import VERBOSE, Boolean, Interval, keep_params
 from ._avg_row_core import NO_FACTORS
 from ._avg_row_core import direct as averaged_direct
 from ._common import LinearLearner, LinearStreamClassifier, first_chunk_scale, scale_columns
-from ._core import pegasos_avg_csr, pegasos_avg_dense, pegasos_csr, pegasos_dense
+from ._core import (
+    AVERAGE_FOLD,
+    pegasos_avg_csr,
+    pegasos_avg_dense,
+    pegasos_csr,
+    pegasos_dense,
+)
 from ._row_core import direct
 
 
@@ -231,6 +237,29 @@ class _PegasosLearner(LinearLearner):
                     and (self.col_scale is None or plain_float_arrays(self.col_scale)))
         return self.col_scale is None
 
+    def _averaged_shrink(self, y, state) -> bool:
+        """The averaged step on the row :meth:`decision_row` just scored where its margin
+        ``y w·x >= 1`` (``w`` the live iterate): a shrink, the projection and the sums' scalars,
+        as :func:`~._core.pegasos_avg_csr` computes them; False (nothing changed) where the
+        row updates ``v`` or the scale is to be folded into it."""
+        scale = self.scale
+        if not y * scale * state.fscratch.item(F_DOT) >= 1.0:
+            return False
+        t = self.t + 1
+        scale *= 1.0 - 1.0 / t
+        if self.projection and self.sqnorm_v > 0.0:
+            norm_w = scale * math.sqrt(self.sqnorm_v)
+            radius = 1.0 / math.sqrt(self.alpha)
+            if norm_w > radius:
+                scale *= radius / norm_w
+        if scale < AVERAGE_FOLD:
+            return False
+        self.scale, self.t = scale, t
+        self.avg_s += t * scale
+        self.n_avg += float(t)
+        self.n_seen += 1
+        return True
+
     def _row_factors(self):
         return NO_FACTORS if self.col_scale is None else self.col_scale
 
@@ -240,6 +269,8 @@ class _PegasosLearner(LinearLearner):
         ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
         reused)."""
         if self.average:
+            if known is not None and self.t > 0 and self._averaged_shrink(y, state):
+                return known
             t = self.t
             score, scale, sqnorm_v, t, updates, avg_s = averaged_direct.pegasos_avg_learn_row(
                 cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y,

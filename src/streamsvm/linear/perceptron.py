@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from ..base import SampleWeightMixin, refuse_rows
 from ..base.support import summed_over_learners
 from ..base.weights import CLASS_WEIGHT
-from ..input.row_path import plain_float_arrays
+from ..input.row_path import F_DOT, plain_float_arrays
 from ..utils.params import VERBOSE, Boolean, keep_params
 from ._avg_row_core import NO_FACTORS
 from ._avg_row_core import direct as averaged_direct
@@ -121,6 +121,10 @@ class _PerceptronLearner(LinearLearner):
         its score before, or None if refused. ``known``: its score, just computed by
         :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
         if self.average:
+            if known is not None and y * (state.fscratch.item(F_DOT) + self.intercept) > 0.0:
+                self.count += 1.0  # no mistake: the row counter only
+                self.n_seen += 1
+                return known
             score, intercept, mistakes, u_intercept, count = (
                 averaged_direct.perceptron_avg_learn_row(
                     cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y,
