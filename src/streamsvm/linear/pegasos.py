@@ -393,8 +393,9 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         accuracy is 0.831 with the last iterate, 0.905 with the plain mean and 0.924 with
         the weighted one (``SGDClassifier()``: 0.907); breast cancer 0.906 → 0.901, ijcnn1,
         a9a, w3a and satimage 4-vs-rest within 0.1 point; the defaults study's mean balanced
-        accuracy 76.5 → 77.5 (``docs/choosing.md``, raw data). False: the paper's output,
-        the last iterate; files saved before this parameter existed keep it.
+        accuracy 76.5 → 77.5 (``docs/choosing.md``, raw data). ``learn_one`` after
+        ``predict_one`` costs about 1.6× the last iterate's. False: the paper's output, the
+        last iterate; files saved before this parameter existed keep it.
     fit_intercept : bool, default=True
         Append a constant feature 1 to every row, its weight the bias (regularised with
         ``w``: the first of the paper's ways to incorporate a bias term; the row is
