@@ -30,7 +30,7 @@ from ..lasvm._expansion_core import (
     WORK_SCRATCH_C,
 )
 from ..lasvm._kernel_rows_core import column_dots, columns, dots_to_columns
-from ..lasvm._lasvm_core import process, reprocess
+from ..lasvm._lasvm_core import extremes, process_step_from, reprocess_from
 from ..utils.seeds import rand_below
 
 
@@ -356,8 +356,13 @@ def learn(y, rule, window, tolerance, span, balanced, C, ids, rows, ist, fst, sv
         fst[F_CP] = C * max(1.0, neg / pos)
         fst[F_CN] = C * max(1.0, pos / neg)
     cnt[_expansion.N_ITER] += 1
-    process(k, tau, fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt, par)
-    reprocess(tau, store, kern, svs, cache, work, cnt, st, par)
+    # PROCESS and REPROCESS as lasvm's process() and reprocess() do them, called here
+    # directly: each wrapper was one more compiled level that linked and optimised again
+    # the whole tree of the step below it (issue 36: ActiveSVM's cold first fit)
+    process_step_from(k, np.int64(-1), -np.inf, np.int64(-1), np.inf, np.bool_(False), tau,
+                      fst[F_CP], fst[F_CN], store, kern, svs, cache, work, cnt, par)
+    i, gmax, j, gmin = extremes(cnt[_expansion.N_COLS], svs, par)
+    reprocess_from(i, gmax, j, gmin, tau, store, kern, svs, cache, work, cnt, st, par)
     m = ist[I_NPOOL]
     ids[t] = ids[m - 1]
     rows[t] = rows[m - 1]

@@ -35,7 +35,7 @@ from ._lasvm_core import (
     extremes,
     extremes_of,
     pair_step_extremes,
-    remove_blatant_and_bias,
+    remove_blatant_from,
 )
 from ._parallel_core import pair_gain, partner_in_blocks, search_worth
 
@@ -380,5 +380,8 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
         record[GONE] = 0
         n_active = n
         i, gmax, j, gmin = extremes(n_active, svs, par)
-    remove_blatant_and_bias(store, svs, cache, cnt, st, par)
+    # REPROCESS steps 4-5 (_lasvm_core.remove_blatant_and_bias, called here without its
+    # wrapper: a compiled level less over remove_blatant_from's tree)
+    i, gmax, j, gmin = extremes(cnt[N_COLS], svs, par)
+    remove_blatant_from(i, gmax, j, gmin, store, svs, cache, cnt, st, par)
     return steps
