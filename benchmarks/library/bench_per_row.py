@@ -14,8 +14,10 @@ for >= 1.5x River's Perceptron), on two streams:
 
 Rows per CPU second (``time.process_time``; the best of ``--repeats`` passes, default 5, each
 with a fresh model, the contenders in turn, after one untimed pass that compiles) and the
-progressive accuracy, for our Pegasos, Perceptron and LASVM (the acceptance), and River's
-Perceptron, LogisticRegression and PAClassifier, all in one process.
+progressive accuracy, for our Pegasos, Perceptron and LASVM (the acceptance), the
+last-iterate models beside them (``Pegasos(average=False)``, ``Perceptron(average=False)``:
+the defaults before the averaged iterates, named as such), and River's Perceptron,
+LogisticRegression and PAClassifier, all in one process.
 ``general path`` rows run the same estimator with the per-row fast path switched off
 (:data:`streamsvm.input.row_path.ENABLED`), i.e. the path of before this work.
 
@@ -69,6 +71,9 @@ def adult_rows(n: int):
     return rows
 
 
+#: the models of before the averaged defaults (the last iterate), timed beside the defaults
+LAST_ITERATE = {"Pegasos": "Pegasos(average=False)", "Perceptron": "Perceptron(average=False)"}
+
 PROFILE_NOTE = ("`python benchmarks/library/bench_per_row.py --profile`: cProfile (its own clock, "
                 "wall time under load; only the ratios mean anything), top functions by own "
                 "time. The compiled calls appear as single entries.")
@@ -113,7 +118,14 @@ PROFILE_SUMMARY = [
     "Perceptron and Pegasos at 1.19x, load 8), two Python frames per call (the estimator's "
     "and the row state's), and Pegasos's step on every row (1.5 us a row more than the "
     "Perceptron: scalar Python where the margin is at least 1, a compiled call on 36% of "
-    "Phishing's rows).",
+    "Phishing's rows). Issue 38 item 2: the calibration's bookkeeping is now four references "
+    "added to a flat list per row (inline in the row state), counted and written out only "
+    "when read (probabilities, a save, every 2,048 rows for the collapse guard: under 0.1 us "
+    "a row then), 0.8-0.9 us a row less. Since the averaged iterates became the defaults "
+    "(issue 38 item 3: `average=True`), `Pegasos` and `Perceptron` run their own averaged "
+    "per-row steps (`linear/_avg_row_core.py`: a decision call with arrays, and a compiled "
+    "step on every row, mistakes or not); the `(average=False)` rows are the last-iterate "
+    "models on the block-address steps above.",
 ]
 
 
@@ -121,6 +133,8 @@ def contenders():
     yield "Pegasos", streamsvm.Pegasos, True
     yield "Perceptron", streamsvm.Perceptron, True
     yield "LASVM", streamsvm.LASVM, True
+    yield LAST_ITERATE["Pegasos"], lambda: streamsvm.Pegasos(average=False), True
+    yield LAST_ITERATE["Perceptron"], lambda: streamsvm.Perceptron(average=False), True
     yield "Pegasos (general path)", streamsvm.Pegasos, False
     yield "Perceptron (general path)", streamsvm.Perceptron, False
     yield "LASVM (general path)", streamsvm.LASVM, False
@@ -227,7 +241,7 @@ def main() -> None:
     for stream in table:
         river = table[stream]["River Perceptron"][0]
         ratios = ", ".join(f"{n} {table[stream][n][0] / river:.3f}"
-                           for n in ("Pegasos", "Perceptron", "LASVM"))
+                           for n in ("Pegasos", "Perceptron", "LASVM", *LAST_ITERATE.values()))
         lines.append(f"- {stream}: {ratios}")
     lines += ["", "CPU times on a machine shared with other work; rerun on an idle machine "
               "for absolute numbers (`python benchmarks/library/bench_per_row.py`).", "",

@@ -19,7 +19,7 @@ importable from here too.
 packed row (four references, no copy) to a flat list, and the counts, the window and the
 kept rows take the list in only when they are read: probabilities asked for, the model saved
 or pickled, a chunk learnt, and every 2,048 rows of the per-row path, where the collapse guard
-reads the window (about 0.1 us a row, against 0.8-0.9 us a row to count and batch each row as
+reads the window (under 0.1 us a row, against 0.8-0.9 us a row to count and batch each row as
 it came). The counts (``n_learned``, ``n_recorded``, ...) are properties that take the list in
 first, so no reader sees a stale one; files and pickles hold what an eager write-out would.
 """

@@ -39,15 +39,18 @@ def first_data_scored_from(y_binary, start: int) -> int:
     return 0 if recent < MIN_MINORITY_ROWS else start
 
 
-def _scored_whole(X) -> bool:
+def _scored_whole(X, linear: bool) -> bool:
     """Whether the first rows of ``X`` are scored by scoring all its rows: rows a subclass
     hands its learners in a form of its own (not an array, not a SciPy matrix) over CSR rows
     (``X.sparse``: StreamSVM's linear ball, whose rows are mapped inside one compiled product
     per row), where a slice costs SciPy's row indexing (more than the products of a chunk of
-    1,000 rows). The scores of the first rows are the same either way: each row's product is
-    its own."""
-    return (not isinstance(X, np.ndarray) and not sp.issparse(X)
-            and getattr(X, "sparse", False) is True)
+    1,000 rows). So are the CSR chunks of the ``linear`` models (no kernel: Pegasos, the
+    Perceptron; one product per row), where a CSR slice costs SciPy's checks, about as much
+    as the products of 1,000 rows. The scores of the first rows are the same either way:
+    SciPy's and the compiled products sum each row on its own."""
+    if sp.issparse(X):
+        return linear
+    return not isinstance(X, np.ndarray) and getattr(X, "sparse", False) is True
 
 
 class ScoreRecordingMixin:
@@ -99,7 +102,7 @@ class ScoreRecordingMixin:
                                   y_binary, weights)
                 return
             head = slice(0, calibrator.per_chunk)
-            if _scored_whole(X):
+            if _scored_whole(X, linear=not hasattr(self, "kernel")):
                 scores = self._learner_scores(learner, self._rows_to_score(X, None))[head]
             else:
                 scores = self._learner_scores(learner, self._rows_to_score(X, head))
