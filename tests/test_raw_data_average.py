@@ -193,3 +193,21 @@ def test_files_saved_before_average_read_as_the_last_iterate(name):
     model = streamsvm.load(path)
     assert model.get_params()["average"] is False
     assert all(not learner.average and learner.u is None for learner in model.learners_)
+
+
+@pytest.mark.parametrize("make", [Perceptron, Pegasos])
+def test_set_weights_makes_the_mean_and_learning_goes_on(make):
+    """Shards' models are averaged through ``set_weights`` (streamsvm.sharded.combine): the
+    averaged model's mean becomes the hyperplane set, raw rows' column factors included."""
+    X, y = load_digits(return_X_y=True)
+    y = (y == 3).astype(int)
+    model = make().fit(X[:800], y[:800])
+    learner = model.learners_[0]
+    assert learner.col_scale is not None
+    w, b = 2.0 * model.coef_[0], 2.0 * model.intercept_[0]  # the same decisions, doubled
+    learner.set_weights(w, b)
+    np.testing.assert_allclose(model.coef_[0], w, rtol=1e-12, atol=1e-12 * np.abs(w).max())
+    assert model.intercept_[0] == pytest.approx(b, rel=1e-12, abs=1e-12)
+    model.partial_fit(X[800:], y[800:])
+    assert not np.allclose(model.coef_[0], w)
+    assert model.score(X[800:], y[800:]) > 0.95  # 3 against the rest: 10% positive

@@ -221,8 +221,11 @@ class _PegasosLearner(LinearLearner):
         self.v = np.append(w, b) if self.fit_intercept else np.array(w, dtype=np.float64)
         self.scale = 1.0
         self.sqnorm_v = float(self.v @ self.v)
-        if self.average:  # the average starts again, from the hyperplane set
-            self.u, self.avg_s, self.n_avg = np.zeros_like(self.v), 1.0, 1.0
+        if self.average:  # the mean is then (w, b), as if every iterate so far had been it
+            if self.n_avg > 0:
+                self.u, self.avg_s = -self.n_avg * self.v, 0.0
+            else:  # no step yet: the weights are the live iterate, scale * v
+                self.u, self.avg_s = np.zeros_like(self.v), 0.0
 
     # the per-row path of learn_one / predict_one (streamsvm.input.row_path)
     def row_ready(self) -> bool:

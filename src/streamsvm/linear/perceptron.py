@@ -97,6 +97,16 @@ class _PerceptronLearner(LinearLearner):
             w, b = w - self.u / self.count, b - self.u_intercept / self.count
         return (w if self.col_scale is None else w * self.col_scale), b
 
+    def set_weights(self, w: np.ndarray, b: float) -> None:
+        """Make the hyperplane ``(w, b)`` on the features as given (e.g. an average of
+        shards' models, :mod:`streamsvm.sharded.combine`); the averaged model's mean is then
+        ``(w, b)``, as if its ``count`` iterates so far had all been it."""
+        w = np.array(w, dtype=np.float64)
+        self.coef = w if self.col_scale is None else w / self.col_scale
+        self.intercept = float(b)
+        if self.average:
+            self.u, self.u_intercept = np.zeros_like(self.coef), 0.0
+
     def widen_features(self, added: int, undo) -> bool:
         """New features (dict streams) get 0 in the sums and the factor 1."""
         u, scale = self.u, self.col_scale
