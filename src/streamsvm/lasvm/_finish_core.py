@@ -6,7 +6,7 @@ Vector Machines", JMLR 2005), steps over a dense copy of the kernel rows of a sm
 set, and the unshrink that brings the set-aside gradients up to date."""
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from ..kernels._cache_core import CACHE_ID_META, CACHE_SLOT_META, ID_SLOT, SLOT_LENGTH
 from ..kernels._core import copy_into
@@ -128,6 +128,31 @@ def _shrink_recorded(n_active, store, svs, cache, cnt, tmp, record, snapshots, g
             group[member[perm[t]]] = e
         record[EVENTS] = e + 1
     return n_keep
+
+
+@njit(cache=True)
+def _set_aside(shrink, n_active, record, snapshots, group, member, gone, store, kern, svs, cache,
+               work, cnt, par=True):
+    """:func:`_shrink_recorded` (``shrink``; returns the new active size) or :func:`_unshrink`
+    (returns ``n_active``), called through Python (numba's object mode): a shrink comes once
+    every ``shrink_every`` steps and an unshrink only after one, so the round trip costs
+    little, and the finishing step does not compile them into itself (issue 36); they
+    compile when first taken, which a problem finished in fewer steps never does."""
+    with objmode(n_active="int64"):
+        n_active = _set_aside_now(shrink, n_active, record, snapshots, group, member, gone,
+                                  store, kern, svs, cache, work, cnt, par)
+    return n_active
+
+
+def _set_aside_now(shrink, n_active, record, snapshots, group, member, gone, store, kern, svs,
+                   cache, work, cnt, par):
+    """The Python side of :func:`_set_aside`."""
+    if shrink:
+        return _shrink_recorded(n_active, store, svs, cache, cnt, work[WORK_SCRATCH_A], record,
+                                snapshots, group, member, gone, par)
+    _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs, cache, work,
+              cnt, par)
+    return n_active
 
 
 @njit(cache=True, inline="always")
@@ -350,9 +375,8 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
                                                    second_order, q, ready, kdiag, store, kern,
                                                    svs, cache, work, cnt, par)
             if shrink_every > 0 and steps > before and steps % shrink_every == 0:
-                n_active = _shrink_recorded(n_active, store, svs, cache, cnt,
-                                            work[WORK_SCRATCH_A], record, snapshots, group,
-                                            member, gone, par)
+                n_active = _set_aside(np.bool_(True), n_active, record, snapshots, group,
+                                      member, gone, store, kern, svs, cache, work, cnt, par)
                 i, gmax, j, gmin = extremes(n_active, svs, par)
                 continue
             if steps >= limit or (i >= 0 and j >= 0 and gmax - gmin > tau):
@@ -366,16 +390,15 @@ def lasvm_finish(tau, shrink_every, second_order, store, kern, svs, cache, work,
             cnt[N_REPROCESS_STEPS] += 1
             steps += 1
             if shrink_every > 0 and steps % shrink_every == 0:
-                n_active = _shrink_recorded(n_active, store, svs, cache, cnt,
-                                            work[WORK_SCRATCH_A], record, snapshots, group,
-                                            member, gone, par)
+                n_active = _set_aside(np.bool_(True), n_active, record, snapshots, group,
+                                      member, gone, store, kern, svs, cache, work, cnt, par)
                 i, gmax, j, gmin = extremes(n_active, svs, par)
             continue
         n = cnt[N_COLS]
         if n_active == n:
             break
-        _unshrink(n_active, record, snapshots, group, member, gone, store, kern, svs, cache,
-                  work, cnt, par)
+        _set_aside(np.bool_(False), n_active, record, snapshots, group, member, gone, store,
+                   kern, svs, cache, work, cnt, par)
         record[EVENTS] = 0
         record[GONE] = 0
         n_active = n
