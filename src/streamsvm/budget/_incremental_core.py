@@ -56,7 +56,7 @@ _REFRESH_EVERY = 2000  # operations between routine refreshes
 
 
 # ------------------------------------------------------------------------ basic pieces
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a tiny wrapper: no compiled level of its own
 def kernel_row(m, x, xsq, out, par):
     """``out[:N] = K(x, x_j)`` over the stored examples; returns ``out[:N]``. ``par``: None on
     one thread (no parallel function compiled), True on several
@@ -69,14 +69,14 @@ def kernel_row(m, x, xsq, out, par):
                             fs[F_COEF0], out, par)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a tiny wrapper: no compiled level of its own
 def kernel_value(m, a, asq, z, zsq):
     fs, ist = m[M_FS], m[M_IST]
     ist[I_KEVALS] += 1
     return kernel_dense(a, asq, z, zsq, ist[I_CODE], fs[F_GAMMA], ist[I_DEGREE], fs[F_COEF0])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a tiny leaf: no compiled level of its own
 def decision_from_row(m, krow):
     """``f(x) = sum_j y_j a_j K(x_j, x) + b`` from the kernel row of x."""
     y, alpha, fs, ist = m[M_Y], m[M_ALPHA], m[M_FS], m[M_IST]
