@@ -51,7 +51,8 @@ def test_unfitted_model_round_trips(tmp_path):
     path = tmp_path / "m.npz"
     streamsvm.save(streamsvm.Perceptron(fit_intercept=False), path)
     loaded = streamsvm.load(path)
-    assert loaded.get_params() == {"fit_intercept": False, "class_weight": None, "verbose": 0}
+    assert loaded.get_params() == {"fit_intercept": False, "average": True, "class_weight": None,
+                                   "verbose": 0}
     assert loaded.predict_one(np.ones(3)) is None
 
 
@@ -195,7 +196,7 @@ def with_array(data, key, array, declare=False):
 def test_header_declares_every_array(perceptron_file):
     model, data, _ = perceptron_file
     header = cases.read_header(data)
-    assert header["format_version"] == FORMAT_VERSION == 7
+    assert header["format_version"] == FORMAT_VERSION == 8
     key = coef_key(data)
     assert header["arrays"][key] == {"dtype": "<f8", "shape": [3],
                                      "sha256": cases.declaration(model.learners_[0].coef)[

@@ -462,16 +462,6 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
                  average=True, class_weight=None, verbose=0):
         keep_params(self, locals())
 
-    def _restore_transient(self) -> None:
-        """A file saved before ``average`` existed reads as ``average=False``, the last
-        iterate its learners predict with (and new learners of later classes take)."""
-        restore = getattr(super(), "_restore_transient", None)
-        if restore is not None:
-            restore()
-        learners = self.__dict__.get("learners_") or ()
-        if learners and "average" not in vars(learners[0]):
-            self.average = False
-
     @property
     def _chunk_invariant(self) -> bool:
         """Whether the rest of the stream gives the same model however it is chunked: yes

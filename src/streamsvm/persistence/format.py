@@ -17,8 +17,9 @@ FORMAT = "streamsvm-model"
 #: whose old behaviour files of version < 5 keep); 6: the Forgetron's ``gamma_factor``;
 #: 7: each array's declaration holds its SHA-256 digest, dicts with keys other than strings
 #: (``class_weight={0: 1, 1: 3}``) are saved as ``{"__items__": [[key, value], ...]}``, and a
-#: calibrator's kept rows may be float64 (rows beyond float32's range).
-FORMAT_VERSION = 7
+#: calibrator's kept rows may be float64 (rows beyond float32's range); 8: Pegasos and the
+#: Perceptron have ``average`` (older files keep the last iterate).
+FORMAT_VERSION = 8
 _HEADER = "__streamsvm_header__"
 
 #: Classes that have moved: old dotted path (as written in files) -> today's dotted path.
@@ -76,6 +77,9 @@ ADDED_PARAMETERS: dict[tuple[int, str], dict] = {
     (5, "streamsvm.lasvm.variants.LASVMNC"): {"n_seed": 0},
     (5, "streamsvm.lasvm.variants.LASVMI"): {"n_seed": 0},
     (6, "streamsvm.budget.baselines.Forgetron"): {"gamma_factor": 1.0},
+    # format 8: Pegasos and the Perceptron predict with averaged iterates by default
+    (8, "streamsvm.linear.pegasos.Pegasos"): {"average": False},
+    (8, "streamsvm.linear.perceptron.Perceptron"): {"average": False},
 }
 
 _HEADER_KEYS_V1 = {"format", "format_version", "library_version", "estimator", "params", "state"}
