@@ -47,8 +47,8 @@ least ``PARALLEL_MIN_WORK`` multiply-adds; every value is computed by the same c
 so the row is bit for bit the same whatever the thread count. Below the threshold the cost of
 waking the threads exceeds the gain. Its last argument ``par`` is None on one thread: numba
 prunes the ``par is not None`` branch before typing, so a one-thread caller compiles no
-``parallel=True`` function (about 7 CPU s of the Twin Vector Machine's first fit);
-``threads_par()`` gives the value for a call made now.
+``parallel=True`` function (4-5 CPU s of IncrementalSVM's and the Twin Vector Machine's cold
+first fits); :func:`threads_par` gives the value for a call made now.
 """
 
 import numba
