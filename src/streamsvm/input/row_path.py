@@ -153,9 +153,12 @@ _float_pointer = _pointer_to(types.float64)
 
 #: the header of a state's block (int64 entries, :meth:`RowState._scratch`): the capacity,
 #: the learner's weight array (address, length), its bias weight's entry (-1: none), two
-#: flags and a float parameter of the learner (:meth:`RowState._point_at`)
+#: flags and a float parameter of the learner, then the averaged learners' sums (an array
+#: of the weights' length) and column factors (address, length; 0 entries: none)
+#: (:meth:`RowState._point_at`)
 H_CAPACITY, H_WEIGHTS, H_WIDTH, H_BIAS, H_FLAG, H_FLAG2, H_PARAM = range(7)
-HEAD = 8
+H_SUMS, H_FACTORS, H_NFACTORS = range(7, 10)
+HEAD = 10
 
 
 @njit(cache=True)
@@ -175,6 +178,15 @@ def block_at(address):
     columns = carray(_int64_pointer(at), capacity)
     weights = carray(_float_pointer(head[H_WEIGHTS]), head[H_WIDTH])
     return head, iscratch, fscratch, columns, weights
+
+
+@njit(cache=True)
+def block_sums(head):
+    """``(sums, factors)`` of a block's header (:data:`H_SUMS`): the averaged learner's sums,
+    of the weights' length, and its column factors (empty: none), views as :func:`block_at`'s."""
+    sums = carray(_float_pointer(head[H_SUMS]), head[H_WIDTH])
+    factors = carray(_float_pointer(head[H_FACTORS]), head[H_NFACTORS])
+    return sums, factors
 
 
 @njit(cache=True)
@@ -281,9 +293,11 @@ class RowState:
         # the one learner's steps and calibrator, called directly by predict and learn
         self.decide = self.learner.decision_row if self.binary else None
         # a linear learner's kind (``row_kind``: its step on the block, with its weights,
-        # factor and bias read here): "pegasos", "linear", or None (``decide``)
+        # factor and bias read here): "pegasos", "linear", "averaged" (the learner's own
+        # ``decision_at`` on the block), or None (``decide``)
         kind = getattr(self.learner, "row_kind", None) if self.binary else None
         self.pegasos, self.linear = kind == "pegasos", kind is not None
+        self.decide_at = self.learner.decision_at if kind == "averaged" else None
         self.learn_row = self.learner.learn_row if self.binary else None
         # the one learner's calibrator and its list of learnt rows, appended to directly
         # (the rows' width is the kept rows': any change of width takes the list in first)
@@ -304,6 +318,7 @@ class RowState:
         self.keys: tuple | None = None
         self.cols = b""
         self.weights = None  # the weight array the block's header names (_point_at)
+        self.sums = self.factors = None  # and an averaged learner's sums and factors
         self.pack = None  # the values packer of the schema ``keys``
         # key -> its column as a native int64 (8 bytes), for the keys met so far: a row's
         # columns are one join of these (the vocabulary never renumbers a key while this
@@ -338,7 +353,7 @@ class RowState:
         self.schema_bytes = memoryview(block[at + F_HEAD + n:]).cast("B")
         self.schema_bytes[:len(self.cols)] = self.cols
         self.address = block.ctypes.data
-        self.weights = None  # the header's weights: written at the next step
+        self.weights = self.sums = self.factors = None  # the header's: at the next step
 
     def _set_schema(self, keys: tuple, cols: bytes, pack) -> None:
         """Make ``keys`` (every one known, columns ``cols``) the schema of the rows read next."""
@@ -347,17 +362,24 @@ class RowState:
         self.keys, self.cols, self.pack = keys, cols, pack
         self.schema_bytes[:len(cols)] = cols
 
-    def _point_at(self, w) -> bool:
+    def _point_at(self, w, sums=None, factors=None) -> bool:
         """Write the learner's weight array ``w`` and its ``row_header`` into the block's
-        header (``w`` is then held here, so no other array takes its place while the
-        header names it); False where ``w`` is not an array the compiled steps take
-        (:func:`plain_float_arrays`)."""
-        if not plain_float_arrays(w):
+        header, with an averaged learner's ``sums`` (of ``w``'s length) and column
+        ``factors`` (None: none); the arrays are then held here (``weights``, ``sums``,
+        ``factors``), so no other array takes their place while the header names them.
+        False where one is not an array the compiled steps take (:func:`plain_float_arrays`)."""
+        arrays = [a for a in (w, sums, factors) if a is not None]
+        if not plain_float_arrays(*arrays) or (sums is not None
+                                               and sums.shape != w.shape):
             return False
         bias, flag, flag2, parameter = self.learner.row_header()
-        self.weights = w
-        self.head[H_WEIGHTS:H_PARAM] = (w.ctypes.data, w.shape[0], bias, flag, flag2)
-        self.head[H_PARAM:H_PARAM + 1].view(np.float64)[0] = parameter
+        self.weights, self.sums, self.factors = w, sums, factors
+        head = self.head
+        head[H_WEIGHTS:H_PARAM] = (w.ctypes.data, w.shape[0], bias, flag, flag2)
+        head[H_PARAM:H_PARAM + 1].view(np.float64)[0] = parameter
+        head[H_SUMS] = self.address if sums is None else sums.ctypes.data
+        head[H_FACTORS:H_NFACTORS + 1] = ((self.address, 0) if factors is None
+                                          else (factors.ctypes.data, factors.shape[0]))
         return True
 
     def _columns(self, keys: tuple, learn: bool):
@@ -598,14 +620,17 @@ class RowState:
                 return MISS
             if cols is self.cols and self.linear:  # the schema's columns, in the block
                 learner = self.learner
-                if self.pegasos:  # w = scale v, its bias scale * v[-1] (the header's)
-                    w, factor, bias = learner.v, learner.scale, 0.0
+                if self.decide_at is not None:  # the averaged models' (their arrays' check)
+                    score = self.decide_at(packed, len(keys), self)
                 else:
-                    w, factor, bias = learner.coef, 1.0, learner.intercept
-                if w is not self.weights and not self._point_at(w):
-                    return MISS
-                score = steps.linear_decision_at(packed, len(keys), self.address, factor,
-                                                  bias)
+                    if self.pegasos:  # w = scale v, its bias scale * v[-1] (the header's)
+                        w, factor, bias = learner.v, learner.scale, 0.0
+                    else:
+                        w, factor, bias = learner.coef, 1.0, learner.intercept
+                    if w is not self.weights and not self._point_at(w):
+                        return MISS
+                    score = steps.linear_decision_at(packed, len(keys), self.address,
+                                                      factor, bias)
                 if score != score:
                     return MISS
             else:

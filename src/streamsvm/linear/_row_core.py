@@ -3,7 +3,10 @@
 :mod:`streamsvm.linear._core` run on a one-row CSR matrix, so a row learnt here is learnt
 with the same bits as by ``partial_fit``. Scratch: ``iscratch`` (int32) holds the row's
 ``indptr`` then its columns, ``fscratch`` (float64) the label, a margin and the model's
-row-norm bound, then its values (:data:`streamsvm.input.row_path.I_HEAD` and ``F_HEAD``)."""
+row-norm bound, then its values (:data:`streamsvm.input.row_path.I_HEAD` and ``F_HEAD``).
+The ``*_at`` steps read them from the row state's block (:func:`~streamsvm.input.row_path.
+block_at`); numba's cache does not see a change of that layout in another module, so this
+one is edited with it (its compiled functions built again)."""
 
 import numpy as np
 from numba import njit

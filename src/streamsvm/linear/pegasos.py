@@ -240,53 +240,51 @@ class _PegasosLearner(LinearLearner):
                     and (self.col_scale is None or plain_float_arrays(self.col_scale)))
         return self.col_scale is None
 
-    def _averaged_shrink(self, y, state) -> bool:
-        """The averaged step on the row :meth:`decision_row` just scored where its margin
-        ``y w·x >= 1`` (``w`` the live iterate): a shrink, the projection and the sums' scalars,
-        as :func:`~._core.pegasos_avg_csr` computes them; False (nothing changed) where the
-        row updates ``v`` or the scale is to be folded into it."""
-        scale = self.scale
-        if not y * scale * state.fscratch.item(F_DOT) >= 1.0:
-            return False
-        t = self.t + 1
-        scale *= 1.0 - 1.0 / t
-        if self.projection and self.sqnorm_v > 0.0:
-            norm_w = scale * math.sqrt(self.sqnorm_v)
-            radius = 1.0 / math.sqrt(self.alpha)
-            if norm_w > radius:
-                scale *= radius / norm_w
-        if scale < AVERAGE_FOLD:
-            return False
-        self.scale, self.t = scale, t
-        self.avg_s += t * scale
-        self.n_avg += float(t)
-        self.n_seen += 1
-        return True
-
     def _row_factors(self):
         return NO_FACTORS if self.col_scale is None else self.col_scale
 
     def learn_row(self, cols, vals, y, state, known=None):
         """One step on one example (``state``: the model's
         :class:`~streamsvm.input.row_path.RowState`); its score before, or None if refused.
-        ``known``: its score, just computed by :meth:`decision_row` (whose gathered row is
-        reused)."""
+        ``known``: its score, just computed by :meth:`decision_row` or :meth:`decision_at`
+        (whose gathered row is reused)."""
         if self.average:
-            if known is not None and self.t > 0 and self._averaged_shrink(y, state):
-                return known
+            if known is None:
+                return self._learn_averaged_row(cols, vals, y, state)
             t = self.t
-            score, scale, sqnorm_v, t, updates, avg_s = averaged_direct.pegasos_avg_learn_row(
-                cols, vals, state.iscratch, state.fscratch, 0 if known is None else 1, y,
-                self.v, self.u, self.avg_s, self.n_avg, self.scale, self.sqnorm_v, self.t,
-                self.alpha, 1 if self.projection else 0, self.fit_intercept,
-                self._row_factors())
-            if score != score:
+            if t > 0:
+                # margin y w·x >= 1 (w the live iterate): a shrink, the projection and the
+                # sums' scalars, as pegasos_avg_csr computes them (unless v is to take the
+                # scale: the compiled step below)
+                scale = self.scale
+                if y * scale * state.fscratch.item(F_DOT) >= 1.0:
+                    t += 1
+                    scale *= 1.0 - 1.0 / t
+                    sqnorm_v = self.sqnorm_v
+                    if self.projection and sqnorm_v > 0.0:
+                        norm_w = scale * math.sqrt(sqnorm_v)
+                        radius = 1.0 / math.sqrt(self.alpha)
+                        if norm_w > radius:
+                            scale *= radius / norm_w
+                    if scale >= AVERAGE_FOLD:
+                        self.scale, self.t = scale, t
+                        self.avg_s += t * scale
+                        self.n_avg += float(t)
+                        self.n_seen += 1
+                        return known
+                    t -= 1
+            v, u = self.v, self.u
+            if ((v is not state.weights or u is not state.sums)
+                    and not state._point_at(v, u, self.col_scale)):
                 return None
-            self.n_avg += _weight_sum(self.t, t)
-            self.scale, self.sqnorm_v, self.t, self.avg_s = scale, sqnorm_v, t, avg_s
+            # the step on the row the block holds (t advances by 1: its weight t + 1)
+            self.scale, self.sqnorm_v, self.t, updates, self.avg_s = (
+                averaged_direct.pegasos_avg_learn_at(state.address, y, self.scale,
+                                                     self.sqnorm_v, t, self.avg_s))
+            self.n_avg += _weight_sum(t, self.t)
             self.n_updates += updates
             self.n_seen += 1
-            return score if known is None else known
+            return known
         t = self.t
         if known is not None and t > 0:
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
@@ -327,11 +325,38 @@ class _PegasosLearner(LinearLearner):
         self.n_seen += 1
         return score
 
+    def _learn_averaged_row(self, cols, vals, y, state):
+        """:meth:`learn_row` of the averaged model on a row not scored just before (the
+        row gathered here)."""
+        t = self.t
+        score, scale, sqnorm_v, t, updates, avg_s = averaged_direct.pegasos_avg_learn_row(
+            cols, vals, state.iscratch, state.fscratch, 0, y, self.v, self.u, self.avg_s,
+            self.n_avg, self.scale, self.sqnorm_v, self.t, self.alpha,
+            1 if self.projection else 0, self.fit_intercept, self._row_factors())
+        if score != score:
+            return None
+        self.n_avg += _weight_sum(self.t, t)
+        self.scale, self.sqnorm_v, self.t, self.avg_s = scale, sqnorm_v, t, avg_s
+        self.n_updates += updates
+        self.n_seen += 1
+        return score
+
     @property
     def row_kind(self):
-        """The per-row path's decision on its block (RowState: ``v``, ``scale``); None for
-        the averaged model, whose :meth:`decision_row` the path calls."""
-        return None if self.average else "pegasos"
+        """The per-row path's decision on its block: with ``v`` and ``scale`` read by the
+        path (``"pegasos"``), or the averaged model's :meth:`decision_at`."""
+        return "averaged" if self.average else "pegasos"
+
+    def decision_at(self, vals, n, state):
+        """The averaged model's decision value of the example of ``n`` values ``vals`` on
+        the schema's columns (the row state's block, pointed at ``v``, ``u`` and the
+        factors first where it names others); NaN if refused."""
+        v, u = self.v, self.u
+        if ((v is not state.weights or u is not state.sums)
+                and not state._point_at(v, u, self.col_scale)):
+            return math.nan
+        return averaged_direct.pegasos_avg_decision_at(vals, n, state.address, self.avg_s,
+                                                       self.n_avg, self.scale)
 
     def row_header(self):
         """The block header's bias entry (``v[-1]``, with ``fit_intercept``), flags

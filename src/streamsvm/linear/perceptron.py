@@ -133,8 +133,18 @@ class _PerceptronLearner(LinearLearner):
         its score before, or None if refused. ``known``: its score, just computed by
         :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
         if self.average:
-            if known is not None and y * (state.fscratch.item(F_DOT) + self.intercept) > 0.0:
-                self.count += 1.0  # no mistake: the row counter only
+            if known is not None:
+                if y * (state.fscratch.item(F_DOT) + self.intercept) > 0.0:
+                    self.count += 1.0  # no mistake: the row counter only
+                else:  # the rule on the row the block holds
+                    w, u = self.coef, self.u
+                    if ((w is not state.weights or u is not state.sums)
+                            and not state._point_at(w, u, self.col_scale)):
+                        return None
+                    self.intercept, mistakes, self.u_intercept, self.count = (
+                        averaged_direct.perceptron_avg_learn_at(
+                            state.address, y, self.intercept, self.u_intercept, self.count))
+                    self.n_updates += mistakes
                 self.n_seen += 1
                 return known
             score, intercept, mistakes, u_intercept, count = (
@@ -169,9 +179,22 @@ class _PerceptronLearner(LinearLearner):
 
     @property
     def row_kind(self):
-        """The per-row path's linear decision on its block (RowState: ``coef``,
-        ``intercept``); None for the averaged model, whose :meth:`decision_row` it calls."""
-        return None if self.average else "linear"
+        """The per-row path's decision on its block: the linear one with ``coef`` and
+        ``intercept`` read by the path (``"linear"``), or the averaged model's
+        :meth:`decision_at`."""
+        return "averaged" if self.average else "linear"
+
+    def decision_at(self, vals, n, state):
+        """The averaged model's decision value of the example of ``n`` values ``vals`` on
+        the schema's columns (the row state's block, pointed at ``coef``, ``u`` and the
+        factors first where it names others); NaN if refused."""
+        w, u = self.coef, self.u
+        if ((w is not state.weights or u is not state.sums)
+                and not state._point_at(w, u, self.col_scale)):
+            return np.nan
+        return averaged_direct.perceptron_avg_decision_at(vals, n, state.address,
+                                                          self.intercept, self.u_intercept,
+                                                          self.count)
 
     def row_header(self):
         """The block header's bias entry, flags and parameter for the per-row steps."""
