@@ -350,6 +350,9 @@ class RowState:
         at = HEAD + i_words
         self.fscratch = block[at:at + F_HEAD + n].view(np.float64)
         self.fscratch[F_BOUND] = self.bound
+        # the float scratch as a memoryview: one entry read in Python costs half of NumPy's
+        # ``item`` (the learners read the margin ``F_DOT`` of the decision just made)
+        self.fview = memoryview(self.fscratch)
         self.schema_bytes = memoryview(block[at + F_HEAD + n:]).cast("B")
         self.schema_bytes[:len(self.cols)] = self.cols
         self.address = block.ctypes.data

@@ -257,11 +257,13 @@ class _PegasosLearner(LinearLearner):
                 # sums' scalars, as pegasos_avg_csr computes them (unless v is to take the
                 # scale: the compiled step below)
                 scale = self.scale
-                if y * scale * state.fscratch.item(F_DOT) >= 1.0:
+                if y * scale * state.fview[F_DOT] >= 1.0:
                     t += 1
                     scale *= 1.0 - 1.0 / t
                     sqnorm_v = self.sqnorm_v
-                    if self.projection and sqnorm_v > 0.0:
+                    # the projection, its exact test skipped well inside the ball as below
+                    if (self.projection and sqnorm_v > 0.0
+                            and scale * scale * sqnorm_v * self.alpha >= 0.99):
                         norm_w = scale * math.sqrt(sqnorm_v)
                         radius = 1.0 / math.sqrt(self.alpha)
                         if norm_w > radius:
@@ -290,7 +292,7 @@ class _PegasosLearner(LinearLearner):
             # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
             # step only shrinks and projects w = scale v, which is scalar arithmetic
             scale = self.scale
-            if y * scale * state.fscratch.item(F_DOT) >= 1.0:  # x·v + bias: decision_row
+            if y * scale * state.fview[F_DOT] >= 1.0:  # x·v + bias: decision_row
                 t += 1
                 scale *= 1.0 - 1.0 / t
                 sqnorm_v = self.sqnorm_v

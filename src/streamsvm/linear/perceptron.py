@@ -134,7 +134,7 @@ class _PerceptronLearner(LinearLearner):
         :meth:`decision_row` (whose gathered row is reused; no mistake, nothing to do)."""
         if self.average:
             if known is not None:
-                if y * (state.fscratch.item(F_DOT) + self.intercept) > 0.0:
+                if y * (state.fview[F_DOT] + self.intercept) > 0.0:
                     self.count += 1.0  # no mistake: the row counter only
                 else:  # the rule on the row the block holds
                     w, u = self.coef, self.u
