@@ -621,27 +621,30 @@ class RowState:
                 packed = pack(*x.values())
             except Exception:  # noqa: BLE001 (not a number: the general path says which)
                 return MISS
-            if cols is self.cols and self.linear:  # the schema's columns, in the block
-                learner = self.learner
-                if self.decide_at is not None:  # the averaged models' (their arrays' check)
-                    score = self.decide_at(packed, len(keys), self)
-                else:
-                    if self.pegasos:  # w = scale v, its bias scale * v[-1] (the header's)
-                        w, factor, bias = learner.v, learner.scale, 0.0
-                    else:
-                        w, factor, bias = learner.coef, 1.0, learner.intercept
-                    if w is not self.weights and not self._point_at(w):
-                        return MISS
-                    score = steps.linear_decision_at(packed, len(keys), self.address,
-                                                      factor, bias)
-                if score != score:
-                    return MISS
-            else:
+            if cols is not self.cols or not self.linear:
                 score = self.decide(cols, packed, self)
                 if score is None:
                     return MISS
-            if cols is self.cols:  # a schema of known keys: learn_one may reuse the row
-                self.last = (x, packed, score, x.copy())
+                if cols is self.cols:  # a schema of known keys: learn_one may reuse the row
+                    self.last = (x, packed, score, x.copy())
+                return self.labels[1 if self.sign * score > 0 else 0]
+            # the schema's columns, in the block
+            decide_at = self.decide_at
+            if decide_at is not None:  # the averaged models' (their arrays' check)
+                score = decide_at(packed, len(keys), self)
+            else:
+                learner = self.learner
+                if self.pegasos:  # w = scale v, its bias scale * v[-1] (the header's)
+                    w, factor, bias = learner.v, learner.scale, 0.0
+                else:
+                    w, factor, bias = learner.coef, 1.0, learner.intercept
+                if w is not self.weights and not self._point_at(w):
+                    return MISS
+                score = steps.linear_decision_at(packed, len(keys), self.address, factor,
+                                                  bias)
+            if score != score:
+                return MISS
+            self.last = (x, packed, score, x.copy())  # learn_one may reuse the row
             return self.labels[1 if self.sign * score > 0 else 0]
         scores = self.scores(x)
         if scores is None:

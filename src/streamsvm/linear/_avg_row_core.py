@@ -31,6 +31,11 @@ from ._core import pegasos_avg_csr, perceptron_avg_csr
 #: the column factors of a learner without them (the steps take an array either way)
 NO_FACTORS = np.empty(0)
 
+#: the block size of the per-row steps, as an int64 (not a literal 1) with ``projection`` as
+#: a bool: the argument types of ``partial_fit``'s call, so the row steps link the
+#: chunk loop compiled for it rather than compiling another (2-3 s cold); the same bits
+ONE_ROW = np.int64(1)
+
 
 @njit(cache=True)
 def _average_weight(j, v, u, avg_s, n_avg, scale):
@@ -106,8 +111,8 @@ def pegasos_avg_learn_row(cols, vals, iscratch, fscratch, reuse, y, v, u, avg_s,
     fscratch[0] = y
     label = fscratch[:1]
     scale, sqnorm_v, t, updates, avg_s = pegasos_avg_csr(
-        iscratch[:2], idx, val, label, label, v, scale, sqnorm_v, t, lam, 1, project,
-        fscratch[1:2], intercept, u, avg_s)
+        iscratch[:2], idx, val, label, label, v, scale, sqnorm_v, t, lam, ONE_ROW,
+        project != 0, fscratch[1:2], intercept, u, avg_s)
     return score, scale, sqnorm_v, t, updates, avg_s
 
 
@@ -191,8 +196,8 @@ def pegasos_avg_learn_at(address, y, scale, sqnorm_v, t, avg_s):
     fscratch[0] = y
     label = fscratch[:1]
     return pegasos_avg_csr(iscratch[:2], idx, val, label, label, v, scale, sqnorm_v, t,
-                           block_parameter(address), 1, head[H_FLAG], fscratch[1:2],
-                           head[H_FLAG2] != 0, u, avg_s)
+                           block_parameter(address), ONE_ROW, head[H_FLAG] != 0,
+                           fscratch[1:2], head[H_FLAG2] != 0, u, avg_s)
 
 
 @njit(cache=True)
