@@ -424,7 +424,8 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         the weighted one (``SGDClassifier()``: 0.907); breast cancer 0.906 → 0.901, ijcnn1,
         a9a, w3a and satimage 4-vs-rest within 0.1 point; the defaults study's mean balanced
         accuracy 76.5 → 77.5 (``docs/choosing.md``, raw data). ``learn_one`` after
-        ``predict_one`` costs about 1.6× the last iterate's. False: the paper's output, the
+        ``predict_one`` costs about 1.1× the last iterate's
+        (``benchmarks/results/per_row.md``). False: the paper's output, the
         last iterate; files saved before this parameter existed keep it.
     fit_intercept : bool, default=True
         Append a constant feature 1 to every row, its weight the bias (regularised with

@@ -242,7 +242,8 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
         breast cancer 0.901 → 0.889; on the defaults study (standardised, 15 problems, both
         orders) mean balanced accuracy 77.4 → 78.5, pairs 8 points below LinearSVC 6 → 1. It
         drops raw ijcnn1 0.894 → 0.861 (SGD 0.923; ``docs/choosing.md``, raw data).
-        ``learn_one`` after ``predict_one`` costs about 1.4× the last iterate's. False:
+        ``learn_one`` after ``predict_one`` costs about 1.2× the last iterate's
+        (``benchmarks/results/per_row.md``). False:
         Rosenblatt's rule as such, the last iterate on the rows as given (files saved before
         this parameter existed keep it).
     class_weight : None, "balanced" or dict {label: weight > 0}, default=None
