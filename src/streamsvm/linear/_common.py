@@ -111,6 +111,37 @@ class LinearStreamClassifier(StreamClassifier):
     #: the learners' dense loops check each row as they learn it (:func:`refuse_rows`)
     _learners_check_rows = True
 
+    def _factors_from_first_data(self) -> bool:
+        """Whether the learners take column factors fixed from the first data
+        (:func:`first_chunk_scale`; the estimators override this)."""
+        return False
+
+    def _prepare_first(self, X):
+        """Fix the column factors from the first data, before ``fit`` learns them, in one
+        call or in pieces (``verbose``)."""
+        prepared = super()._prepare_first(X)
+        if self._factors_from_first_data():
+            self.__dict__["_first_factors"] = first_chunk_scale(prepared)
+        return prepared
+
+    def _make_learner(self):
+        """A learner with the column factors of the first data: those just fixed, or those
+        the learners already made hold (a class first seen in a later chunk)."""
+        learner = super()._make_learner()
+        if not self._factors_from_first_data():
+            return learner
+        for made in self.__dict__.get("learners_", ()):
+            if "col_scale" in vars(made):
+                learner.col_scale = made.col_scale
+                return learner
+        if "_first_factors" in self.__dict__:
+            learner.col_scale = self.__dict__["_first_factors"]
+        return learner
+
+    def _grow_classes(self, seen) -> None:
+        super()._grow_classes(seen)
+        self.__dict__.pop("_first_factors", None)  # held by the learners from now on
+
     @property
     def coef_(self) -> np.ndarray:
         """Weights, shape (1, n_features) for two classes, else (n_classes, n_features)."""

@@ -499,28 +499,9 @@ class Pegasos(SampleWeightMixin, LinearStreamClassifier):
         :class:`~streamsvm.kernels.FirstDataRule`'s ``gamma='scale'``)."""
         return "classes_" in self.__dict__
 
-    def _prepare_first(self, X):
-        """Fix the column factors from the first data (:func:`first_chunk_scale`), before
-        ``fit`` learns them, in one call or in pieces (``verbose``)."""
-        prepared = super()._prepare_first(X)
-        self.__dict__["_first_factors"] = first_chunk_scale(prepared)
-        return prepared
-
-    def _make_learner(self):
-        """A learner with the column factors of the first data: those just fixed, or those
-        the learners already made hold (a class first seen in a later chunk)."""
-        learner = super()._make_learner()
-        for made in self.__dict__.get("learners_", ()):
-            if "col_scale" in vars(made):
-                learner.col_scale = made.col_scale
-                return learner
-        if "_first_factors" in self.__dict__:
-            learner.col_scale = self.__dict__["_first_factors"]
-        return learner
-
-    def _grow_classes(self, seen) -> None:
-        super()._grow_classes(seen)
-        self.__dict__.pop("_first_factors", None)  # held by the learners from now on
+    def _factors_from_first_data(self) -> bool:
+        """Raw rows: the column factors of the first data (:func:`first_chunk_scale`)."""
+        return True
 
     n_updates_ = summed_over_learners("n_updates",
                                       "Sub-gradient steps that moved the weights.")

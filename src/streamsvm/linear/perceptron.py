@@ -305,31 +305,10 @@ class Perceptron(SampleWeightMixin, LinearStreamClassifier):
         rows, whatever pieces it learns them in)."""
         return not self.average or "classes_" in self.__dict__
 
-    def _prepare_first(self, X):
-        """Fix the averaged model's column factors from the first data
-        (:func:`~._common.first_chunk_scale`), before ``fit`` learns them."""
-        prepared = super()._prepare_first(X)
-        if self.average:
-            self.__dict__["_first_factors"] = first_chunk_scale(prepared)
-        return prepared
-
-    def _make_learner(self):
-        """A learner with the column factors of the first data: those just fixed, or those
-        the learners already made hold (a class first seen in a later chunk)."""
-        learner = super()._make_learner()
-        if not learner.average:
-            return learner
-        for made in self.__dict__.get("learners_", ()):
-            if "col_scale" in vars(made):
-                learner.col_scale = made.col_scale
-                return learner
-        if "_first_factors" in self.__dict__:
-            learner.col_scale = self.__dict__["_first_factors"]
-        return learner
-
-    def _grow_classes(self, seen) -> None:
-        super()._grow_classes(seen)
-        self.__dict__.pop("_first_factors", None)  # held by the learners from now on
+    def _factors_from_first_data(self) -> bool:
+        """The averaged model's column factors come from the first data
+        (:func:`~._common.first_chunk_scale`); the last iterate learns on the rows as given."""
+        return bool(self.average)
 
     n_updates_ = summed_over_learners("n_updates",
                                       "Mistakes (= updates), summed over the learners.")
