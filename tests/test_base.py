@@ -90,12 +90,13 @@ def test_predict_one_before_and_after():
 def test_model_nbytes_counts_learner_arrays():
     X, y = three_class()
     model = Perceptron().fit(X, y)
-    # three learners of 2 weights each, plus classes_ (3 int64) and class_counts_ (3 float64),
-    # plus each learner's Platt calibration (2,000 scores, 2,000 int8 labels, and for a
-    # linear model its 500 rows kept to rescore, float32, with int8 labels; the fitted
-    # sigmoid is a cache, left out as files leave it out)
-    assert model.model_nbytes_ == 3 * 2 * 8 + 2 * 3 * 8 + 3 * (2000 * 8 + 2000
-                                                                + 500 * 2 * 4 + 500)
+    # three learners of 2 weights each and, averaging (the default), the sums of their
+    # iterates (2 each), plus classes_ (3 int64) and class_counts_ (3 float64), plus each
+    # learner's Platt calibration (2,000 scores, 2,000 int8 labels, and for a linear model its
+    # 500 rows kept to rescore, float32, with int8 labels; the fitted sigmoid is a cache, left
+    # out as files leave it out)
+    assert model.model_nbytes_ == 3 * 2 * 8 * 2 + 2 * 3 * 8 + 3 * (2000 * 8 + 2000
+                                                                    + 500 * 2 * 4 + 500)
 
 
 def test_model_nbytes_leaves_the_kernel_cache_out():

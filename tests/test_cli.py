@@ -377,7 +377,15 @@ def test_the_demos_first_uses_in_worker_processes_change_no_result():
         run_demo(n_train=200, n_test=100, jobs=0)
     alone = run_demo(n_train=200, n_test=100, chunk_size=100)
     side_by_side = run_demo(n_train=200, n_test=100, chunk_size=100, jobs=2)
-    assert [(r.name, r.accuracy) for r in side_by_side] == [(r.name, r.accuracy) for r in alone]
+    assert [r.name for r in side_by_side] == [r.name for r in alone]
+    # the estimators without a seed (random_state=None: ActiveSVM's sampling, ...) may learn
+    # another model in each run; the others learn the same one
+    seeded = {name for name, cls in streamsvm.registry.available_estimators().items()
+              if cls(**getattr(cls, "_demo_params", {})).get_params().get("random_state", 0)
+              is not None}
+    assert len(seeded) >= 8
+    assert ([(r.name, r.accuracy) for r in side_by_side if r.name in seeded]
+            == [(r.name, r.accuracy) for r in alone if r.name in seeded])
     ours = [r for r in side_by_side if not r.name.startswith("sklearn")]
     assert len(ours) == len(streamsvm.registry.ESTIMATORS)
     assert all(r.first_use_seconds is not None and r.first_use_seconds >= 0 for r in ours)
