@@ -243,6 +243,21 @@ class _PegasosLearner(LinearLearner):
     def _row_factors(self):
         return NO_FACTORS if self.col_scale is None else self.col_scale
 
+    def _shrunk_scale(self, t):
+        """``w = scale v``'s scale after step ``t`` without an update (margin >= 1): the
+        shrink and the projection as pegasos_csr makes them, scalar arithmetic, the exact
+        projection test skipped well inside the ball (``||w||^2 lambda < 0.99``: no rounding
+        makes ``||w|| > 1/sqrt(lambda)``)."""
+        scale = self.scale * (1.0 - 1.0 / t)
+        sqnorm_v = self.sqnorm_v
+        if (self.projection and sqnorm_v > 0.0
+                and scale * scale * sqnorm_v * self.alpha >= 0.99):
+            norm_w = scale * math.sqrt(sqnorm_v)
+            radius = 1.0 / math.sqrt(self.alpha)
+            if norm_w > radius:
+                scale *= radius / norm_w
+        return scale
+
     def learn_row(self, cols, vals, y, state, known=None):
         """One step on one example (``state``: the model's
         :class:`~streamsvm.input.row_path.RowState`); its score before, or None if refused.
@@ -252,29 +267,17 @@ class _PegasosLearner(LinearLearner):
             if known is None:
                 return self._learn_averaged_row(cols, vals, y, state)
             t = self.t
-            if t > 0:
-                # margin y w·x >= 1 (w the live iterate): a shrink, the projection and the
-                # sums' scalars, as pegasos_avg_csr computes them (unless v is to take the
-                # scale: the compiled step below)
-                scale = self.scale
-                if y * scale * state.fview[F_DOT] >= 1.0:
-                    t += 1
-                    scale *= 1.0 - 1.0 / t
-                    sqnorm_v = self.sqnorm_v
-                    # the projection, its exact test skipped well inside the ball as below
-                    if (self.projection and sqnorm_v > 0.0
-                            and scale * scale * sqnorm_v * self.alpha >= 0.99):
-                        norm_w = scale * math.sqrt(sqnorm_v)
-                        radius = 1.0 / math.sqrt(self.alpha)
-                        if norm_w > radius:
-                            scale *= radius / norm_w
-                    if scale >= AVERAGE_FOLD:
-                        self.scale, self.t = scale, t
-                        self.avg_s += t * scale
-                        self.n_avg += float(t)
-                        self.n_seen += 1
-                        return known
-                    t -= 1
+            # margin y w·x >= 1 (w the live iterate): a shrink, the projection and the sums'
+            # scalars, as pegasos_avg_csr computes them (unless v is to take the scale: the
+            # compiled step below)
+            if t > 0 and y * self.scale * state.fview[F_DOT] >= 1.0:
+                scale = self._shrunk_scale(t + 1)
+                if scale >= AVERAGE_FOLD:
+                    self.scale, self.t = scale, t + 1
+                    self.avg_s += (t + 1) * scale
+                    self.n_avg += float(t + 1)
+                    self.n_seen += 1
+                    return known
             v, u = self.v, self.u
             if ((v is not state.weights or u is not state.sums)
                     and not state._point_at(v, u, self.col_scale)):
@@ -288,26 +291,14 @@ class _PegasosLearner(LinearLearner):
             self.n_seen += 1
             return known
         t = self.t
-        if known is not None and t > 0:
-            # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it): the
-            # step only shrinks and projects w = scale v, which is scalar arithmetic
-            scale = self.scale
-            if y * scale * state.fview[F_DOT] >= 1.0:  # x·v + bias: decision_row
-                t += 1
-                scale *= 1.0 - 1.0 / t
-                sqnorm_v = self.sqnorm_v
-                # the projection as pegasos_csr makes it, its exact test skipped well inside
-                # the ball (||w||^2 lambda < 0.99: no rounding makes ||w|| > 1/sqrt(lambda))
-                if (self.projection and sqnorm_v > 0.0
-                        and scale * scale * sqnorm_v * self.alpha >= 0.99):
-                    norm_w = scale * math.sqrt(sqnorm_v)
-                    radius = 1.0 / math.sqrt(self.alpha)
-                    if norm_w > radius:
-                        scale *= radius / norm_w
-                if scale >= 1e-9:  # else v takes the scale: the compiled step below
-                    self.scale, self.t = scale, t
-                    self.n_seen += 1
-                    return known
+        # margin y w·x >= 1 (w at the step's start, as pegasos_csr computes it; x·v + bias:
+        # decision_row): the step only shrinks and projects w = scale v
+        if known is not None and t > 0 and y * self.scale * state.fview[F_DOT] >= 1.0:
+            scale = self._shrunk_scale(t + 1)
+            if scale >= 1e-9:  # else v takes the scale: the compiled step below
+                self.scale, self.t = scale, t + 1
+                self.n_seen += 1
+                return known
         if known is not None:  # the step on the row the block holds
             if self.v is not state.weights and not state._point_at(self.v):
                 return None
